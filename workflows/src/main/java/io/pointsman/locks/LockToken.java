@@ -1,0 +1,35 @@
+package io.pointsman.locks;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Proof of one held etcd lock, small enough to travel between activities in workflow history.
+ * The create revision of the lock key is both the guard of every fenced etcd transaction
+ * ({@code CreateRevision(key) == createRevision}) and the fencing token written to MySQL.
+ *
+ * @param key the full etcd key, e.g. {@code /vitess/global/keyspaces/customer/locks/7587879623616723911}
+ * @param resource what is locked, e.g. {@code keyspace customer} (for messages)
+ * @param leaseId the etcd lease the key is attached to
+ * @param createRevision the key's create revision: the fencing token
+ * @param ttl the lease TTL
+ * @param acquiredAt when the lock was granted (wall clock, for operators only)
+ */
+public record LockToken(
+    String key, String resource, long leaseId, long createRevision, Duration ttl, Instant acquiredAt) {
+  public LockToken {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(resource, "resource");
+    Objects.requireNonNull(ttl, "ttl");
+    Objects.requireNonNull(acquiredAt, "acquiredAt");
+    if (createRevision <= 0) {
+      throw new IllegalArgumentException("createRevision must be positive, got " + createRevision);
+    }
+  }
+
+  /** The fencing token written to MySQL fences; increases with every acquisition cluster-wide. */
+  public long fencingToken() {
+    return createRevision;
+  }
+}

@@ -1,0 +1,4 @@
+package io.pointsman.topo.model;
+
+/** vschema.AutoIncrement. */
+public record AutoIncrement(String column, String sequence) {}

@@ -1,0 +1,83 @@
+package io.pointsman.workflows;
+
+import io.pointsman.workflows.activities.CleanupActivities;
+import io.pointsman.workflows.activities.SwitchActivities;
+import io.pointsman.workflows.api.CancelRequest;
+import io.pointsman.workflows.model.ActionResult;
+import io.pointsman.workflows.model.Direction;
+import io.pointsman.workflows.model.MigrationInfo;
+import io.pointsman.workflows.model.MigrationType;
+import io.pointsman.workflows.model.Progress;
+import io.pointsman.workflows.model.WorkflowState;
+import java.util.ArrayList;
+import java.util.List;
+
+public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
+  private ProgressTracker progress;
+
+  @Override
+  public ActionResult cancel(CancelRequest request) {
+    if (request == null) {
+      throw Inputs.missing(Pointsman.CANCEL_MIGRATION);
+    }
+    progress = new ProgressTracker(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow());
+    CleanupActivities cleanup = Cleanup.cleanupStub();
+    SwitchActivities switcher = Cleanup.switchStub();
+    return new Cleanup(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow(), request.dryRun(),
+        request.lockTtl(), request.maxLockHold(), progress).run(new Cleanup.Plan() {
+          @Override
+          public void check(MigrationInfo info, WorkflowState state) {
+            if (state.writesSwitched()) {
+              throw Cleanup.precondition("cannot cancel workflow " + info.qualifiedName()
+                  + " because its writes have been switched; run ReverseTraffic first");
+            }
+          }
+
+          @Override
+          public List<String> describe(MigrationInfo info, WorkflowState state) {
+            List<String> lines = new ArrayList<>();
+            for (String[] r : Cleanup.switchedReads(state)) {
+              lines.add("Switch reads of tablet type " + r[0] + " back to keyspace " + info.sourceKeyspace()
+                  + " in cells [" + r[1] + "]");
+            }
+            lines.add("Stop and delete vreplication streams on targets: " + info.targetKeyspace() + " "
+                + info.targetShards() + " workflow " + info.workflow());
+            if (!request.keepData()) {
+              lines.add("Dropping these tables from the database for keyspace " + info.targetKeyspace() + ": "
+                  + info.tables());
+            }
+            if (info.migrationType() == MigrationType.TABLES) {
+              lines.add("Denied tables records on " + info.tables() + " will be removed from " + info.targetKeyspace()
+                  + " " + info.targetShards());
+              if (!request.keepRoutingRules()) {
+                lines.add("Routing rules for participating tables will be deleted");
+              }
+            }
+            return lines;
+          }
+
+          @Override
+          public void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks) {
+            // Vitess leaves Reshard reads switched after Cancel; send them back first.
+            for (String[] r : Cleanup.switchedReads(state)) {
+              List<String> cells = List.of(r[1].split(","));
+              steps.run("switchReads", r[0] + " back to " + info.sourceKeyspace() + " in cells " + cells,
+                  () -> switcher.switchReads(info, List.of(r[0]), cells, Direction.BACKWARD, locks.locks()));
+            }
+            steps.run("dropTargets", (request.keepData() ? "keep" : "drop") + " data of " + info.tables() + " on "
+                + info.targetKeyspace(), () -> cleanup.dropTargets(info, request.keepData(), locks.locks()));
+            steps.run("deleteWorkflow", "delete " + info.workflow() + " and " + info.reverseWorkflow() + " streams",
+                () -> cleanup.deleteStreams(info, locks.locks()));
+            if (!request.keepRoutingRules()) {
+              steps.run("deleteRoutingRules", "routing rules of " + info.tables(),
+                  () -> cleanup.deleteRoutingRules(info, locks.locks()));
+            }
+          }
+        });
+  }
+
+  @Override
+  public Progress progress() {
+    return Inputs.progress(progress, Pointsman.CANCEL_MIGRATION);
+  }
+}

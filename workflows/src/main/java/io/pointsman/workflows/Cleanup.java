@@ -1,0 +1,130 @@
+package io.pointsman.workflows;
+
+import io.pointsman.errors.ErrorCode;
+import io.pointsman.workflows.activities.CleanupActivities;
+import io.pointsman.workflows.activities.LockRequest;
+import io.pointsman.workflows.activities.SwitchActivities;
+import io.pointsman.workflows.model.ActionResult;
+import io.pointsman.workflows.model.MigrationInfo;
+import io.pointsman.workflows.model.MigrationType;
+import io.pointsman.workflows.model.WorkflowState;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Complete and Cancel (reference §9–§10). Neither compensates: each step converges when run again
+ * (dropping what is gone is fine), so a failed run is finished by rerunning it, as in Vitess.
+ */
+final class Cleanup {
+  /** What one cleanup action does, beyond the shared reading and locking. */
+  interface Plan {
+    /** Fails the action when the workflow is not in a state it may run in. */
+    void check(MigrationInfo info, WorkflowState state);
+
+    /** The lines a dry run prints. */
+    List<String> describe(MigrationInfo info, WorkflowState state);
+
+    void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks);
+  }
+
+  private final String action;
+  private final String targetKeyspace;
+  private final String workflow;
+  private final boolean dryRun;
+  private final Duration lockTtl;
+  private final Duration maxLockHold;
+  private final ProgressTracker progress;
+  private final SwitchActivities reads = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+
+  Cleanup(String action, String targetKeyspace, String workflow, boolean dryRun, Duration lockTtl,
+      Duration maxLockHold, ProgressTracker progress) {
+    this.action = action;
+    this.targetKeyspace = targetKeyspace;
+    this.workflow = workflow;
+    this.dryRun = dryRun;
+    this.lockTtl = lockTtl;
+    this.maxLockHold = maxLockHold;
+    this.progress = progress;
+  }
+
+  static CleanupActivities cleanupStub() {
+    return Workflow.newActivityStub(CleanupActivities.class, StepOptions.step(Duration.ofMinutes(5)));
+  }
+
+  static SwitchActivities switchStub() {
+    return Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  }
+
+  ActionResult run(Plan plan) {
+    Steps readSteps = new Steps(progress, null);
+    progress.phase("reading state");
+    MigrationInfo info = readSteps.run("buildTrafficSwitcher", targetKeyspace + "." + workflow,
+        () -> reads.buildTrafficSwitcher(targetKeyspace, workflow));
+    WorkflowState state = readSteps.run("getWorkflowState", "all cells", () -> reads.getWorkflowState(info, List.of()));
+    plan.check(info, state);
+    String named = Pointsman.namedLock(targetKeyspace, workflow);
+    if (dryRun) {
+      List<String> lines = new ArrayList<>();
+      lines.add("Lock workflow " + named);
+      info.keyspaces().forEach(ks -> lines.add("Lock keyspace " + ks));
+      lines.addAll(plan.describe(info, state));
+      List<String> keyspaces = info.keyspaces();
+      for (int i = keyspaces.size() - 1; i >= 0; i--) {
+        lines.add("Unlock keyspace " + keyspaces.get(i));
+      }
+      lines.add("Unlock workflow " + named);
+      progress.plan(lines);
+      progress.phase("done");
+      return new ActionResult(action + " dry run results for workflow " + info.qualifiedName() + " at "
+          + Instant.ofEpochMilli(Workflow.currentTimeMillis()), state.summary(), state.summary(), lines);
+    }
+    LockKeeper keeper = new LockKeeper(new LockRequest(named, info.keyspaces(), action, lockTtl, maxLockHold), progress);
+    Steps steps = new Steps(progress, keeper);
+    try {
+      progress.phase("locking");
+      keeper.acquire();
+      progress.phase("cleaning up");
+      plan.execute(info, state, steps, keeper);
+      progress.phase("done");
+    } catch (LockLostSignal lost) {
+      throw ApplicationFailure.newNonRetryableFailure(lost.getMessage() + "; nothing after that step ran. Rerun "
+          + action + " to finish: every step converges.", ErrorCode.LOCK_LOST.name());
+    } catch (ApplicationFailure e) {
+      throw e;
+    } catch (RuntimeException e) {
+      String type = Failures.applicationType(e);
+      throw ApplicationFailure.newNonRetryableFailure(Failures.message(e) + ". Rerun " + action + " to finish.",
+          type == null ? ErrorCode.INTERNAL.name() : type);
+    } finally {
+      keeper.release();
+    }
+    String verb = action.equals(Pointsman.COMPLETE_MIGRATION) ? "completed" : "cancelled";
+    return new ActionResult("Successfully " + verb + " the " + workflow + " workflow in the " + targetKeyspace
+        + " keyspace", state.summary(), verb, List.of());
+  }
+
+  /** Fails the workflow with a precondition error Vitess users recognise. */
+  static ApplicationFailure precondition(String message) {
+    return ApplicationFailure.newNonRetryableFailure(message, ErrorCode.FAILED_PRECONDITION.name());
+  }
+
+  /** Reads switched to the target, per tablet type, as (type, cells). */
+  static List<String[]> switchedReads(WorkflowState state) {
+    List<String[]> out = new ArrayList<>();
+    if (!state.replicaCellsSwitched().isEmpty()) {
+      out.add(new String[] {"REPLICA", String.join(",", state.replicaCellsSwitched())});
+    }
+    if (!state.rdonlyCellsSwitched().isEmpty()) {
+      out.add(new String[] {"RDONLY", String.join(",", state.rdonlyCellsSwitched())});
+    }
+    return out;
+  }
+
+  static String what(MigrationInfo info) {
+    return info.migrationType() == MigrationType.TABLES ? "tables " + info.tables() : "shards " + info.sourceShards();
+  }
+}

@@ -1,0 +1,72 @@
+package io.pointsman.workflows;
+
+import io.pointsman.workflows.model.StepStatus;
+import io.temporal.workflow.Functions;
+import io.temporal.workflow.Workflow;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import org.slf4j.Logger;
+
+/**
+ * The undo list of an action. Each compensation is registered before its step runs, because a
+ * step that timed out may still have taken effect; so every compensation must also be harmless
+ * when its step never happened. They run in reverse order, each as a recorded step, and a failing
+ * one does not stop the rest (Vitess aggregates cancel errors the same way).
+ */
+final class Compensations {
+  private static final Logger log = Workflow.getLogger(Compensations.class);
+
+  private record Compensation(String undoes, String name, String detail, Functions.Proc action) {}
+
+  private final Deque<Compensation> stack = new ArrayDeque<>();
+
+  /**
+   * @param undoes the step this compensation undoes; it is shown as compensated once this ran
+   * @param name the compensating step, named like the Vitess step that does the same
+   */
+  void add(String undoes, String name, String detail, Functions.Proc action) {
+    stack.push(new Compensation(undoes, name, detail, action));
+  }
+
+  boolean isEmpty() {
+    return stack.isEmpty();
+  }
+
+  /** After the point of no return nothing may be undone. */
+  void clear() {
+    stack.clear();
+  }
+
+  /**
+   * Runs every compensation, newest first. A lost lock during compensation is re-acquired and the
+   * same compensation retried (they are idempotent), a bounded number of times.
+   *
+   * @return the failures, empty when everything was undone
+   */
+  List<String> run(Steps steps, LockKeeper locks) {
+    List<String> failures = new ArrayList<>();
+    while (!stack.isEmpty()) {
+      Compensation c = stack.pop();
+      for (int attempt = 1; ; attempt++) {
+        try {
+          steps.run(c.name(), "compensation: " + c.detail(), c.action());
+          steps.progress().markCompensated(c.undoes());
+          break;
+        } catch (LockLostSignal lost) {
+          if (attempt >= 3) {
+            failures.add(c.name() + ": " + lost.getMessage());
+            break;
+          }
+          log.warn("lock lost during compensation {}, re-acquiring: {}", c.name(), lost.getMessage());
+          locks.reacquire();
+        } catch (RuntimeException e) {
+          failures.add(c.name() + ": " + Failures.message(e));
+          break;
+        }
+      }
+    }
+    return failures;
+  }
+}

@@ -1,0 +1,78 @@
+package io.pointsman.workflows;
+
+import io.pointsman.workflows.activities.CleanupActivities;
+import io.pointsman.workflows.api.CompleteRequest;
+import io.pointsman.workflows.model.ActionResult;
+import io.pointsman.workflows.model.MigrationInfo;
+import io.pointsman.workflows.model.MigrationType;
+import io.pointsman.workflows.model.Progress;
+import io.pointsman.workflows.model.WorkflowState;
+import java.util.ArrayList;
+import java.util.List;
+
+public class CompleteMigrationWorkflowImpl implements CompleteMigrationWorkflow {
+  private ProgressTracker progress;
+
+  @Override
+  public ActionResult complete(CompleteRequest request) {
+    if (request == null) {
+      throw Inputs.missing(Pointsman.COMPLETE_MIGRATION);
+    }
+    progress = new ProgressTracker(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow());
+    CleanupActivities cleanup = Cleanup.cleanupStub();
+    return new Cleanup(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow(), request.dryRun(),
+        request.lockTtl(), request.maxLockHold(), progress).run(new Cleanup.Plan() {
+          @Override
+          public void check(MigrationInfo info, WorkflowState state) {
+            if (!state.writesSwitched() || !state.readsFullySwitched()) {
+              throw Cleanup.precondition("cannot complete workflow " + info.qualifiedName()
+                  + " because you have not yet switched all read and write traffic (" + state.summary() + ")");
+            }
+          }
+
+          @Override
+          public List<String> describe(MigrationInfo info, WorkflowState state) {
+            List<String> lines = new ArrayList<>();
+            lines.add("Delete reverse vreplication streams on sources: " + info.sourceKeyspace() + " "
+                + info.sourceShards() + " workflow " + info.reverseWorkflow());
+            lines.add("Delete vreplication streams on targets: " + info.targetKeyspace() + " " + info.targetShards()
+                + " workflow " + info.workflow());
+            if (!request.keepData()) {
+              if (info.migrationType() == MigrationType.TABLES) {
+                lines.add((request.renameTables() ? "Renaming" : "Dropping") + " these tables from the database and"
+                    + " removing them from the vschema for keyspace " + info.sourceKeyspace() + ": " + info.tables());
+                lines.add("Denied tables records on " + info.tables() + " will be removed from "
+                    + info.sourceKeyspace() + " " + info.sourceShards());
+              } else {
+                lines.add("Delete shards (and all related tablets): " + info.sourceKeyspace() + " "
+                    + info.sourceShards());
+              }
+            }
+            if (!request.keepRoutingRules() && info.migrationType() == MigrationType.TABLES) {
+              lines.add("Routing rules for participating tables will be deleted");
+            }
+            return lines;
+          }
+
+          @Override
+          public void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks) {
+            // Streams go first: a reverse stream must not write into source tables being dropped.
+            steps.run("dropArtifacts", "delete " + info.reverseWorkflow() + " and " + info.workflow() + " streams",
+                () -> cleanup.deleteStreams(info, locks.locks()));
+            if (!request.keepData()) {
+              steps.run("dropSources", (request.renameTables() ? "rename " : "drop ") + Cleanup.what(info)
+                  + " on " + info.sourceKeyspace(), () -> cleanup.dropSources(info, request.renameTables(), locks.locks()));
+            }
+            if (!request.keepRoutingRules()) {
+              steps.run("deleteRoutingRules", "routing rules of " + info.tables(),
+                  () -> cleanup.deleteRoutingRules(info, locks.locks()));
+            }
+          }
+        });
+  }
+
+  @Override
+  public Progress progress() {
+    return Inputs.progress(progress, Pointsman.COMPLETE_MIGRATION);
+  }
+}

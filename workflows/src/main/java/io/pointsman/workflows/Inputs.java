@@ -1,0 +1,21 @@
+package io.pointsman.workflows;
+
+import io.pointsman.errors.ErrorCode;
+import io.pointsman.workflows.model.Progress;
+import io.temporal.failure.ApplicationFailure;
+import java.util.List;
+
+/** Small shared pieces of the workflow entry points. */
+final class Inputs {
+  private Inputs() {}
+
+  /** A start without any input (an empty Input box in the Temporal UI). */
+  static ApplicationFailure missing(String action) {
+    return ApplicationFailure.newNonRetryableFailure(action + " input is missing: expected one JSON object such as "
+        + "{\"workflow\": \"commerce2customer\", \"targetKeyspace\": \"customer\"}", ErrorCode.INVALID_ARGUMENT.name());
+  }
+
+  static Progress progress(ProgressTracker tracker, String action) {
+    return tracker == null ? new Progress(action, "starting", List.of(), List.of(), List.of()) : tracker.snapshot();
+  }
+}

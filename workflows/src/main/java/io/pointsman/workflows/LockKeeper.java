@@ -1,0 +1,135 @@
+package io.pointsman.workflows;
+
+import io.pointsman.locks.LockSet;
+import io.pointsman.workflows.activities.LockActivities;
+import io.pointsman.workflows.activities.LockRequest;
+import io.pointsman.workflows.model.StepStatus;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.CompletablePromise;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+
+/**
+ * Holds the locks of one action across its steps (DESIGN.md §2.5): acquires them, keeps the
+ * heartbeating {@code holdLocks} activity running in a detached scope (so cancelling the workflow
+ * does not stop renewal while compensation still needs the locks), exposes the moment a lock is
+ * lost, re-acquires after a loss, and releases at the end.
+ */
+final class LockKeeper {
+  private final LockRequest request;
+  private final ProgressTracker progress;
+  private final LockActivities acquirer = Workflow.newActivityStub(LockActivities.class, StepOptions.acquire());
+  private final LockActivities releaser = Workflow.newActivityStub(LockActivities.class, StepOptions.release());
+  private final LockActivities holder;
+
+  private LockSet locks;
+  private CancellationScope holdScope;
+  private Promise<Void> holding;
+  private CompletablePromise<String> loss;
+  private boolean stopping;
+
+  LockKeeper(LockRequest request, ProgressTracker progress) {
+    this.request = request;
+    this.progress = progress;
+    this.holder = Workflow.newActivityStub(LockActivities.class, StepOptions.hold(request.ttl(), request.maxHold()));
+  }
+
+  void acquire() {
+    int step = progress.start("acquireLocks", "named lock " + request.namedLock() + ", keyspaces "
+        + String.join(",", request.keyspaces()) + ", ttl " + request.ttl().toSeconds() + "s");
+    try {
+      locks = acquirer.acquireLocks(request);
+    } catch (RuntimeException e) {
+      progress.finish(step, StepStatus.FAILED, Failures.message(e));
+      throw e;
+    }
+    progress.finish(step, StepStatus.DONE, locks.locks().size() + " locks, fencing token "
+        + locks.fencingToken());
+    progress.locks(locks);
+    startHolding();
+  }
+
+  private void startHolding() {
+    stopping = false;
+    CompletablePromise<String> lost = Workflow.newPromise();
+    loss = lost;
+    LockSet held = locks;
+    holdScope = Workflow.newDetachedCancellationScope(() -> holding = Async.procedure(holder::holdLocks, held));
+    holdScope.run();
+    holding.handle((ok, failure) -> {
+      if (!stopping && !lost.isCompleted()) {
+        lost.complete(failure == null ? "holdLocks stopped unexpectedly" : Failures.message(failure));
+      }
+      return null;
+    });
+  }
+
+  /** The current locks; read at the moment of each call, so compensation after a re-acquire uses the new ones. */
+  LockSet locks() {
+    return locks;
+  }
+
+  boolean held() {
+    return locks != null;
+  }
+
+  /** Completes with the reason when a lock is seen lost; never completes while the locks hold. */
+  Promise<String> loss() {
+    return loss;
+  }
+
+  boolean lost() {
+    return loss != null && loss.isCompleted();
+  }
+
+  /** After a loss: let go of what is left of the old locks, take new ones, hold them. */
+  void reacquire() {
+    String why = lost() ? loss.get() : "requested";
+    stopHolding();
+    int step = progress.start("releaseLocks", "releasing the old leases after: " + why);
+    try {
+      releaser.releaseLocks(locks);
+      progress.finish(step, StepStatus.DONE, null);
+    } catch (RuntimeException e) {
+      // The old leases are gone or going; a failed revoke only means they expire on their own.
+      progress.finish(step, StepStatus.FAILED, Failures.message(e));
+    }
+    locks = null;
+    progress.locks(null);
+    acquire();
+  }
+
+  /** Stops renewal and revokes the leases; safe to call when nothing is held. Runs detached. */
+  void release() {
+    if (locks == null) {
+      return;
+    }
+    Workflow.newDetachedCancellationScope(() -> {
+      stopHolding();
+      int step = progress.start("releaseLocks", "revoking " + locks.locks().size() + " leases");
+      try {
+        releaser.releaseLocks(locks);
+        progress.finish(step, StepStatus.DONE, null);
+      } catch (RuntimeException e) {
+        progress.finish(step, StepStatus.FAILED,
+            Failures.message(e) + " (the leases expire within their TTL)");
+      }
+      locks = null;
+      progress.locks(null);
+    }).run();
+  }
+
+  private void stopHolding() {
+    stopping = true;
+    if (holdScope != null) {
+      holdScope.cancel();
+      try {
+        holding.get();
+      } catch (RuntimeException expected) {
+        // holdLocks ends with a cancellation or a loss; either way renewal has stopped.
+      }
+      holdScope = null;
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package io.pointsman.workflows;
+
+import io.pointsman.locks.LockSet;
+import io.pointsman.locks.LockToken;
+import io.pointsman.workflows.model.Progress;
+import io.pointsman.workflows.model.StepProgress;
+import io.pointsman.workflows.model.StepStatus;
+import io.temporal.common.SearchAttributeUpdate;
+import io.temporal.workflow.Workflow;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The operator's view of one action: the {@code progress} query's state, the current details the
+ * Temporal UI shows, and the SwitchPhase search attribute. Workflow code only (deterministic time).
+ */
+final class ProgressTracker {
+  private final String action;
+  private final String subject;
+  private final List<StepProgress> steps = new ArrayList<>();
+  private String phase = "starting";
+  private List<LockToken> locks = List.of();
+  private List<String> plan = List.of();
+
+  ProgressTracker(String action, String targetKeyspace, String workflow) {
+    this.action = action;
+    this.subject = targetKeyspace + "." + workflow;
+    Workflow.upsertTypedSearchAttributes(
+        SearchAttributeUpdate.valueSet(Pointsman.TARGET_KEYSPACE, targetKeyspace),
+        SearchAttributeUpdate.valueSet(Pointsman.VREPLICATION_WORKFLOW, workflow));
+    phase("starting");
+  }
+
+  void phase(String newPhase) {
+    phase = newPhase;
+    Workflow.upsertTypedSearchAttributes(SearchAttributeUpdate.valueSet(Pointsman.SWITCH_PHASE, newPhase));
+    showDetails();
+  }
+
+  String phase() {
+    return phase;
+  }
+
+  int start(String step, String detail) {
+    steps.add(new StepProgress(step, StepStatus.RUNNING, now(), null, detail));
+    showDetails();
+    return steps.size() - 1;
+  }
+
+  void finish(int index, StepStatus status, String detail) {
+    StepProgress s = steps.get(index);
+    steps.set(index, s.with(status, now(), detail == null ? s.detail() : detail));
+    showDetails();
+  }
+
+  /** Shows the latest run of a step as undone. */
+  void markCompensated(String step) {
+    for (int i = steps.size() - 1; i >= 0; i--) {
+      StepProgress s = steps.get(i);
+      if (s.name().equals(step) && (s.status() == StepStatus.DONE || s.status() == StepStatus.FAILED)) {
+        steps.set(i, s.with(StepStatus.COMPENSATED, s.finishedAt(), s.detail()));
+        return;
+      }
+    }
+  }
+
+  void locks(LockSet held) {
+    locks = held == null ? List.of() : held.locks();
+  }
+
+  void plan(List<String> lines) {
+    plan = List.copyOf(lines);
+  }
+
+  Progress snapshot() {
+    return new Progress(action, phase, steps, locks, plan);
+  }
+
+  private void showDetails() {
+    StringBuilder md = new StringBuilder();
+    md.append("**").append(action).append("** `").append(subject).append("` — phase **").append(phase).append("**");
+    if (!steps.isEmpty()) {
+      StepProgress last = steps.get(steps.size() - 1);
+      md.append("\n\nstep ").append(steps.size()).append(": `").append(last.name()).append("` ")
+          .append(last.status().name().toLowerCase());
+      if (last.detail() != null && !last.detail().isEmpty()) {
+        md.append(" — ").append(last.detail());
+      }
+    }
+    if (!locks.isEmpty()) {
+      md.append("\n\nlocks: ");
+      md.append(String.join(", ", locks.stream().map(LockToken::resource).toList()));
+    }
+    Workflow.setCurrentDetails(md.toString());
+  }
+
+  private static Instant now() {
+    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
+  }
+}

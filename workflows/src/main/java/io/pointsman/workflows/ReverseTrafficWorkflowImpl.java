@@ -1,0 +1,24 @@
+package io.pointsman.workflows;
+
+import io.pointsman.workflows.api.SwitchTrafficRequest;
+import io.pointsman.workflows.model.ActionResult;
+import io.pointsman.workflows.model.Direction;
+import io.pointsman.workflows.model.Progress;
+
+public class ReverseTrafficWorkflowImpl implements ReverseTrafficWorkflow {
+  private ProgressTracker progress;
+
+  @Override
+  public ActionResult reverseTraffic(SwitchTrafficRequest request) {
+    if (request == null) {
+      throw Inputs.missing(Pointsman.REVERSE_TRAFFIC);
+    }
+    progress = new ProgressTracker(Pointsman.REVERSE_TRAFFIC, request.targetKeyspace(), request.workflow());
+    return new TrafficSwitch(Pointsman.REVERSE_TRAFFIC, request, Direction.BACKWARD, progress).run();
+  }
+
+  @Override
+  public Progress progress() {
+    return Inputs.progress(progress, Pointsman.REVERSE_TRAFFIC);
+  }
+}

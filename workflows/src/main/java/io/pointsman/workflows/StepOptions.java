@@ -1,0 +1,82 @@
+package io.pointsman.workflows;
+
+import io.pointsman.errors.ErrorCode;
+import io.temporal.activity.ActivityCancellationType;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import java.time.Duration;
+
+/** Activity options of the steps; the one place their timeouts and retries are decided. */
+final class StepOptions {
+  private StepOptions() {}
+
+  private static RetryOptions stepRetry() {
+    return RetryOptions.newBuilder()
+        .setInitialInterval(Duration.ofSeconds(1))
+        .setBackoffCoefficient(2)
+        .setMaximumInterval(Duration.ofSeconds(10))
+        .setMaximumAttempts(5)
+        .setDoNotRetry(Failures.nonRetryableTypes())
+        .build();
+  }
+
+  /**
+   * A topology or MySQL step. It heartbeats, so a lost lock or a cancelled workflow reaches it within
+   * seconds, and the workflow waits for it to stop before compensating (no step runs concurrently
+   * with its own compensation).
+   */
+  static ActivityOptions step(Duration startToClose) {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(startToClose)
+        .setHeartbeatTimeout(Duration.ofSeconds(10))
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+        .setRetryOptions(stepRetry())
+        .build();
+  }
+
+  static ActivityOptions step() {
+    return step(Duration.ofMinutes(2));
+  }
+
+  /** Acquisition waits up to its own 45 s deadline inside the activity; no retry stacks another wait. */
+  static ActivityOptions acquire() {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofMinutes(2))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setMaximumAttempts(2)
+            .setDoNotRetry(ErrorCode.LOCK_TIMEOUT.name(), ErrorCode.NOT_FOUND.name(), ErrorCode.INVALID_ARGUMENT.name())
+            .build())
+        .build();
+  }
+
+  static ActivityOptions release() {
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(30))
+        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(5).build())
+        .build();
+  }
+
+  /**
+   * holdLocks: the heartbeat timeout is well under the lease TTL, so when its worker dies Temporal
+   * retries it on another worker, which re-attaches to the leases before they expire.
+   */
+  static ActivityOptions hold(Duration lockTtl, Duration maxLockHold) {
+    Duration heartbeat = lockTtl.dividedBy(4);
+    if (heartbeat.compareTo(Duration.ofSeconds(1)) < 0) {
+      heartbeat = Duration.ofSeconds(1);
+    }
+    if (heartbeat.compareTo(Duration.ofSeconds(30)) > 0) {
+      heartbeat = Duration.ofSeconds(30);
+    }
+    return ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(maxLockHold.plus(lockTtl))
+        .setHeartbeatTimeout(heartbeat)
+        .setCancellationType(ActivityCancellationType.WAIT_CANCELLATION_COMPLETED)
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(200))
+            .setMaximumInterval(Duration.ofSeconds(1))
+            .setDoNotRetry(ErrorCode.LOCK_LOST.name())
+            .build())
+        .build();
+  }
+}

@@ -1,0 +1,103 @@
+package io.pointsman.workflows;
+
+import io.pointsman.workflows.model.StepStatus;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.CompletablePromise;
+import io.temporal.workflow.Functions;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+
+/**
+ * Runs each step as its own activity call with a readable summary, records it in the progress,
+ * and races it against lock loss: when holdLocks reports a lost lock while a step runs, the step
+ * is cancelled, the workflow waits until it has stopped, and {@link LockLostSignal} is raised.
+ */
+final class Steps {
+  private final ProgressTracker progress;
+  private final LockKeeper locks;
+
+  Steps(ProgressTracker progress, LockKeeper locks) {
+    this.progress = progress;
+    this.locks = locks;
+  }
+
+  ProgressTracker progress() {
+    return progress;
+  }
+
+  /** An activity stub whose calls carry this summary in the Temporal UI. */
+  static <A> A stub(Class<A> type, String summary, Duration startToClose) {
+    ActivityOptions o = StepOptions.step(startToClose).toBuilder().setSummary(summary).build();
+    return Workflow.newActivityStub(type, o);
+  }
+
+  /** Runs a read-only or mutating step; mutating ones must be given the current LockSet inside {@code call}. */
+  <R> R run(String name, String detail, Functions.Func<R> call) {
+    int index = progress.start(name, detail);
+    CompletablePromise<R> done = Workflow.newPromise();
+    CancellationScope scope = Workflow.newCancellationScope(
+        () -> Async.function(call).handle((value, failure) -> {
+          if (failure == null) {
+            done.complete(value);
+          } else {
+            done.completeExceptionally(failure);
+          }
+          return null;
+        }));
+    scope.run();
+    try {
+      Workflow.await(() -> done.isCompleted() || (locks != null && locks.lost()));
+    } catch (CanceledFailure workflowCancelled) {
+      waitUntilStopped(scope, done);
+      progress.finish(index, StepStatus.FAILED, "cancelled with the workflow");
+      throw workflowCancelled;
+    }
+    if (!done.isCompleted()) {
+      String why = locks.loss().get();
+      waitUntilStopped(scope, done);
+      progress.finish(index, StepStatus.FAILED, "cancelled: lock lost (" + why + ")");
+      throw new LockLostSignal("lock lost while " + name + " ran: " + why, null);
+    }
+    try {
+      R value = done.get();
+      progress.finish(index, StepStatus.DONE, describe(value, detail));
+      return value;
+    } catch (RuntimeException e) {
+      progress.finish(index, StepStatus.FAILED, Failures.message(e));
+      if (Failures.isLockLost(e)) {
+        throw new LockLostSignal(name + " found its lock lost: " + Failures.message(e), e);
+      }
+      throw e;
+    }
+  }
+
+  void run(String name, String detail, Functions.Proc call) {
+    run(name, detail, () -> {
+      call.apply();
+      return null;
+    });
+  }
+
+  /** Cancels the step and waits, detached from any workflow cancellation, until its activity has stopped. */
+  private static void waitUntilStopped(CancellationScope scope, CompletablePromise<?> done) {
+    scope.cancel();
+    Workflow.newDetachedCancellationScope(() -> {
+      try {
+        done.get();
+      } catch (RuntimeException expected) {
+        // a cancelled step ends with a cancellation failure; what matters is that it ended
+      }
+    }).run();
+  }
+
+  private static String describe(Object value, String detail) {
+    if (value == null) {
+      return detail;
+    }
+    String s = value.toString();
+    return s.length() > 300 ? s.substring(0, 300) + "..." : s;
+  }
+}

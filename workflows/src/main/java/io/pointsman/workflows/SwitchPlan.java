@@ -1,0 +1,91 @@
+package io.pointsman.workflows;
+
+import io.pointsman.workflows.model.Direction;
+import io.pointsman.workflows.model.MigrationInfo;
+import io.pointsman.workflows.model.MigrationType;
+import io.pointsman.workflows.model.StreamRef;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The lines of a dry run, the kinds Vitess's dry-run switcher prints, computed from the real
+ * current state. Pure: it only formats what the read-only steps found.
+ */
+final class SwitchPlan {
+  private final List<String> lines = new ArrayList<>();
+
+  List<String> lines() {
+    return lines.isEmpty() ? List.of("No changes required") : List.copyOf(lines);
+  }
+
+  void locks(String namedLock, List<String> keyspaces) {
+    lines.add("Lock workflow " + namedLock);
+    keyspaces.forEach(ks -> lines.add("Lock keyspace " + ks));
+  }
+
+  void unlocks(String namedLock, List<String> keyspaces) {
+    for (int i = keyspaces.size() - 1; i >= 0; i--) {
+      lines.add("Unlock keyspace " + keyspaces.get(i));
+    }
+    lines.add("Unlock workflow " + namedLock);
+  }
+
+  void reads(MigrationInfo info, String tabletType, List<String> cells, Direction direction) {
+    String toKeyspace = direction == Direction.FORWARD ? info.targetKeyspace() : info.sourceKeyspace();
+    if (info.migrationType() == MigrationType.TABLES) {
+      lines.add("Switch reads for tables " + info.tables() + " to keyspace " + toKeyspace + " for tablet types ["
+          + tabletType + "]");
+      lines.add("Routing rules for tables " + info.tables() + " will be updated");
+      lines.add("Serving VSchema will be rebuilt for cells " + cells);
+    } else {
+      List<String> from = direction == Direction.FORWARD ? info.sourceShards() : info.targetShards();
+      List<String> to = direction == Direction.FORWARD ? info.targetShards() : info.sourceShards();
+      lines.add("Switch reads from keyspace " + info.targetKeyspace() + " to keyspace " + info.targetKeyspace()
+          + " for shards " + from + " to shards " + to + " for tablet types [" + tabletType + "] in cells " + cells);
+    }
+  }
+
+  void readsAlreadySwitched(String tabletType, Direction direction) {
+    lines.add("Reads for tablet type " + tabletType + " are already switched "
+        + (direction == Direction.FORWARD ? "to the target" : "to the source") + ": nothing to do");
+  }
+
+  void writes(MigrationInfo w, Map<String, String> sourcePositions, String timeout, boolean reverseReplication) {
+    String what = w.migrationType() == MigrationType.TABLES ? "tables " + w.tables() : "shards " + w.sourceShards();
+    lines.add("Stop writes on keyspace " + w.sourceKeyspace() + " for " + what + ": "
+        + positions(w.sourceKeyspace(), sourcePositions));
+    lines.add("Deny writes on the source primaries (write barrier) and drain transactions in flight");
+    lines.add("Wait for vreplication on stopped streams to catch up for up to " + timeout);
+    lines.add("Create reverse vreplication workflow " + w.reverseWorkflow());
+    lines.add("Create journal entries on source databases (migration id " + w.migrationId() + ")");
+    lines.add("Enable writes on keyspace " + w.targetKeyspace() + " for " + what);
+    lines.add("Switch routing from keyspace " + w.sourceKeyspace() + " to keyspace " + w.targetKeyspace());
+    if (w.migrationType() == MigrationType.TABLES) {
+      lines.add("Routing rules for tables " + w.tables() + " will be updated");
+    } else {
+      lines.add("IsPrimaryServing will be set to false for " + w.sourceShards() + " and to true for "
+          + w.targetShards());
+    }
+    List<String> streams = w.streams().stream().map(SwitchPlan::stream).toList();
+    if (reverseReplication) {
+      lines.add("Start reverse vreplication streams on: " + w.sourceShards());
+    }
+    lines.add("Mark vreplication streams frozen on: " + streams);
+  }
+
+  void writesAlreadySwitched(String why) {
+    lines.add("Writes are already switched: " + why);
+  }
+
+  private static String positions(String keyspace, Map<String, String> byShard) {
+    List<String> out = new ArrayList<>();
+    byShard.keySet().stream().sorted()
+        .forEach(shard -> out.add("keyspace:" + keyspace + ";shard:" + shard + ";position:" + byShard.get(shard)));
+    return out.toString();
+  }
+
+  private static String stream(StreamRef s) {
+    return "shard:" + s.targetShard() + ";id:" + s.id() + ";source:" + s.sourceShard();
+  }
+}

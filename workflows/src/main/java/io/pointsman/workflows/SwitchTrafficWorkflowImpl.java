@@ -1,0 +1,24 @@
+package io.pointsman.workflows;
+
+import io.pointsman.workflows.api.SwitchTrafficRequest;
+import io.pointsman.workflows.model.ActionResult;
+import io.pointsman.workflows.model.Direction;
+import io.pointsman.workflows.model.Progress;
+
+public class SwitchTrafficWorkflowImpl implements SwitchTrafficWorkflow {
+  private ProgressTracker progress;
+
+  @Override
+  public ActionResult switchTraffic(SwitchTrafficRequest request) {
+    if (request == null) {
+      throw Inputs.missing(Pointsman.SWITCH_TRAFFIC);
+    }
+    progress = new ProgressTracker(Pointsman.SWITCH_TRAFFIC, request.targetKeyspace(), request.workflow());
+    return new TrafficSwitch(Pointsman.SWITCH_TRAFFIC, request, Direction.FORWARD, progress).run();
+  }
+
+  @Override
+  public Progress progress() {
+    return Inputs.progress(progress, Pointsman.SWITCH_TRAFFIC);
+  }
+}

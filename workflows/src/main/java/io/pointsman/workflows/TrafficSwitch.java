@@ -1,0 +1,331 @@
+package io.pointsman.workflows;
+
+import io.pointsman.errors.ErrorCode;
+import io.pointsman.workflows.activities.LockRequest;
+import io.pointsman.workflows.activities.SwitchActivities;
+import io.pointsman.workflows.api.GoDurations;
+import io.pointsman.workflows.api.SwitchTrafficRequest;
+import io.pointsman.workflows.model.ActionResult;
+import io.pointsman.workflows.model.Direction;
+import io.pointsman.workflows.model.MigrationInfo;
+import io.pointsman.workflows.model.SavedStream;
+import io.pointsman.workflows.model.ShardPositions;
+import io.pointsman.workflows.model.WorkflowState;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+
+/**
+ * SwitchTraffic and ReverseTraffic, step by step as Vitess orders them (reference §4–§6), with the
+ * locks held by a heartbeating activity, every mutation fenced, compensation registered before each
+ * step, and the journal as the point of no return. ReverseTraffic of writes is a forward switch of
+ * the {@code <workflow>_reverse} streams, as in Vitess; reads go back by the backward read switch.
+ */
+final class TrafficSwitch {
+  private static final Logger log = Workflow.getLogger(TrafficSwitch.class);
+
+  private final String action;
+  private final SwitchTrafficRequest request;
+  private final Direction direction;
+  private final ProgressTracker progress;
+  /** Read-only steps before the locks are taken; nothing to race against. */
+  private final Steps steps;
+  private final Compensations compensations = new Compensations();
+  private final SwitchActivities quick;
+  private final SwitchActivities catchup;
+  private boolean pastPointOfNoReturn;
+
+  TrafficSwitch(String action, SwitchTrafficRequest request, Direction direction, ProgressTracker progress) {
+    this.action = action;
+    this.request = request;
+    this.direction = direction;
+    this.progress = progress;
+    this.steps = new Steps(progress, null);
+    this.quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+    this.catchup = Workflow.newActivityStub(SwitchActivities.class,
+        StepOptions.step(request.timeout().plus(Duration.ofMinutes(1))));
+  }
+
+  ActionResult run() {
+    progress.phase("reading state");
+    MigrationInfo info = steps.run("buildTrafficSwitcher", request.targetKeyspace() + "." + request.workflow(),
+        () -> quick.buildTrafficSwitcher(request.targetKeyspace(), request.workflow()));
+    WorkflowState start = steps.run("getWorkflowState", "cells " + cellsText(request.cells()),
+        () -> quick.getWorkflowState(info, request.cells()));
+    boolean writesAlreadySwitched = direction == Direction.FORWARD ? start.writesSwitched() : !start.writesSwitched();
+    boolean switchWrites = request.includesPrimary() && !writesAlreadySwitched;
+    MigrationInfo writeInfo = info;
+    if (switchWrites && direction == Direction.BACKWARD) {
+      // Vitess reverses writes by switching the reverse workflow forward.
+      writeInfo = steps.run("buildTrafficSwitcher", info.sourceKeyspace() + "." + info.reverseWorkflow(),
+          () -> quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
+    }
+    MigrationInfo w = writeInfo;
+    List<ReadSwitch> readSwitches = planReads(info, start);
+
+    if (request.dryRun()) {
+      return dryRun(info, w, start, readSwitches, switchWrites, writesAlreadySwitched);
+    }
+
+    LockRequest lockRequest = new LockRequest(Pointsman.namedLock(request.targetKeyspace(), request.workflow()),
+        unionKeyspaces(info, w), action, request.lockTtl(), request.maxLockHold());
+    LockKeeper keeper = new LockKeeper(lockRequest, progress);
+    return new Run(keeper, new Steps(progress, keeper)).execute(info, w, start, readSwitches, switchWrites,
+        writesAlreadySwitched);
+  }
+
+  /** One read tablet type and the cells whose reads this action changes. */
+  private record ReadSwitch(String tabletType, List<String> cells) {}
+
+  private List<ReadSwitch> planReads(MigrationInfo info, WorkflowState state) {
+    List<ReadSwitch> out = new ArrayList<>();
+    for (String type : request.readTabletTypes()) {
+      List<String> switched = type.equals("REPLICA") ? state.replicaCellsSwitched() : state.rdonlyCellsSwitched();
+      List<String> notSwitched =
+          type.equals("REPLICA") ? state.replicaCellsNotSwitched() : state.rdonlyCellsNotSwitched();
+      List<String> candidates = direction == Direction.FORWARD ? notSwitched : switched;
+      List<String> cells = request.cells().isEmpty()
+          ? candidates
+          : candidates.stream().filter(request.cells()::contains).toList();
+      out.add(new ReadSwitch(type, cells));
+    }
+    return out;
+  }
+
+  private ActionResult dryRun(MigrationInfo info, MigrationInfo w, WorkflowState start, List<ReadSwitch> reads,
+      boolean switchWrites, boolean writesAlreadySwitched) {
+    progress.phase("dry run");
+    SwitchPlan plan = new SwitchPlan();
+    String named = Pointsman.namedLock(request.targetKeyspace(), request.workflow());
+    List<String> keyspaces = unionKeyspaces(info, w);
+    plan.locks(named, keyspaces);
+    for (ReadSwitch r : reads) {
+      if (r.cells().isEmpty()) {
+        plan.readsAlreadySwitched(r.tabletType(), direction);
+      } else {
+        plan.reads(info, r.tabletType(), r.cells(), direction);
+      }
+    }
+    if (switchWrites && !w.frozen()) {
+      ShardPositions now = steps.run("gatherPositions", "current positions for the plan",
+          () -> quick.gatherPositions(w));
+      plan.writes(w, now.source(), GoDurations.format(request.timeout()), request.enableReverseReplication());
+    } else if (request.includesPrimary()) {
+      plan.writesAlreadySwitched(w.frozen() ? "the workflow is frozen" : start.summary());
+    }
+    plan.unlocks(named, keyspaces);
+    List<String> lines = plan.lines();
+    progress.plan(lines);
+    progress.phase("done");
+    return new ActionResult(action + " dry run results for workflow " + info.qualifiedName() + " at "
+        + java.time.Instant.ofEpochMilli(Workflow.currentTimeMillis()), start.summary(), start.summary(), lines);
+  }
+
+  private static List<String> unionKeyspaces(MigrationInfo a, MigrationInfo b) {
+    Set<String> all = new LinkedHashSet<>(a.keyspaces());
+    all.addAll(b.keyspaces());
+    return all.stream().sorted().toList();
+  }
+
+  private static String cellsText(List<String> cells) {
+    return cells.isEmpty() ? "all" : String.join(",", cells);
+  }
+
+  /** One locked execution: everything that needs the locks and may need compensating. */
+  private final class Run {
+    private final LockKeeper keeper;
+    private final Steps steps;
+
+    Run(LockKeeper keeper, Steps steps) {
+      this.keeper = keeper;
+      this.steps = steps;
+    }
+
+    ActionResult execute(MigrationInfo info, MigrationInfo w, WorkflowState start, List<ReadSwitch> reads,
+        boolean switchWrites, boolean writesAlreadySwitched) {
+      try {
+        progress.phase("locking");
+        keeper.acquire();
+        if (!writesAlreadySwitched) {
+          progress.phase("pre-checks");
+          String reason = steps.run("canSwitch", "max lag " + GoDurations.format(request.maxReplicationLagAllowed()),
+              () -> quick.canSwitch(w, request.maxReplicationLagAllowed()));
+          if (reason != null && !reason.isEmpty()) {
+            throw ApplicationFailure.newNonRetryableFailure("cannot switch traffic for workflow "
+                + w.qualifiedName() + " at this time: " + reason, ErrorCode.FAILED_PRECONDITION.name());
+          }
+        }
+        switchReads(info, reads);
+        if (switchWrites) {
+          switchWrites(w);
+        }
+        progress.phase("done");
+      } catch (LockLostSignal lost) {
+        recoverFromLockLoss(w, lost);
+      } catch (CanceledFailure cancelled) {
+        try {
+          Workflow.newDetachedCancellationScope(() -> undoOrFinish(w, "the workflow was cancelled")).run();
+        } finally {
+          keeper.release();
+        }
+        throw cancelled;
+      } catch (RuntimeException failure) {
+        try {
+          if (!pastPointOfNoReturn) {
+            Workflow.newDetachedCancellationScope(() -> undoOrFinish(w, Failures.message(failure))).run();
+          }
+        } finally {
+          keeper.release();
+        }
+        throw failure(failure);
+      }
+      keeper.release();
+      WorkflowState end = steps.run("getWorkflowState", "state after " + action,
+          () -> quick.getWorkflowState(info, request.cells()));
+      return new ActionResult(action + " was successful for workflow " + info.qualifiedName(), start.summary(),
+          end.summary(), List.of());
+    }
+
+    private void switchReads(MigrationInfo info, List<ReadSwitch> reads) {
+      for (ReadSwitch r : reads) {
+        if (r.cells().isEmpty()) {
+          continue;
+        }
+        progress.phase("switching reads");
+        String detail = r.tabletType() + " in cells " + r.cells() + " → "
+            + (direction == Direction.FORWARD ? info.targetKeyspace() : info.sourceKeyspace());
+        compensations.add("switchReads", "switchReads", r.tabletType() + " back in cells " + r.cells(),
+            () -> quick.switchReads(info, List.of(r.tabletType()), r.cells(), direction.reversed(), keeper.locks()));
+        steps.run("switchReads", detail,
+            () -> quick.switchReads(info, List.of(r.tabletType()), r.cells(), direction, keeper.locks()));
+      }
+    }
+
+    private void switchWrites(MigrationInfo w) {
+      progress.phase("switching writes");
+      if (w.frozen()) {
+        log.info("workflow {} is frozen: writes were already switched", w.qualifiedName());
+        return;
+      }
+      boolean journaled = steps.run("checkJournals", "migration id " + w.migrationId(),
+          () -> quick.checkJournals(w));
+      Map<String, String> sourcePositions;
+      Map<String, String> targetPositions;
+      if (!journaled) {
+        compensations.add("stopSourceWrites", "allowSourceWrites", "writes allowed on " + w.sourceKeyspace() + " again",
+            () -> quick.allowSourceWrites(w, keeper.locks()));
+        steps.run("stopSourceWrites", "deny writes on " + w.sourceKeyspace() + " " + w.sourceShards(),
+            () -> quick.stopSourceWrites(w, keeper.locks()));
+        sourcePositions = steps.run("gatherSourcePositions", "after the barrier",
+            () -> quick.gatherSourcePositions(w));
+        compensations.add("waitForCatchup", "restartStreams", "streams of " + w.workflow() + " running again",
+            () -> quick.restartStreams(w, keeper.locks()));
+        targetPositions = steps.run("waitForCatchup", "up to " + GoDurations.format(request.timeout()),
+            () -> catchup.waitForCatchup(w, sourcePositions, request.timeout(), keeper.locks()));
+        List<SavedStream> saved = steps.run("readReverseStreams", w.reverseWorkflow() + " on " + w.sourceKeyspace(),
+            () -> quick.readReverseStreams(w));
+        compensations.add("createReverseVReplication", "restoreReverseVReplication",
+            w.reverseWorkflow() + " as it was (" + saved.size() + " rows)",
+            () -> quick.restoreReverseVReplication(w, saved, keeper.locks()));
+        steps.run("createReverseVReplication", w.reverseWorkflow() + " Stopped from the target positions",
+            () -> quick.createReverseVReplication(w, targetPositions, keeper.locks()));
+      } else {
+        ShardPositions now = steps.run("gatherPositions", "resuming after the journal", () -> quick.gatherPositions(w));
+        sourcePositions = now.source();
+        targetPositions = now.target();
+      }
+      // The point of no return: once a journal row exists the switch only goes forward, and a
+      // rerun resumes here.
+      steps.run("createJournals", "point of no return, migration id " + w.migrationId(),
+          () -> quick.createJournals(w, sourcePositions, targetPositions, keeper.locks()));
+      pastPointOfNoReturn = true;
+      compensations.clear();
+      finishForward(w);
+    }
+
+    /** The idempotent steps after the journal. */
+    private void finishForward(MigrationInfo w) {
+      progress.phase("past the point of no return");
+      steps.run("allowTargetWrites", "writes allowed on " + w.targetKeyspace(),
+          () -> quick.allowTargetWrites(w, keeper.locks()));
+      steps.run("changeRouting", w.sourceKeyspace() + " → " + w.targetKeyspace(),
+          () -> quick.changeRouting(w, keeper.locks()));
+      if (request.enableReverseReplication()) {
+        steps.run("startReverseVReplication", w.reverseWorkflow(),
+            () -> quick.startReverseVReplication(w, keeper.locks()));
+      }
+      steps.run("freezeTargetVReplication", w.workflow() + " FROZEN",
+          () -> quick.freezeTargetVReplication(w, keeper.locks()));
+    }
+
+    /** Lock lost mid-switch: take the locks again, then undo (before the journal) or finish (after it). */
+    private void recoverFromLockLoss(MigrationInfo w, LockLostSignal lost) {
+      log.warn("{}: {}", action, lost.getMessage());
+      progress.phase("re-acquiring locks");
+      try {
+        keeper.reacquire();
+      } catch (RuntimeException e) {
+        keeper.release();
+        throw ApplicationFailure.newNonRetryableFailure(lost.getMessage() + "; re-acquiring the locks failed: "
+            + Failures.message(e) + ". Rerun " + action + " to " + (pastPointOfNoReturn ? "finish" : "roll back")
+            + " the switch.", ErrorCode.LOCK_LOST.name());
+      }
+      try {
+        Workflow.newDetachedCancellationScope(() -> undoOrFinish(w, lost.getMessage())).run();
+      } finally {
+        keeper.release();
+      }
+      if (!pastPointOfNoReturn) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            lost.getMessage() + "; the switch was rolled back under new locks", ErrorCode.LOCK_LOST.name());
+      }
+    }
+
+    private void undoOrFinish(MigrationInfo w, String why) {
+      if (pastPointOfNoReturn) {
+        progress.phase("finishing after the point of no return");
+        for (int attempt = 1; ; attempt++) {
+          try {
+            finishForward(w);
+            return;
+          } catch (LockLostSignal again) {
+            if (attempt >= 3) {
+              throw again;
+            }
+            keeper.reacquire();
+          }
+        }
+      }
+      if (compensations.isEmpty()) {
+        return;
+      }
+      progress.phase("compensating");
+      log.info("{} compensating after: {}", action, why);
+      List<String> failures = compensations.run(steps, keeper);
+      if (!failures.isEmpty()) {
+        throw ApplicationFailure.newNonRetryableFailure("compensation after '" + why + "' failed, manual cleanup may"
+            + " be needed: " + String.join("; ", failures), ErrorCode.INTERNAL.name());
+      }
+      progress.phase("compensated");
+    }
+
+    private RuntimeException failure(RuntimeException e) {
+      if (e instanceof ApplicationFailure) {
+        return e;
+      }
+      String type = Failures.applicationType(e);
+      String msg = Failures.message(e);
+      msg = pastPointOfNoReturn
+          ? msg + ". The journal is written: rerun " + action + " to finish the switch."
+          : msg + ". Everything the switch changed was rolled back.";
+      return ApplicationFailure.newNonRetryableFailure(msg, type == null ? ErrorCode.INTERNAL.name() : type);
+    }
+  }
+}

@@ -1,0 +1,363 @@
+package io.pointsman.sandbox.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.pointsman.topo.model.ColumnVindex;
+import io.pointsman.topo.model.KeyRange;
+import io.pointsman.topo.model.VSchema;
+import io.pointsman.topo.model.VSchemaTable;
+import io.pointsman.topo.model.Vindex;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The runner against the shared MariaDB: databases of one server stand for the shard primaries
+ * (the binlog is filtered by database name), and a fresh topology points at them.
+ */
+@Timeout(90)
+class StreamRunnerTest {
+  private static final VSchema CUSTOMER_VSCHEMA = new VSchema(true, Map.of("hash", new Vindex("hash", null, null)),
+      Map.of("customer", new VSchemaTable(null, List.of(new ColumnVindex("customer_id", "hash", null)), null, null),
+          "corder", new VSchemaTable(null, List.of(new ColumnVindex("customer_id", "hash", null)), null, null)));
+  private static final KeyRange LOW = new KeyRange("", "80");
+
+  private StreamTestBed bed;
+
+  @BeforeEach
+  void setUp() throws SQLException {
+    bed = new StreamTestBed();
+  }
+
+  @AfterEach
+  void tearDown() throws SQLException {
+    bed.close();
+  }
+
+  private static ConditionFactory eventually() {
+    return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50));
+  }
+
+  private void createTables(String db) throws SQLException {
+    bed.exec("CREATE TABLE " + db + ".customer (customer_id bigint NOT NULL PRIMARY KEY, email varchar(128))");
+    bed.exec("CREATE TABLE " + db + ".corder (order_id bigint NOT NULL PRIMARY KEY, customer_id bigint NOT NULL,"
+        + " sku varbinary(64), price decimal(10,2))");
+  }
+
+  private void insertCustomer(String db, long id) throws SQLException {
+    bed.exec("INSERT INTO " + db + ".customer VALUES (?, ?)", id, "c" + id + "@example.com");
+  }
+
+  private void insertOrder(String db, long orderId, long customerId) throws SQLException {
+    bed.exec("INSERT INTO " + db + ".corder VALUES (?, ?, ?, ?)", orderId, customerId, "sku-" + orderId, orderId + 0.5);
+  }
+
+  private static boolean inRange(KeyRange range, long customerId) {
+    return range.contains(HashVindex.keyspaceId(customerId));
+  }
+
+  private static String moveTablesSource(String range) {
+    String where = " where in_keyrange(customer_id, 'customer.hash', '" + range + "')";
+    return "{\"keyspace\":\"commerce\",\"shard\":\"0\",\"filter\":{\"rules\":["
+        + "{\"match\":\"corder\",\"filter\":\"select * from corder" + where + "\"},"
+        + "{\"match\":\"customer\",\"filter\":\"select * from customer" + where + "\"}]},\"on_ddl\":\"IGNORE\"}";
+  }
+
+  /** commerce/0 → customer/-80 and customer/80-, as MoveTables create leaves them (streams in Init). */
+  private final class MoveTables {
+    final String source;
+    final String low;
+    final String high;
+    long lowStream;
+    long highStream;
+
+    MoveTables() throws SQLException {
+      source = bed.database("src");
+      low = bed.database("tlow");
+      high = bed.database("thigh");
+      bed.shard("commerce", "0", 100, source);
+      bed.shard("customer", "-80", 200, low);
+      bed.shard("customer", "80-", 300, high);
+      bed.vschema("customer", CUSTOMER_VSCHEMA);
+      for (String db : List.of(source, low, high)) {
+        createTables(db);
+      }
+    }
+
+    void load(int customers, int orders) throws SQLException {
+      for (long c = 1; c <= customers; c++) {
+        insertCustomer(source, c);
+      }
+      for (long o = 1; o <= orders; o++) {
+        insertOrder(source, o, o % customers + 1);
+      }
+    }
+
+    void createStreams() throws SQLException {
+      lowStream = bed.insertStream("commerce2customer", moveTablesSource("-80"), StreamState.Init, "", low);
+      highStream = bed.insertStream("commerce2customer", moveTablesSource("80-"), StreamState.Init, "", high);
+    }
+
+    /** Each target holds exactly the source rows whose keyspace id is in its range. */
+    boolean split() throws SQLException {
+      return splitOf("customer", 0) && splitOf("corder", 1);
+    }
+
+    private boolean splitOf(String table, int customerColumn) throws SQLException {
+      List<List<String>> all = bed.rows(source, table);
+      List<List<String>> wantLow = new ArrayList<>();
+      List<List<String>> wantHigh = new ArrayList<>();
+      for (List<String> row : all) {
+        long customerId = Long.parseLong(new String(java.util.HexFormat.of().parseHex(row.get(customerColumn))));
+        (inRange(LOW, customerId) ? wantLow : wantHigh).add(row);
+      }
+      return bed.rows(low, table).equals(wantLow) && bed.rows(high, table).equals(wantHigh);
+    }
+
+    void awaitRunning() {
+      eventually().until(() -> state(lowStream).equals("Running") && state(highStream).equals("Running"));
+    }
+  }
+
+  private String state(long id) throws SQLException {
+    return bed.stream(id).state();
+  }
+
+  /** A customer id whose keyspace id is in (or out of) the low range, above {@code from}. */
+  private static long customerIn(KeyRange range, boolean inside, long from) {
+    long id = from;
+    while (inRange(range, id) != inside) {
+      id++;
+    }
+    return id;
+  }
+
+  @Test
+  void copyThenCatchUpLeavesEachTargetExactlyTheSourceRowsOfItsKeyRange() throws Exception {
+    MoveTables mt = new MoveTables();
+    mt.load(60, 150);
+    mt.createStreams();
+    bed.startRunner();
+
+    mt.awaitRunning();
+    assertThat(mt.split()).isTrue();
+    assertThat(bed.copyStateRows(mt.lowStream)).isZero();
+    assertThat(bed.column(mt.lowStream, "rows_copied") + bed.column(mt.highStream, "rows_copied"))
+        .isEqualTo(60 + 150);
+
+    // Inserts, updates, deletes, and an update that moves a customer from one range to the other.
+    long lowId = customerIn(LOW, true, 1000);
+    long highId = customerIn(LOW, false, 1000);
+    insertCustomer(mt.source, lowId);
+    insertCustomer(mt.source, highId);
+    insertOrder(mt.source, 5000, lowId);
+    bed.exec("UPDATE " + mt.source + ".customer SET email = 'changed' WHERE customer_id <= 10");
+    bed.exec("DELETE FROM " + mt.source + ".corder WHERE order_id BETWEEN 20 AND 40");
+    long mover = customerIn(LOW, true, 1);
+    long moved = customerIn(LOW, false, 2000);
+    bed.exec("UPDATE " + mt.source + ".customer SET customer_id = ? WHERE customer_id = ?", moved, mover);
+    String sourcePosition = bed.position();
+
+    eventually().until(mt::split);
+    assertThat(bed.ids(mt.high, "customer")).contains(moved).doesNotContain(mover);
+    assertThat(bed.ids(mt.low, "customer")).doesNotContain(mover, moved);
+    // Both streams get to the source position, even the one the last transactions did not touch.
+    eventually().until(() -> MariaDbPositions.reached(MariaDbPositions.parse(bed.stream(mt.lowStream).pos()),
+        io.pointsman.gtid.Position.parse(sourcePosition))
+        && MariaDbPositions.reached(MariaDbPositions.parse(bed.stream(mt.highStream).pos()),
+        io.pointsman.gtid.Position.parse(sourcePosition)));
+    assertThat(bed.column(mt.lowStream, "transaction_timestamp")).isPositive();
+    eventually().until(() -> bed.column(mt.highStream, "time_heartbeat") > 0);
+  }
+
+  @Test
+  void rowsWrittenDuringTheCopyArrive() throws Exception {
+    MoveTables mt = new MoveTables();
+    mt.load(40, 80);
+    mt.createStreams();
+    // Holding the low target's tables keeps its copy waiting after the snapshot was taken.
+    try (Connection lock = StreamTestBed.connect()) {
+      lock.createStatement().execute("LOCK TABLES " + mt.low + ".customer WRITE, " + mt.low + ".corder WRITE");
+      bed.startRunner();
+      eventually().until(() -> state(mt.lowStream).equals("Copying") && bed.copyStateRows(mt.lowStream) == 2);
+
+      long lowId = customerIn(LOW, true, 500);
+      insertCustomer(mt.source, lowId);
+      insertOrder(mt.source, 900, lowId);
+      bed.exec("UPDATE " + mt.source + ".customer SET email = 'during-copy'");
+      bed.exec("DELETE FROM " + mt.source + ".corder WHERE order_id <= 30");
+      assertThat(state(mt.lowStream)).isEqualTo("Copying");
+      lock.createStatement().execute("UNLOCK TABLES");
+    }
+    mt.awaitRunning();
+    eventually().until(mt::split);
+    assertThat(bed.ids(mt.low, "customer")).contains(customerIn(LOW, true, 500));
+  }
+
+  @Test
+  void aStoppedStreamAppliesNothingMore() throws Exception {
+    MoveTables mt = new MoveTables();
+    mt.load(20, 20);
+    mt.createStreams();
+    StreamRunner runner = bed.startRunner();
+    mt.awaitRunning();
+    long before = customerIn(LOW, true, 100);
+    insertCustomer(mt.source, before);
+    eventually().until(() -> bed.ids(mt.low, "customer").contains(before));
+
+    bed.exec("UPDATE " + bed.sidecar + ".vreplication SET state = 'Stopped', message = 'by test' WHERE id = ?", mt.lowStream);
+    String stoppedAt = bed.stream(mt.lowStream).pos();
+    eventually().until(() -> runner.activeStreams() == 1);
+    long after = customerIn(LOW, true, before + 1);
+    long witness = customerIn(LOW, false, 100);
+    insertCustomer(mt.source, after);
+    insertCustomer(mt.source, witness);
+
+    // The other stream shows the runner read past the write; the stopped one must not have applied it.
+    eventually().until(() -> bed.ids(mt.high, "customer").contains(witness));
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() ->
+        !bed.ids(mt.low, "customer").contains(after) && bed.stream(mt.lowStream).pos().equals(stoppedAt)
+            && state(mt.lowStream).equals("Stopped"));
+    assertThat(bed.stream(mt.lowStream).message()).isEqualTo("by test");
+  }
+
+  @Test
+  void stopPositionIsHonoured() throws Exception {
+    MoveTables mt = new MoveTables();
+    mt.load(10, 10);
+    mt.createStreams();
+    StreamRunner runner = bed.startRunner();
+    mt.awaitRunning();
+    bed.exec("UPDATE " + bed.sidecar + ".vreplication SET state = 'Stopped' WHERE id = ?", mt.lowStream);
+    eventually().until(() -> runner.activeStreams() == 1);
+
+    long a = customerIn(LOW, true, 100);
+    insertCustomer(mt.source, a);
+    String afterA = bed.position();
+    long b = customerIn(LOW, true, a + 1);
+    insertCustomer(mt.source, b);
+    bed.exec("UPDATE " + bed.sidecar + ".vreplication SET stop_pos = ?, state = 'Running' WHERE id = ?",
+        afterA, mt.lowStream);
+
+    eventually().until(() -> state(mt.lowStream).equals("Stopped"));
+    StreamRow row = bed.stream(mt.lowStream);
+    assertThat(row.message()).isEqualTo("Reached stopping position, done playing logs");
+    assertThat(row.pos()).isEqualTo(afterA);
+    await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() ->
+        bed.ids(mt.low, "customer").contains(a) && !bed.ids(mt.low, "customer").contains(b));
+  }
+
+  @Test
+  void reshardStreamCopiesAndFollowsOnlyItsKeyRange() throws Exception {
+    String source = bed.database("src");
+    String first = bed.database("t40");
+    String second = bed.database("t4080");
+    bed.shard("customer", "-80", 200, source);
+    bed.shard("customer", "-40", 400, first);
+    bed.shard("customer", "40-80", 500, second);
+    bed.vschema("customer", CUSTOMER_VSCHEMA);
+    for (String db : List.of(source, first, second)) {
+      createTables(db);
+    }
+    // The source shard holds only rows of its own range, as a real -80 shard does.
+    List<Long> ids = new ArrayList<>();
+    for (long c = 1; ids.size() < 50; c++) {
+      if (inRange(LOW, c)) {
+        ids.add(c);
+        insertCustomer(source, c);
+        insertOrder(source, c * 10, c);
+      }
+    }
+    String reshard = "{\"keyspace\":\"customer\",\"shard\":\"-80\",\"filter\":{\"rules\":[{\"match\":\"/.*\",\"filter\":\"%s\"}]}}";
+    long s1 = bed.insertStream("reshard", String.format(reshard, "-40"), StreamState.Init, "", first);
+    long s2 = bed.insertStream("reshard", String.format(reshard, "40-80"), StreamState.Init, "", second);
+    bed.startRunner();
+    eventually().until(() -> state(s1).equals("Running") && state(s2).equals("Running"));
+
+    KeyRange r1 = new KeyRange("", "40");
+    KeyRange r2 = new KeyRange("40", "80");
+    long late1 = customerIn(r1, true, 10_000);
+    long late2 = customerIn(r2, true, 10_000);
+    insertCustomer(source, late1);
+    insertCustomer(source, late2);
+    ids.add(late1);
+    ids.add(late2);
+    eventually().until(() -> bed.ids(first, "customer").contains(late1) && bed.ids(second, "customer").contains(late2));
+
+    List<Long> want1 = ids.stream().filter(id -> inRange(r1, id)).sorted().toList();
+    List<Long> want2 = ids.stream().filter(id -> inRange(r2, id)).sorted().toList();
+    assertThat(want1).isNotEmpty();
+    assertThat(want2).isNotEmpty();
+    assertThat(bed.ids(first, "customer")).isEqualTo(want1);
+    assertThat(bed.ids(second, "customer")).isEqualTo(want2);
+    assertThat(bed.ids(first, "corder")).isEqualTo(want1.stream().filter(id -> id < 10_000).map(id -> id * 10).toList());
+  }
+
+  @Test
+  void anUndecodableFilterPutsTheStreamInErrorWithTheReason() throws Exception {
+    String source = bed.database("src");
+    String target = bed.database("tgt");
+    bed.shard("commerce", "0", 100, source);
+    bed.shard("customer", "0", 200, target);
+    createTables(source);
+    createTables(target);
+    long badFilter = bed.insertStream("bad", "{\"keyspace\":\"commerce\",\"shard\":\"0\",\"filter\":{\"rules\":"
+        + "[{\"match\":\"customer\",\"filter\":\"select * from customer where customer_id > 5\"}]}}",
+        StreamState.Init, "", target);
+    long badJson = bed.insertStream("bad", "keyspace:\"commerce\" shard:\"0\"", StreamState.Running, "MariaDB/0-1-1", target);
+    bed.startRunner();
+
+    eventually().until(() -> state(badFilter).equals("Error") && state(badJson).equals("Error"));
+    assertThat(bed.stream(badFilter).message()).contains("unsupported filter").contains("customer_id > 5");
+    assertThat(bed.stream(badJson).message()).contains("not a BinlogSource");
+    assertThat(bed.rows(target, "customer")).isEmpty();
+  }
+
+  @Test
+  void columnValuesOfEveryCommonTypeSurviveCopyAndApply() throws Exception {
+    String source = bed.database("src");
+    String target = bed.database("tgt");
+    bed.shard("commerce", "0", 100, source);
+    bed.shard("archive", "0", 200, target);
+    String ddl = " (id int unsigned NOT NULL PRIMARY KEY, ti tinyint, tiu tinyint unsigned, si smallint,"
+        + " siu smallint unsigned, mi mediumint, miu mediumint unsigned, ii int, iu int unsigned, bi bigint,"
+        + " biu bigint unsigned, de decimal(20,6), fl float, db double, ch char(5), vc varchar(64), vb varbinary(64),"
+        + " bn binary(4), tx text, bl blob, en enum('a','b','c'), st set('x','y','z'), bt bit(10), dt date,"
+        + " dtm datetime(6), ts timestamp(3) NULL DEFAULT NULL, tm time(2), yr year, js json) DEFAULT CHARSET=utf8mb4";
+    bed.exec("CREATE TABLE " + source + ".types_t" + ddl);
+    bed.exec("CREATE TABLE " + target + ".types_t" + ddl);
+    String full = " VALUES (%d, -128, 255, -32768, 65535, -8388608, 16777215, -2147483648, 4294967295,"
+        + " -9223372036854775808, 18446744073709551615, -12345678901234.123456, 1.5, 2.25, 'ab', 'h\u00e9llo \ud83d\ude00',"
+        + " x'00ff10', x'01020304', 'some text', x'deadbeef', 'b', 'x,z', b'1010101010', '2024-02-29',"
+        + " '2024-02-29 13:14:15.123456', '2024-03-01 01:02:03.456', '838:59:58.50', 2024, '{\"a\": [1, 2]}')";
+    String zero = " VALUES (%d, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, '', '', '', x'00000000', '', '', 'a', '', b'0',"
+        + " '0000-00-00', '0000-00-00 00:00:00', '1970-01-01 00:00:01', '00:00:00', 0, '{}')";
+    String nulls = " (id) VALUES (%d)";
+    bed.exec("INSERT INTO " + source + ".types_t" + String.format(full, 1));
+    bed.exec("INSERT INTO " + source + ".types_t" + String.format(zero, 2));
+    bed.exec("INSERT INTO " + source + ".types_t" + String.format(nulls, 3));
+    long stream = bed.insertStream("archive", "{\"keyspace\":\"commerce\",\"shard\":\"0\",\"filter\":{\"rules\":"
+        + "[{\"match\":\"/.*\",\"filter\":\"\"}]}}", StreamState.Init, "", target);
+    bed.startRunner();
+    eventually().until(() -> state(stream).equals("Running"));
+    assertThat(bed.rows(target, "types_t")).isEqualTo(bed.rows(source, "types_t"));
+
+    bed.exec("INSERT INTO " + source + ".types_t" + String.format(full, 11));
+    bed.exec("INSERT INTO " + source + ".types_t" + String.format(zero, 12));
+    bed.exec("INSERT INTO " + source + ".types_t" + String.format(nulls, 13));
+    bed.exec("UPDATE " + source + ".types_t SET ti = 127, iu = 7, biu = 9223372036854775808, vc = 'upd',"
+        + " dtm = '1999-12-31 23:59:59.999999', en = 'c', st = 'y', bt = b'11', js = '[]' WHERE id = 1");
+    bed.exec("DELETE FROM " + source + ".types_t WHERE id = 2");
+    eventually().until(() -> bed.rows(target, "types_t").equals(bed.rows(source, "types_t")));
+  }
+}

@@ -1,0 +1,220 @@
+package io.pointsman.sandbox.streams;
+
+import io.etcd.jetcd.Client;
+import io.pointsman.testing.TestEtcd;
+import io.pointsman.testing.TestServices;
+import io.pointsman.topo.EtcdTopologyStore;
+import io.pointsman.topo.TabletAlias;
+import io.pointsman.topo.model.KeyRange;
+import io.pointsman.topo.model.Keyspace;
+import io.pointsman.topo.model.Shard;
+import io.pointsman.topo.model.Tablet;
+import io.pointsman.topo.model.TabletType;
+import io.pointsman.topo.model.VSchema;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+
+/**
+ * A test's own slice of the shared MariaDB and etcd: databases with a random suffix standing for
+ * shard primaries (dropped on close), a sidecar database of its own (every keyspace names it as
+ * {@code sidecar_db_name}), a fresh topology root with Shard and Tablet records pointing at those
+ * databases, and the runner under test.
+ */
+final class StreamTestBed implements AutoCloseable {
+  static final String CELL = "zone1";
+
+  final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+  final String sidecar = "_vt_" + suffix;
+  final Client etcd = TestEtcd.client();
+  final EtcdTopologyStore topo = new EtcdTopologyStore(etcd, TestEtcd.freshPaths());
+  final Connection admin;
+  private final List<String> databases = new ArrayList<>();
+  private final StreamTable streams = new StreamTable(sidecar);
+  private StreamRunner runner;
+
+  StreamTestBed() throws SQLException {
+    admin = connect();
+    exec("SET SESSION time_zone = '+00:00'");
+    createSidecar();
+  }
+
+  static Connection connect() throws SQLException {
+    Properties p = new Properties();
+    p.setProperty("user", TestServices.mysqlUser());
+    p.setProperty("password", TestServices.mysqlPassword());
+    p.setProperty("sslMode", "DISABLED");
+    p.setProperty("allowPublicKeyRetrieval", "true");
+    return DriverManager.getConnection(
+        "jdbc:mysql://" + TestServices.mysqlHost() + ":" + TestServices.mysqlPort() + "/", p);
+  }
+
+  /** Creates a database for this test, e.g. {@code src} becomes {@code src_<suffix>}. */
+  String database(String name) throws SQLException {
+    String db = name + "_" + suffix;
+    exec("CREATE DATABASE " + db);
+    databases.add(db);
+    return db;
+  }
+
+  /** A keyspace's shard whose primary tablet serves {@code db} on the shared MariaDB. */
+  void shard(String keyspace, String shard, long uid, String db) {
+    if (topo.get(topo.keys().keyspace(keyspace)).isEmpty()) {
+      topo.create(topo.keys().keyspace(keyspace), new Keyspace("NORMAL", null, "none", sidecar));
+    }
+    TabletAlias alias = new TabletAlias(CELL, uid);
+    topo.create(topo.keys().tablet(alias), new Tablet(alias, "localhost", Map.of(), keyspace, shard,
+        KeyRange.ofShard(shard), TabletType.PRIMARY, db, TestServices.mysqlHost(), TestServices.mysqlPort()));
+    topo.create(topo.keys().shard(keyspace, shard), Shard.of(KeyRange.ofShard(shard), alias, true));
+  }
+
+  void vschema(String keyspace, VSchema vschema) {
+    topo.create(topo.keys().vschema(keyspace), vschema);
+  }
+
+  /** Inserts a stream row the way a workflow creation does; returns its id. */
+  long insertStream(String workflow, String sourceJson, StreamState state, String pos, String targetDb)
+      throws SQLException {
+    try (PreparedStatement ps = admin.prepareStatement("INSERT INTO " + sidecar + ".vreplication"
+        + " (workflow, source, pos, max_tps, max_replication_lag, cell, tablet_types, time_updated,"
+        + " transaction_timestamp, state, message, db_name, workflow_type, options)"
+        + " VALUES (?, ?, ?, 9223372036854775807, 9223372036854775807, '', 'primary', UNIX_TIMESTAMP(), 0, ?, '',"
+        + " ?, 1, '{}')", Statement.RETURN_GENERATED_KEYS)) {
+      ps.setString(1, workflow);
+      ps.setString(2, sourceJson);
+      ps.setString(3, pos);
+      ps.setString(4, state.name());
+      ps.setString(5, targetDb);
+      ps.executeUpdate();
+      try (ResultSet rs = ps.getGeneratedKeys()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  StreamRow stream(long id) throws SQLException {
+    return streams.read(admin, id).orElseThrow();
+  }
+
+  long column(long id, String column) throws SQLException {
+    try (PreparedStatement ps = admin.prepareStatement("SELECT " + column + " FROM " + sidecar + ".vreplication WHERE id = ?")) {
+      ps.setLong(1, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  int copyStateRows(long id) throws SQLException {
+    return streams.copyStateRows(admin, id);
+  }
+
+  void exec(String sql, Object... args) throws SQLException {
+    try (PreparedStatement ps = admin.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        ps.setObject(i + 1, args[i]);
+      }
+      ps.execute();
+    }
+  }
+
+  /** The server's binlog position now, as a stored stream position. */
+  String position() throws SQLException {
+    try (Statement st = admin.createStatement(); ResultSet rs = st.executeQuery("SELECT @@gtid_binlog_pos")) {
+      rs.next();
+      return "MariaDB/" + rs.getString(1);
+    }
+  }
+
+  /** Every row of a table, each column as the hex of its text-protocol bytes ("NULL" for null), by primary key. */
+  List<List<String>> rows(String db, String table) throws SQLException {
+    List<List<String>> out = new ArrayList<>();
+    try (Statement st = admin.createStatement();
+        ResultSet rs = st.executeQuery("SELECT * FROM " + db + "." + table + " ORDER BY 1")) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        List<String> row = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+          byte[] b = rs.getBytes(i);
+          row.add(b == null ? "NULL" : HexFormat.of().formatHex(b));
+        }
+        out.add(row);
+      }
+    }
+    return out;
+  }
+
+  /** The first column of every row as a number (the tables here key on a bigint). */
+  List<Long> ids(String db, String table) throws SQLException {
+    List<Long> out = new ArrayList<>();
+    try (Statement st = admin.createStatement();
+        ResultSet rs = st.executeQuery("SELECT * FROM " + db + "." + table + " ORDER BY 1")) {
+      while (rs.next()) {
+        out.add(rs.getLong(1));
+      }
+    }
+    return out;
+  }
+
+  StreamRunner startRunner() {
+    runner = StreamRunner.start(StreamRunnerOptions.builder()
+        .topology(topo)
+        .mysqlCredentials(TestServices.mysqlUser(), TestServices.mysqlPassword())
+        .pollInterval(Duration.ofMillis(100))
+        .heartbeatInterval(Duration.ofMillis(500))
+        .copyBatchSize(50)
+        .retryBackoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+        .build());
+    return runner;
+  }
+
+  /**
+   * Vitess's sidecar tables with its column names. Replace with io.pointsman.mysql.SidecarSchema
+   * once that package is in the build, so there is one definition.
+   */
+  private void createSidecar() throws SQLException {
+    exec("CREATE DATABASE " + sidecar);
+    databases.add(sidecar);
+    exec("CREATE TABLE " + sidecar + ".vreplication (id int NOT NULL AUTO_INCREMENT, workflow varbinary(1000),"
+        + " source mediumblob NOT NULL, pos varbinary(10000) NOT NULL, stop_pos varbinary(10000),"
+        + " max_tps bigint NOT NULL, max_replication_lag bigint NOT NULL, cell varbinary(1000),"
+        + " tablet_types varbinary(100), time_updated bigint NOT NULL, transaction_timestamp bigint NOT NULL,"
+        + " state varbinary(100) NOT NULL, message varbinary(1000), db_name varbinary(255) NOT NULL,"
+        + " rows_copied bigint NOT NULL DEFAULT 0, tags varbinary(1024) NOT NULL DEFAULT '',"
+        + " time_heartbeat bigint NOT NULL DEFAULT 0, workflow_type int NOT NULL DEFAULT 0,"
+        + " time_throttled bigint NOT NULL DEFAULT 0, component_throttled varchar(255) NOT NULL DEFAULT '',"
+        + " reason_throttled varchar(512) NOT NULL DEFAULT '', workflow_sub_type int NOT NULL DEFAULT 0,"
+        + " defer_secondary_keys tinyint(1) NOT NULL DEFAULT 0, options json NOT NULL,"
+        + " PRIMARY KEY (id), KEY workflow_idx (workflow(64))) ENGINE=InnoDB");
+    exec("CREATE TABLE " + sidecar + ".copy_state (id bigint unsigned NOT NULL AUTO_INCREMENT,"
+        + " vrepl_id int NOT NULL, table_name varbinary(128) NOT NULL, lastpk varbinary(2000),"
+        + " PRIMARY KEY (id), KEY vrepl_id (vrepl_id, table_name)) ENGINE=InnoDB");
+  }
+
+  @Override
+  public void close() throws SQLException {
+    if (runner != null) {
+      runner.close();
+    }
+    try {
+      for (String db : databases) {
+        exec("DROP DATABASE IF EXISTS " + db);
+      }
+    } finally {
+      admin.close();
+      etcd.close();
+    }
+  }
+}

@@ -9,6 +9,7 @@ import io.pointsman.errors.PointsmanException;
 import io.pointsman.topo.model.KeyRange;
 import java.io.IOException;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The {@code source} column of a stream: Vitess's binlogdata.BinlogSource as JSON with proto field
@@ -30,7 +31,21 @@ record BinlogSource(
   BinlogSource {
     tables = tables == null ? List.of() : List.copyOf(tables);
     filter = filter == null ? new Filter(List.of()) : filter;
-    onDdl = onDdl == null || onDdl.isEmpty() ? "IGNORE" : onDdl;
+    onDdl = onDdlName(onDdl);
+  }
+
+  /** binlogdata.OnDDLAction by name; protojson may also write the enum number. */
+  private static String onDdlName(String value) {
+    if (value == null || value.isEmpty()) {
+      return "IGNORE";
+    }
+    return switch (value) {
+      case "0" -> "IGNORE";
+      case "1" -> "STOP";
+      case "2" -> "EXEC";
+      case "3" -> "EXEC_IGNORE";
+      default -> value.toUpperCase(Locale.ROOT);
+    };
   }
 
   /** binlogdata.Filter: the first rule whose match fits a table decides how it streams. */

@@ -52,7 +52,7 @@ final class RowCopier {
       MariadbGtidSet snapshot = openSnapshot(source);
       Map<String, TablePlan> plans = plan(source);
       long now = now();
-      guard.inTransaction(target, MAY_START, row -> {
+      guard.inTransaction(target, MAY_START, null, row -> {
         setup.table().startCopy(target, row.id(), new ArrayList<>(plans.keySet()), now);
         return null;
       });
@@ -60,8 +60,9 @@ final class RowCopier {
       for (Map.Entry<String, TablePlan> e : plans.entrySet()) {
         copyTable(source, src.db(), e.getKey(), e.getValue());
       }
-      guard.inTransaction(target, COPYING, row -> {
-        setup.table().finishCopy(target, row.id(), MariaDbPositions.encode(snapshot), now());
+      String pos = MariaDbPositions.encode(snapshot);
+      guard.inTransaction(target, COPYING, pos, row -> {
+        setup.table().finishCopy(target, row.id(), pos, now());
         return null;
       });
       source.rollback();
@@ -166,7 +167,7 @@ final class RowCopier {
     }
     String lastPk = lastPk(plan.schema(), batch.get(batch.size() - 1));
     int rows = batch.size();
-    guard.inTransaction(target, COPYING, row -> {
+    guard.inTransaction(target, COPYING, null, row -> {
       plan.writer().upsert(target, batch);
       setup.table().copyProgress(target, row.id(), table, lastPk, rows, now());
       return null;

@@ -1,0 +1,198 @@
+package io.pointsman.sandbox.streams;
+
+import io.pointsman.errors.ErrorCode;
+import io.pointsman.errors.PointsmanException;
+import io.pointsman.gtid.MariadbGtidSet;
+import io.pointsman.gtid.Position;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The apply phase of a stream: source transactions from a {@link BinlogReader} in, one guarded
+ * target transaction out per transaction that carries rows for this stream, with the position
+ * after it, its commit time and {@code time_updated} in that same transaction. Transactions that
+ * carry nothing only move the position in memory; heartbeats save it while the stream is idle.
+ * Stops at {@code stop_pos}, and on DDL when {@code on_ddl} is STOP.
+ */
+final class BinlogApplier implements AutoCloseable {
+  static final String STOP_POS_MESSAGE = "Reached stopping position, done playing logs";
+
+  private static final Logger log = LoggerFactory.getLogger(BinlogApplier.class);
+  private static final Set<StreamState> RUNNING = Set.of(StreamState.Running);
+  private static final int QUEUE_CAPACITY = 256;
+  /** Heartbeats missed before a silent binlog connection counts as dead. */
+  private static final int SILENT_HEARTBEATS = 5;
+
+  /** How the apply loop paces itself and names its reader. */
+  record Settings(String label, Duration pollInterval, Duration heartbeatInterval, long serverId, String readerName) {}
+
+  private final Settings settings;
+  private final WorkerSetup setup;
+  private final Connection target;
+  private final StreamGuard guard;
+  private final String onDdl;
+  private final Position stopPos;
+  private final Backoff backoff;
+  private final BlockingQueue<ReaderEvent> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
+  private volatile BinlogReader reader;
+  /** Position after the last source transaction looked at; ahead of the row's pos when those carried nothing. */
+  private MariadbGtidSet processed;
+  private long lastWriteNanos = System.nanoTime();
+
+  /**
+   * @param stopPos the stream's {@code stop_pos}, or null
+   * @param backoff the worker's retry backoff, reset whenever a transaction applies
+   */
+  BinlogApplier(Settings settings, WorkerSetup setup, Connection target, StreamGuard guard, String onDdl,
+      Position stopPos, Backoff backoff) {
+    this.settings = settings;
+    this.setup = setup;
+    this.target = target;
+    this.guard = guard;
+    this.onDdl = onDdl;
+    this.stopPos = stopPos;
+    this.backoff = backoff;
+  }
+
+  /**
+   * Applies from {@code from} until the stream stops (returns), the worker closes ({@code closed}
+   * turns true; returns), or reading or applying fails (throws; the worker retries or records it).
+   */
+  void run(MariadbGtidSet from, BooleanSupplier closed) throws SQLException, InterruptedException {
+    processed = from;
+    if (stopReached()) {
+      stop(STOP_POS_MESSAGE);
+      return;
+    }
+    Duration heartbeat = settings.heartbeatInterval();
+    reader = new BinlogReader(setup.source(), setup.user(), setup.password(), from, settings.serverId(),
+        heartbeat, queue, settings.readerName());
+    log.info("stream {}: replicating {} from {}{}", settings.label(), setup.source(), from,
+        stopPos == null ? "" : " until " + stopPos);
+    reader.start();
+    long wait = Math.min(settings.pollInterval().toMillis(), heartbeat.toMillis());
+    while (!closed.getAsBoolean()) {
+      ReaderEvent event = queue.poll(wait, TimeUnit.MILLISECONDS);
+      if (event instanceof ReaderEvent.Ended ended) {
+        throw failure(ended.cause());
+      }
+      if (event instanceof SourceTransaction txn && handle(txn)) {
+        return;
+      }
+      if (System.nanoTime() - lastWriteNanos >= heartbeat.toNanos()) {
+        heartbeat();
+      }
+      if (System.nanoTime() - reader.lastEventNanos() > heartbeat.multipliedBy(SILENT_HEARTBEATS).toNanos()) {
+        throw PointsmanException.unavailable("the binlog of " + setup.source() + " went silent", null);
+      }
+    }
+  }
+
+  /** Handles one source transaction; true when the stream stopped. */
+  private boolean handle(SourceTransaction txn) throws SQLException {
+    if (MariaDbPositions.includes(processed, txn.gtid())) {
+      return false;
+    }
+    MariadbGtidSet next = MariaDbPositions.advance(processed, txn.gtid());
+    if (!txn.ddl().isEmpty() && !onDdl.equals("IGNORE")) {
+      return onDdl(txn, next);
+    }
+    List<ChangePlanner.Write> writes = ChangePlanner.plan(target, setup, txn.changes());
+    if (writes.isEmpty()) {
+      // Nothing for this stream: remember the position and save it with the next heartbeat, since
+      // writing it now would add a transaction to a binlog other streams may be reading.
+      processed = next;
+      if (stopReached()) {
+        stop(STOP_POS_MESSAGE);
+        return true;
+      }
+      return false;
+    }
+    String nextPos = MariaDbPositions.encode(next);
+    boolean stopped = guard.inTransaction(target, RUNNING, nextPos, row -> {
+      for (ChangePlanner.Write w : writes) {
+        w.execute(target);
+      }
+      long now = now();
+      setup.table().recordApplied(target, row.id(), nextPos, txn.timestampSeconds(), now);
+      if (stopPos != null && MariaDbPositions.reached(next, stopPos)) {
+        setup.table().setState(target, row.id(), StreamState.Stopped, STOP_POS_MESSAGE, now);
+        return true;
+      }
+      return false;
+    });
+    processed = next;
+    lastWriteNanos = System.nanoTime();
+    backoff.reset();
+    if (stopped) {
+      log.info("stream {} stopped at {}: {}", settings.label(), processed, STOP_POS_MESSAGE);
+    }
+    return stopped;
+  }
+
+  private boolean onDdl(SourceTransaction txn, MariadbGtidSet next) throws SQLException {
+    if (onDdl.equals("STOP")) {
+      processed = next;
+      stop("Stopped at DDL " + String.join("; ", txn.ddl()));
+      return true;
+    }
+    throw PointsmanException.invalidArgument("on_ddl " + onDdl + " is not supported by the sandbox stream runner;"
+        + " DDL seen: " + String.join("; ", txn.ddl()));
+  }
+
+  private boolean stopReached() {
+    return stopPos != null && MariaDbPositions.reached(processed, stopPos);
+  }
+
+  /** Saves the position reached and sets the stream Stopped with the reason. */
+  private void stop(String message) throws SQLException {
+    String pos = MariaDbPositions.encode(processed);
+    guard.inTransaction(target, RUNNING, pos, row -> {
+      long now = now();
+      setup.table().recordHeartbeat(target, row.id(), pos, now);
+      setup.table().setState(target, row.id(), StreamState.Stopped, message, now);
+      return null;
+    });
+    log.info("stream {} stopped at {}: {}", settings.label(), processed, message);
+  }
+
+  private void heartbeat() throws SQLException {
+    String pos = MariaDbPositions.encode(processed);
+    guard.inTransaction(target, RUNNING, pos, row -> {
+      setup.table().recordHeartbeat(target, row.id(), pos, now());
+      return null;
+    });
+    lastWriteNanos = System.nanoTime();
+  }
+
+  private RuntimeException failure(Throwable cause) {
+    if (cause instanceof PointsmanException p) {
+      return p;
+    }
+    String message = "reading the binlog of " + setup.source() + " failed: " + cause.getMessage();
+    return StreamErrors.isTransient(cause) ? PointsmanException.unavailable(message, cause)
+        : new PointsmanException(ErrorCode.INVALID_ARGUMENT, message, cause);
+  }
+
+  private static long now() {
+    return System.currentTimeMillis() / 1000;
+  }
+
+  /** Disconnects the binlog reader; safe from any thread. */
+  @Override
+  public void close() {
+    BinlogReader r = reader;
+    if (r != null) {
+      r.close();
+    }
+  }
+}

@@ -34,7 +34,14 @@ final class Sql {
     p.setProperty("connectTimeout", "5000");
     p.setProperty("tcpKeepAlive", "true");
     p.setProperty("characterEncoding", "UTF-8");
-    Connection c = DriverManager.getConnection("jdbc:mysql://" + host + ":" + port + "/", p);
+    Connection c;
+    try {
+      c = DriverManager.getConnection("jdbc:mysql://" + host + ":" + port + "/", p);
+    } catch (SQLException e) {
+      // Say which server; the SQLSTATE (08xxx for an unreachable one) still classifies the failure.
+      throw new SQLException("cannot connect to " + host + ":" + port + ": " + e.getMessage(), e.getSQLState(),
+          e.getErrorCode(), e);
+    }
     try (Statement st = c.createStatement()) {
       st.execute("SET SESSION time_zone = '+00:00'");
     } catch (SQLException e) {

@@ -78,12 +78,14 @@ final class StreamWorker implements AutoCloseable {
         if (closed) {
           return;
         }
+        Duration delay = backoff.next();
         if (StreamErrors.isTransient(e)) {
-          log.warn("stream {}: {}; retrying", label, StreamErrors.describe(e), e);
+          log.warn("stream {}: {}; retrying in {} ms", label, StreamErrors.describe(e), delay.toMillis());
+          log.debug("stream {}: transient failure", label, e);
         } else if (recordError(e)) {
           return;
         }
-        if (!pause(backoff.next())) {
+        if (!pause(delay)) {
           return;
         }
       }

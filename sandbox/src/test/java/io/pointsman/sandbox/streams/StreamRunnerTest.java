@@ -1,20 +1,29 @@
 package io.pointsman.sandbox.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.pointsman.gtid.Position;
+import io.pointsman.locks.LockSet;
+import io.pointsman.topo.TabletAlias;
 import io.pointsman.topo.model.ColumnVindex;
 import io.pointsman.topo.model.KeyRange;
+import io.pointsman.topo.model.Tablet;
 import io.pointsman.topo.model.VSchema;
 import io.pointsman.topo.model.VSchemaTable;
 import io.pointsman.topo.model.Vindex;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -118,7 +127,7 @@ class StreamRunnerTest {
       List<List<String>> wantLow = new ArrayList<>();
       List<List<String>> wantHigh = new ArrayList<>();
       for (List<String> row : all) {
-        long customerId = Long.parseLong(new String(java.util.HexFormat.of().parseHex(row.get(customerColumn))));
+        long customerId = Long.parseLong(new String(HexFormat.of().parseHex(row.get(customerColumn)), StandardCharsets.US_ASCII));
         (inRange(LOW, customerId) ? wantLow : wantHigh).add(row);
       }
       return bed.rows(low, table).equals(wantLow) && bed.rows(high, table).equals(wantHigh);
@@ -173,9 +182,8 @@ class StreamRunnerTest {
     assertThat(bed.ids(mt.low, "customer")).doesNotContain(mover, moved);
     // Both streams get to the source position, even the one the last transactions did not touch.
     eventually().until(() -> MariaDbPositions.reached(MariaDbPositions.parse(bed.stream(mt.lowStream).pos()),
-        io.pointsman.gtid.Position.parse(sourcePosition))
-        && MariaDbPositions.reached(MariaDbPositions.parse(bed.stream(mt.highStream).pos()),
-        io.pointsman.gtid.Position.parse(sourcePosition)));
+        Position.parse(sourcePosition))
+        && MariaDbPositions.reached(MariaDbPositions.parse(bed.stream(mt.highStream).pos()), Position.parse(sourcePosition)));
     assertThat(bed.column(mt.lowStream, "transaction_timestamp")).isPositive();
     eventually().until(() -> bed.column(mt.highStream, "time_heartbeat") > 0);
   }
@@ -359,5 +367,68 @@ class StreamRunnerTest {
         + " dtm = '1999-12-31 23:59:59.999999', en = 'c', st = 'y', bt = b'11', js = '[]' WHERE id = 1");
     bed.exec("DELETE FROM " + source + ".types_t WHERE id = 2");
     eventually().until(() -> bed.rows(target, "types_t").equals(bed.rows(source, "types_t")));
+  }
+
+  @Test
+  void anUnreachableSourceIsRetriedAndPickedUpOnceTheTopologyPointsRight() throws Exception {
+    MoveTables mt = new MoveTables();
+    mt.load(10, 10);
+    TabletAlias sourceTablet = new TabletAlias(StreamTestBed.CELL, 100);
+    int closedPort;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      closedPort = s.getLocalPort();
+    }
+    int realPort = bed.topo.getRequired(bed.topo.keys().tablet(sourceTablet)).value().mysqlPort();
+    bed.topo.update(bed.topo.keys().tablet(sourceTablet), t -> withPort(t, closedPort), LockSet.of());
+    mt.createStreams();
+    StreamRunner runner = bed.startRunner();
+
+    eventually().until(() -> runner.activeStreams() == 2);
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+        .until(() -> state(mt.lowStream).equals("Init") && state(mt.highStream).equals("Init"));
+    bed.topo.update(bed.topo.keys().tablet(sourceTablet), t -> withPort(t, realPort), LockSet.of());
+    mt.awaitRunning();
+    assertThat(mt.split()).isTrue();
+  }
+
+  private static Tablet withPort(Tablet t, int port) {
+    return new Tablet(t.alias(), t.hostname(), t.portMap(), t.keyspace(), t.shard(), t.keyRange(), t.type(),
+        t.dbNameOverride(), t.mysqlHostname(), port);
+  }
+
+  @Test
+  void aReverseStreamStartsAtItsPositionWithoutCopyingAndWritesThroughADenyBarrier() throws Exception {
+    String original = bed.database("src");
+    String moved = bed.database("tlow");
+    bed.shard("commerce", "0", 100, original);
+    bed.shard("customer", "-80", 200, moved);
+    createTables(original);
+    createTables(moved);
+    long before = customerIn(LOW, true, 1);
+    insertCustomer(moved, before);
+    String switchedAt = bed.position();
+    long reverse = bed.insertStream("commerce2customer_reverse", "{\"keyspace\":\"customer\",\"shard\":\"-80\","
+        + "\"filter\":{\"rules\":[{\"match\":\"customer\",\"filter\":\"select * from customer\"}]}}",
+        StreamState.Stopped, switchedAt, original);
+    // The barrier a switch puts on the original source: every session but a stream's is refused.
+    for (String event : List.of("INSERT", "UPDATE", "DELETE")) {
+      bed.exec("CREATE TRIGGER " + original + ".deny_" + event.toLowerCase(Locale.ROOT) + " BEFORE " + event
+          + " ON " + original + ".customer FOR EACH ROW BEGIN IF IFNULL(LENGTH(@" + Sql.STREAM_SESSION_VARIABLE
+          + "), 0) = 0 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'pointsman: writes denied'; END IF; END");
+    }
+    assertThatThrownBy(() -> insertCustomer(original, 999_999)).hasMessageContaining("writes denied");
+    bed.startRunner();
+
+    long after = customerIn(LOW, true, before + 1);
+    insertCustomer(moved, after);
+    bed.exec("UPDATE " + bed.sidecar + ".vreplication SET state = 'Running' WHERE id = ?", reverse);
+    eventually().until(() -> bed.ids(original, "customer").contains(after));
+    bed.exec("UPDATE " + moved + ".customer SET email = 'back' WHERE customer_id = ?", after);
+    eventually().until(() -> "back".equals(bed.queryString("SELECT email FROM " + original + ".customer"
+        + " WHERE customer_id = ?", after)));
+    assertThat(bed.ids(original, "customer")).containsExactly(after);
+    assertThat(bed.column(reverse, "rows_copied")).isZero();
+    bed.exec("DELETE FROM " + moved + ".customer WHERE customer_id = ?", after);
+    eventually().until(() -> bed.ids(original, "customer").isEmpty());
   }
 }

@@ -130,6 +130,18 @@ final class StreamTestBed implements AutoCloseable {
     }
   }
 
+  /** The first column of the first row of a query, or null when there is none. */
+  String queryString(String sql, Object... args) throws SQLException {
+    try (PreparedStatement ps = admin.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        ps.setObject(i + 1, args[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+
   /** The server's binlog position now, as a stored stream position. */
   String position() throws SQLException {
     try (Statement st = admin.createStatement(); ResultSet rs = st.executeQuery("SELECT @@gtid_binlog_pos")) {

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -114,16 +115,11 @@ public final class VReplicationStreams {
     if (ids.isEmpty()) {
       return 0;
     }
-    Object[] args = new Object[2 + 1 + ids.size()];
-    args[0] = StreamState.STOPPED.column();
-    args[1] = truncate(message);
-    args[2] = endpoint.dbName();
-    int i = 3;
-    for (Integer id : new TreeSet<>(ids)) {
-      args[i++] = id;
-    }
-    return update(endpoint, locks, "stopping streams " + new TreeSet<>(ids),
-        "SET state = ?, message = ? WHERE db_name = ? AND id IN (" + placeholders(ids.size()) + ")", args);
+    SortedSet<Integer> sorted = new TreeSet<>(ids);
+    List<Object> args = new ArrayList<>(List.of(StreamState.STOPPED.column(), truncate(message), endpoint.dbName()));
+    args.addAll(sorted);
+    return update(endpoint, locks, "stopping streams " + sorted,
+        "SET state = ?, message = ? WHERE db_name = ? AND id IN (" + placeholders(sorted.size()) + ")", args.toArray());
   }
 
   /**
@@ -184,6 +180,13 @@ public final class VReplicationStreams {
   }
 
   private List<Integer> insert(Connection c, PrimaryEndpoint endpoint, List<NewStream> streams) throws SQLException {
+    for (NewStream s : streams) {
+      if (!s.dbName().equals(endpoint.dbName())) {
+        // Vitess's streams always write to the database of the primary they run on.
+        throw PointsmanException.invalidArgument("a stream of " + s.workflow() + " writing to " + s.dbName()
+            + " cannot run on " + endpoint + ", which serves " + endpoint.dbName());
+      }
+    }
     List<Integer> ids = new ArrayList<>();
     long now = clock.instant().getEpochSecond();
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table(endpoint, "vreplication")

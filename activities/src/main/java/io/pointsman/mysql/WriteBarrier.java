@@ -6,7 +6,6 @@ import io.pointsman.locks.LockSet;
 import io.pointsman.names.Names;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -16,7 +15,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SortedSet;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -43,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * {@link #allow} (the compensation) or a retried deny.
  *
  * <p>Then, as Vitess does, {@code LOCK TABLES ... READ} is taken and released twice, 100 ms apart,
- * on a fresh connection: it waits for any writer still holding a table, a second drain that also
- * covers tables whose triggers an earlier (retried) call created.
+ * on the barrier's own connection, which is closed right after (so no lock can outlive the call).
+ * It repeats the drain as a check; the guarantee does not rest on it.
  *
  * <h2>Exemption</h2>
  * A session is a replication stream's, and may write, when it has set the user variable
@@ -70,6 +68,10 @@ public final class WriteBarrier {
   public static final String DENIED_MESSAGE_PREFIX = "pointsman: writes denied";
   /** The SQLSTATE of a denied write (MySQL error number 1644, ER_SIGNAL_EXCEPTION). */
   public static final String DENIED_SQLSTATE = "45000";
+  private static final String DENY_LEFT = "Triggers created so far stay until allow() or a retried deny";
+  private static final String ALLOW_LEFT = "Triggers not dropped yet stay until a retried allow";
+  /** The longest one LOCK TABLES drain cycle waits (it only confirms what the triggers' DDL drained). */
+  private static final Duration LOCK_TABLES_WAIT = Duration.ofSeconds(2);
   /** Vitess's internal operation tables (table GC, online DDL), which Vitess writes itself. */
   private static final String VITESS_INTERNAL_PREFIX = "_vt_";
 
@@ -135,7 +137,7 @@ public final class WriteBarrier {
     try (Connection c = pools.dedicatedConnection(endpoint)) {
       prepareSession(c, endpoint);
       List<String> tables = tablesToDeny(c, endpoint, scope);
-      Map<String, String> present = ourTriggers(c, db);
+      Map<String, String> present = BarrierCatalog.barrierTriggers(c, db);
       List<String> created = new ArrayList<>();
       for (String table : tables) {
         for (DenyTriggers.Event event : DenyTriggers.Event.values()) {
@@ -146,7 +148,7 @@ public final class WriteBarrier {
           }
         }
       }
-      drain(c, endpoint, tables, deadline, drainTimeout);
+      drain(c, endpoint, tables, deadline);
       verify(c, endpoint, tables);
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       log.info("writes denied on {} of {} on {}: {} tables, {} triggers created, {} ms", scope, db, endpoint,
@@ -170,18 +172,18 @@ public final class WriteBarrier {
     fence.check(endpoint, locks, action);
     try (Connection c = pools.dedicatedConnection(endpoint)) {
       prepareSession(c, endpoint);
-      Map<String, String> ours = ourTriggers(c, db);
+      Map<String, String> ours = BarrierCatalog.barrierTriggers(c, db);
       List<String> dropped = new ArrayList<>();
       SortedSet<String> tables = new TreeSet<>();
       for (Map.Entry<String, String> t : ours.entrySet()) {
         if (scope instanceof WriteScope.Tables named && !named.names().contains(t.getValue())) {
           continue;
         }
-        setLockWait(c, endpoint, t.getValue(), deadline, timeout);
+        setLockWait(c, endpoint, t.getValue(), deadline, timeout, ALLOW_LEFT);
         try (Statement st = c.createStatement()) {
           st.execute(DenyTriggers.dropStatement(db, t.getKey()));
         } catch (SQLException e) {
-          throw lockWaitOr(e, c, endpoint, t.getValue(), timeout);
+          throw lockWaitOr(e, c, endpoint, t.getValue(), timeout, ALLOW_LEFT);
         }
         dropped.add(t.getKey());
         tables.add(t.getValue());
@@ -201,7 +203,7 @@ public final class WriteBarrier {
   /** The tables of the endpoint's database that have at least one barrier trigger now. */
   public SortedSet<String> deniedTables(PrimaryEndpoint endpoint) {
     try (Connection c = pools.connection(endpoint)) {
-      return new TreeSet<>(ourTriggers(c, endpoint.dbName()).values());
+      return new TreeSet<>(BarrierCatalog.barrierTriggers(c, endpoint.dbName()).values());
     } catch (SQLException e) {
       throw SqlErrors.translate("reading the write barrier of " + endpoint.dbName() + " on " + endpoint, e);
     }
@@ -248,16 +250,7 @@ public final class WriteBarrier {
 
   private List<String> tablesToDeny(Connection c, PrimaryEndpoint endpoint, WriteScope scope) throws SQLException {
     String db = endpoint.dbName();
-    SortedSet<String> base = new TreeSet<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT TABLE_NAME FROM information_schema.TABLES"
-        + " WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')")) {
-      ps.setString(1, db);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          base.add(rs.getString(1));
-        }
-      }
-    }
+    SortedSet<String> base = BarrierCatalog.baseTables(c, db);
     if (scope instanceof WriteScope.Tables named) {
       SortedSet<String> missing = new TreeSet<>(named.names());
       missing.removeAll(base);
@@ -267,7 +260,7 @@ public final class WriteBarrier {
       }
       return List.copyOf(named.names());
     }
-    if (base.isEmpty() && !databaseExists(c, db)) {
+    if (base.isEmpty() && !BarrierCatalog.databaseExists(c, db)) {
       throw PointsmanException.notFound("database " + db + " does not exist on " + endpoint);
     }
     List<String> tables = new ArrayList<>();
@@ -286,61 +279,47 @@ public final class WriteBarrier {
     return tables;
   }
 
-  private static boolean databaseExists(Connection c, String db) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?")) {
-      ps.setString(1, db);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next();
-      }
-    }
-  }
-
-  /** Barrier triggers of the database: trigger name → table. */
-  private static Map<String, String> ourTriggers(Connection c, String db) throws SQLException {
-    Map<String, String> ours = new TreeMap<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT TRIGGER_NAME, EVENT_OBJECT_TABLE, ACTION_STATEMENT"
-        + " FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ?")) {
-      ps.setString(1, db);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          if (DenyTriggers.isOurs(rs.getString(1), rs.getString(3))) {
-            ours.put(rs.getString(1), rs.getString(2));
-          }
-        }
-      }
-    }
-    return ours;
-  }
-
   private void createTrigger(Connection c, PrimaryEndpoint endpoint, String table, DenyTriggers.Event event,
       long deadline, Duration drainTimeout) throws SQLException {
-    setLockWait(c, endpoint, table, deadline, drainTimeout);
+    setLockWait(c, endpoint, table, deadline, drainTimeout, DENY_LEFT);
     try (Statement st = c.createStatement()) {
       st.execute(DenyTriggers.createStatement(endpoint.dbName(), table, event, options.exemptUsers()));
     } catch (SQLException e) {
       if (e.getErrorCode() == SqlErrors.ER_TRG_ALREADY_EXISTS) {
         return; // a concurrent deny created it; verify() checks it is ours
       }
-      throw lockWaitOr(e, c, endpoint, table, drainTimeout);
+      throw lockWaitOr(e, c, endpoint, table, drainTimeout, DENY_LEFT);
     }
   }
 
-  /** Vitess's LOCK TABLES cycles: each waits until no session holds a covered table for writing. */
-  private void drain(Connection c, PrimaryEndpoint endpoint, List<String> tables, long deadline, Duration timeout)
-      throws SQLException {
+  /**
+   * Vitess's drain, repeated after the triggers: {@code LOCK TABLES ... READ} taken and released
+   * {@code lockTablesCycles} times, {@code lockTablesCycleDelay} apart, each waiting until no
+   * session holds a covered table for writing. The triggers' DDL has already drained the tables,
+   * so this cannot weaken the barrier; and since a session that keeps its transaction open after a
+   * denied write may still hold a table's metadata lock on some servers, a cycle that cannot lock
+   * within its short wait is logged rather than failing a barrier that already holds.
+   */
+  private void drain(Connection c, PrimaryEndpoint endpoint, List<String> tables, long deadline) throws SQLException {
     if (tables.isEmpty()) {
       return;
     }
     String lock = "LOCK TABLES " + tables.stream()
         .map(t -> SqlIdentifiers.qualified(endpoint.dbName(), t) + " READ").collect(Collectors.joining(", "));
     for (int cycle = 1; cycle <= options.lockTablesCycles(); cycle++) {
-      setLockWait(c, endpoint, tables.get(0), deadline, timeout);
+      long leftMillis = (deadline - System.nanoTime()) / 1_000_000;
+      long waitSeconds = Math.max(1, Math.min(LOCK_TABLES_WAIT.toSeconds(), (leftMillis + 999) / 1000));
       try (Statement st = c.createStatement()) {
+        st.execute("SET SESSION lock_wait_timeout = " + waitSeconds);
         st.execute(lock);
         st.execute("UNLOCK TABLES");
       } catch (SQLException e) {
-        throw lockWaitOr(e, c, endpoint, String.join(", ", tables), timeout);
+        if (e.getErrorCode() != SqlErrors.ER_LOCK_WAIT_TIMEOUT) {
+          throw e;
+        }
+        log.warn("LOCK TABLES drain {} of {} on {} waited {} s without the lock; the barrier triggers are in place."
+            + " Open transactions: {}", cycle, endpoint.dbName(), endpoint, waitSeconds, BarrierCatalog.openTransactions(c));
+        return;
       }
       if (cycle < options.lockTablesCycles()) {
         pause(options.lockTablesCycleDelay());
@@ -349,7 +328,7 @@ public final class WriteBarrier {
   }
 
   private static void verify(Connection c, PrimaryEndpoint endpoint, List<String> tables) throws SQLException {
-    Map<String, String> ours = ourTriggers(c, endpoint.dbName());
+    Map<String, String> ours = BarrierCatalog.barrierTriggers(c, endpoint.dbName());
     List<String> missing = new ArrayList<>();
     for (String table : tables) {
       for (DenyTriggers.Event event : DenyTriggers.Event.values()) {
@@ -366,10 +345,10 @@ public final class WriteBarrier {
 
   /** Sets the session's metadata lock wait to what is left of the deadline, in whole seconds. */
   private static void setLockWait(Connection c, PrimaryEndpoint endpoint, String table, long deadline,
-      Duration timeout) throws SQLException {
+      Duration timeout, String left) throws SQLException {
     long leftMillis = (deadline - System.nanoTime()) / 1_000_000;
     if (leftMillis <= 0) {
-      throw drainTimeout(endpoint, table, timeout, "");
+      throw drainTimeout(endpoint, table, timeout, "", left);
     }
     long seconds = Math.max(1, (leftMillis + 999) / 1000);
     try (Statement st = c.createStatement()) {
@@ -377,39 +356,20 @@ public final class WriteBarrier {
     }
   }
 
+  /** A lock wait timeout becomes DEADLINE_EXCEEDED naming the blockers; anything else is rethrown. */
   private static RuntimeException lockWaitOr(SQLException e, Connection c, PrimaryEndpoint endpoint, String table,
-      Duration timeout) throws SQLException {
+      Duration timeout, String left) throws SQLException {
     if (e.getErrorCode() == SqlErrors.ER_LOCK_WAIT_TIMEOUT) {
-      return drainTimeout(endpoint, table, timeout, openTransactions(c));
+      return drainTimeout(endpoint, table, timeout, BarrierCatalog.openTransactions(c), left);
     }
     throw e;
   }
 
   private static PointsmanException drainTimeout(PrimaryEndpoint endpoint, String table, Duration timeout,
-      String open) {
+      String open, String left) {
     return new PointsmanException(ErrorCode.DEADLINE_EXCEEDED, "write barrier on " + endpoint.dbName() + " of "
         + endpoint + ": transactions using " + table + " did not end within " + timeout
-        + (open.isEmpty() ? "" : "; open transactions: " + open)
-        + ". Triggers created so far stay until allow() or a retried deny");
-  }
-
-  /** Best effort: the oldest open transactions on the server, so an operator can find the blocker. */
-  private static String openTransactions(Connection c) {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
-        "SELECT t.trx_mysql_thread_id, t.trx_started, p.USER, p.HOST, p.COMMAND, p.TIME"
-            + " FROM information_schema.INNODB_TRX t LEFT JOIN information_schema.PROCESSLIST p"
-            + " ON p.ID = t.trx_mysql_thread_id WHERE t.trx_mysql_thread_id <> CONNECTION_ID()"
-            + " ORDER BY t.trx_started LIMIT 5")) {
-      List<String> found = new ArrayList<>();
-      while (rs.next()) {
-        found.add("thread " + rs.getLong(1) + " of " + rs.getString(3) + "@" + rs.getString(4) + " since "
-            + rs.getString(2) + " (" + rs.getString(5) + " for " + rs.getLong(6) + " s)");
-      }
-      return String.join("; ", found);
-    } catch (SQLException e) {
-      log.debug("could not list open transactions", e);
-      return "";
-    }
+        + (open.isEmpty() ? "" : "; open transactions: " + open) + ". " + left);
   }
 
   private static void pause(Duration delay) {

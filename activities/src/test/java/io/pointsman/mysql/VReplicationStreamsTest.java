@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.errors.LockLostException;
+import io.pointsman.errors.PointsmanException;
 import io.pointsman.gtid.Position;
 import io.pointsman.locks.LockSet;
 import io.pointsman.topo.model.KeyRange;
@@ -205,6 +206,23 @@ class VReplicationStreamsTest {
     streams.stop(db.endpoint, "wf", "é".repeat(700), locks);
 
     assertThat(streams.read(db.endpoint, "wf").get(0).message()).hasSize(475);
+  }
+
+  @Test
+  void hostileWorkflowNamesAreRefusedBeforeAnyStatement() {
+    assertThatThrownBy(() -> streams.read(db.endpoint, "wf' OR '1'='1"))
+        .isInstanceOf(PointsmanException.class).hasMessageContaining("workflow name");
+    assertThatThrownBy(() -> streams.delete(db.endpoint, "wf`; DROP TABLE x", locks))
+        .isInstanceOf(PointsmanException.class).hasMessageContaining("workflow name");
+  }
+
+  @Test
+  void aStreamMustWriteToTheDatabaseOfItsPrimary() {
+    NewStream elsewhere = NewStream.stopped("wf", source("0"), START, "vt_elsewhere", WorkflowType.MOVE_TABLES,
+        WorkflowSubType.NONE);
+    assertThatThrownBy(() -> streams.insert(db.endpoint, List.of(elsewhere), locks))
+        .hasMessageContaining("cannot run on");
+    assertThat(streams.read(db.endpoint, "wf")).isEmpty();
   }
 
   @Test

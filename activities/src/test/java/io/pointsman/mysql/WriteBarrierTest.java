@@ -424,6 +424,42 @@ class WriteBarrierTest {
     assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
   }
 
+  /** Binlog events since {@code mark} (file, position) that mention this test's barrier triggers. */
+  private List<String> barrierEventsSince(String[] mark) throws SQLException {
+    List<String> found = new ArrayList<>();
+    try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SHOW BINLOG EVENTS IN '" + mark[0] + "' FROM " + mark[1])) {
+      while (rs.next()) {
+        String info = rs.getString("Info");
+        if (info != null && info.contains(db.endpoint.dbName()) && info.contains("pointsman_deny_")) {
+          found.add(info);
+        }
+      }
+    }
+    return found;
+  }
+
+  private static String[] binlogMark() throws SQLException {
+    try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SHOW MASTER STATUS")) {
+      rs.next();
+      return new String[] {rs.getString(1), Long.toString(rs.getLong(2))};
+    }
+  }
+
+  @Test
+  void theBarrierDdlStaysOutOfTheBinlogUnlessConfiguredOtherwise() throws Exception {
+    String[] mark = binlogMark();
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    barrier.allow(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    assertThat(barrierEventsSince(mark)).isEmpty();
+
+    WriteBarrier logged = new WriteBarrier(db.pools, db.fence,
+        new WriteBarrier.Options(Set.of(), true, 2, Duration.ofMillis(100)));
+    logged.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    assertThat(barrierEventsSince(mark)).hasSize(3).allMatch(info -> info.contains("CREATE"));
+  }
+
   @Test
   void missingTablesAreRefusedBeforeAnythingChanges() {
     assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "nope")), locks, DRAIN))

@@ -4,6 +4,8 @@ import io.pointsman.errors.ErrorCode;
 import io.pointsman.errors.PointsmanException;
 import io.pointsman.gtid.MariadbGtidSet;
 import io.pointsman.gtid.Position;
+import io.pointsman.mysql.BinlogSource;
+import io.pointsman.mysql.StreamState;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -27,7 +29,7 @@ final class BinlogApplier implements AutoCloseable {
   static final String STOP_POS_MESSAGE = "Reached stopping position, done playing logs";
 
   private static final Logger log = LoggerFactory.getLogger(BinlogApplier.class);
-  private static final Set<StreamState> RUNNING = Set.of(StreamState.Running);
+  private static final Set<StreamState> RUNNING = Set.of(StreamState.RUNNING);
   private static final int QUEUE_CAPACITY = 256;
   /** Heartbeats missed before a silent binlog connection counts as dead. */
   private static final int SILENT_HEARTBEATS = 5;
@@ -39,7 +41,7 @@ final class BinlogApplier implements AutoCloseable {
   private final WorkerSetup setup;
   private final Connection target;
   private final StreamGuard guard;
-  private final String onDdl;
+  private final BinlogSource.OnDdl onDdl;
   private final Position stopPos;
   private final Backoff backoff;
   private final BlockingQueue<ReaderEvent> queue = new ArrayBlockingQueue<>(QUEUE_CAPACITY);
@@ -52,7 +54,7 @@ final class BinlogApplier implements AutoCloseable {
    * @param stopPos the stream's {@code stop_pos}, or null
    * @param backoff the worker's retry backoff, reset whenever a transaction applies
    */
-  BinlogApplier(Settings settings, WorkerSetup setup, Connection target, StreamGuard guard, String onDdl,
+  BinlogApplier(Settings settings, WorkerSetup setup, Connection target, StreamGuard guard, BinlogSource.OnDdl onDdl,
       Position stopPos, Backoff backoff) {
     this.settings = settings;
     this.setup = setup;
@@ -103,7 +105,7 @@ final class BinlogApplier implements AutoCloseable {
       return false;
     }
     MariadbGtidSet next = MariaDbPositions.advance(processed, txn.gtid());
-    if (!txn.ddl().isEmpty() && !onDdl.equals("IGNORE")) {
+    if (!txn.ddl().isEmpty() && onDdl != BinlogSource.OnDdl.IGNORE) {
       return onDdl(txn, next);
     }
     List<ChangePlanner.Write> writes = ChangePlanner.plan(target, setup, txn.changes());
@@ -125,7 +127,7 @@ final class BinlogApplier implements AutoCloseable {
       long now = now();
       setup.table().recordApplied(target, row.id(), nextPos, txn.timestampSeconds(), now);
       if (stopPos != null && MariaDbPositions.reached(next, stopPos)) {
-        setup.table().setState(target, row.id(), StreamState.Stopped, STOP_POS_MESSAGE, now);
+        setup.table().setState(target, row.id(), StreamState.STOPPED, STOP_POS_MESSAGE, now);
         return true;
       }
       return false;
@@ -140,7 +142,7 @@ final class BinlogApplier implements AutoCloseable {
   }
 
   private boolean onDdl(SourceTransaction txn, MariadbGtidSet next) throws SQLException {
-    if (onDdl.equals("STOP")) {
+    if (onDdl == BinlogSource.OnDdl.STOP) {
       processed = next;
       stop("Stopped at DDL " + String.join("; ", txn.ddl()));
       return true;
@@ -159,7 +161,7 @@ final class BinlogApplier implements AutoCloseable {
     guard.inTransaction(target, RUNNING, pos, row -> {
       long now = now();
       setup.table().recordHeartbeat(target, row.id(), pos, now);
-      setup.table().setState(target, row.id(), StreamState.Stopped, message, now);
+      setup.table().setState(target, row.id(), StreamState.STOPPED, message, now);
       return null;
     });
     log.info("stream {} stopped at {}: {}", settings.label(), processed, message);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.errors.PointsmanException;
 import io.pointsman.gtid.MariadbGtidSet;
+import io.pointsman.mysql.StreamState;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,8 +31,8 @@ import org.slf4j.LoggerFactory;
 final class RowCopier {
   private static final Logger log = LoggerFactory.getLogger(RowCopier.class);
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final Set<StreamState> MAY_START = Set.of(StreamState.Init, StreamState.Copying, StreamState.Running);
-  private static final Set<StreamState> COPYING = Set.of(StreamState.Copying);
+  private static final Set<StreamState> MAY_START = Set.of(StreamState.INIT, StreamState.COPYING, StreamState.RUNNING);
+  private static final Set<StreamState> COPYING = Set.of(StreamState.COPYING);
 
   private final WorkerSetup setup;
   private final Connection target;

@@ -1,6 +1,7 @@
 package io.pointsman.sandbox.streams;
 
 import io.pointsman.errors.PointsmanException;
+import io.pointsman.mysql.WriteBarrier;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -14,9 +15,6 @@ import java.util.Properties;
 
 /** The runner's JDBC plumbing: connections with the session every stream connection needs, and quoting. */
 final class Sql {
-  /** WriteBarrier.STREAM_SESSION_VARIABLE; read from there once io.pointsman.mysql is in the build. */
-  static final String STREAM_SESSION_VARIABLE = "pointsman_stream";
-
   private Sql() {}
 
   /**
@@ -52,8 +50,8 @@ final class Sql {
   }
 
   /**
-   * Opens a connection for writing into target databases: a stream's session (see
-   * {@link #markStreamSession}), without autocommit, and at READ COMMITTED, since every write it
+   * Opens a connection for writing into target databases: a stream's session, which write
+   * barriers on the primary let through ({@link WriteBarrier#markStreamSession}), without autocommit, and at READ COMMITTED, since every write it
    * makes is keyed and the row guard reads with a lock: gap locks would only make streams writing
    * into one sidecar deadlock each other.
    */
@@ -61,7 +59,7 @@ final class Sql {
       throws SQLException {
     Connection c = connect(host, port, user, password);
     try {
-      markStreamSession(c, stream);
+      WriteBarrier.markStreamSession(c, stream);
       try (Statement st = c.createStatement()) {
         st.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED");
       }
@@ -70,17 +68,6 @@ final class Sql {
     } catch (SQLException e) {
       closeQuietly(c, e);
       throw e;
-    }
-  }
-
-  /**
-   * Marks the session as a replication stream's, which write barriers on the primary let through:
-   * the user variable of io.pointsman.mysql.WriteBarrier ({@code STREAM_SESSION_VARIABLE}).
-   */
-  static void markStreamSession(Connection c, String stream) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SET @" + STREAM_SESSION_VARIABLE + " = ?")) {
-      ps.setString(1, stream);
-      ps.execute();
     }
   }
 

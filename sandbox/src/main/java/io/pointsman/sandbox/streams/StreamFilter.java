@@ -1,6 +1,7 @@
 package io.pointsman.sandbox.streams;
 
 import io.pointsman.errors.PointsmanException;
+import io.pointsman.mysql.BinlogSource;
 import io.pointsman.names.Names;
 import io.pointsman.topo.model.ColumnVindex;
 import io.pointsman.topo.model.KeyRange;
@@ -105,39 +106,39 @@ final class StreamFilter {
   }
 
   private CompiledRule compile(BinlogSource.Rule r) {
-    if (r.match().startsWith("/")) {
-      String expr = trimSlashes(r.match());
+    String match = r.match() == null ? "" : r.match();
+    String filter = r.filter() == null ? "" : r.filter().trim();
+    if (match.startsWith("/")) {
+      String expr = trimSlashes(match);
       try {
         Pattern p = Pattern.compile(expr);
-        String filter = r.filter().trim();
         if (!filter.isEmpty()) {
           parseRange(filter);
         }
         return new CompiledRule(p, null, filter.isEmpty() ? null : filter, null, false);
       } catch (PatternSyntaxException e) {
-        throw PointsmanException.invalidArgument("rule match '" + r.match() + "' is not a regular expression: " + e.getDescription());
+        throw PointsmanException.invalidArgument("rule match '" + match + "' is not a regular expression: " + e.getDescription());
       }
     }
-    if (r.match().isEmpty()) {
+    if (match.isEmpty()) {
       throw PointsmanException.invalidArgument("a filter rule has an empty match");
     }
-    String filter = r.filter().trim();
     if (filter.isEmpty()) {
-      return new CompiledRule(null, r.match(), null, null, false);
+      return new CompiledRule(null, match, null, null, false);
     }
     if (filter.equalsIgnoreCase("exclude")) {
       // An exclude rule carries a marker instead of a select; it drops the table from the stream.
-      return new CompiledRule(null, r.match(), null, null, true);
+      return new CompiledRule(null, match, null, null, true);
     }
     FilterParser.Select select = FilterParser.parse(filter);
-    if (!select.table().equals(r.match())) {
+    if (!select.table().equals(match)) {
       throw PointsmanException.invalidArgument("filter \"" + filter + "\" selects from " + select.table()
-          + " but its rule matches " + r.match());
+          + " but its rule matches " + match);
     }
     for (FilterParser.InKeyRange c : select.conditions()) {
       parseRange(c.keyRange());
     }
-    return new CompiledRule(null, r.match(), null, select, false);
+    return new CompiledRule(null, match, null, select, false);
   }
 
   private String primaryVindexColumn(String table) {

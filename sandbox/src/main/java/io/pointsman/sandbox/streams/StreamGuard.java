@@ -1,5 +1,6 @@
 package io.pointsman.sandbox.streams;
 
+import io.pointsman.mysql.StreamState;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Set;

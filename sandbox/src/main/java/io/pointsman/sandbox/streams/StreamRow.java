@@ -1,5 +1,6 @@
 package io.pointsman.sandbox.streams;
 
+import io.pointsman.mysql.StreamState;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -13,12 +14,20 @@ record StreamRow(long id, String workflow, String source, String pos, String sto
     message = message == null ? "" : message;
   }
 
+  /** The state, or empty for a value Vitess does not define. */
   Optional<StreamState> parsedState() {
-    return StreamState.parse(state);
+    for (StreamState s : StreamState.values()) {
+      if (s.column().equals(state)) {
+        return Optional.of(s);
+      }
+    }
+    return Optional.empty();
   }
 
+  /** Whether the runner executes the stream: Vitess runs Init, Copying and Running streams. */
   boolean runnable() {
-    return parsedState().map(StreamState::runnable).orElse(false);
+    return parsedState().filter(s -> s == StreamState.INIT || s == StreamState.COPYING || s == StreamState.RUNNING)
+        .isPresent();
   }
 
   /** Whether a running worker started from {@code other} must restart to see this row (Vitess restarts on any update). */

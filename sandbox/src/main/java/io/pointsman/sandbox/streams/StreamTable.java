@@ -1,5 +1,6 @@
 package io.pointsman.sandbox.streams;
 
+import io.pointsman.mysql.StreamState;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -75,7 +76,7 @@ final class StreamTable {
 
   void setState(Connection c, long id, StreamState state, String message, long now) throws SQLException {
     update(c, "UPDATE " + vreplication + " SET state = ?, message = ?, time_updated = ? WHERE id = ?",
-        state.name(), truncate(message), now, id);
+        state.column(), truncate(message), now, id);
   }
 
   /** Starts a copy: one copy_state row per table, state Copying and a fresh row count. */
@@ -85,7 +86,7 @@ final class StreamTable {
       update(c, "INSERT INTO " + copyState + " (vrepl_id, table_name, lastpk) VALUES (?, ?, NULL)", id, t);
     }
     update(c, "UPDATE " + vreplication + " SET state = ?, message = '', rows_copied = 0, time_updated = ? WHERE id = ?",
-        StreamState.Copying.name(), now, id);
+        StreamState.COPYING.column(), now, id);
   }
 
   /** Records a copied batch: the last key copied of the table and the rows added. */
@@ -98,7 +99,7 @@ final class StreamTable {
   void finishCopy(Connection c, long id, String pos, long now) throws SQLException {
     update(c, "DELETE FROM " + copyState + " WHERE vrepl_id = ?", id);
     update(c, "UPDATE " + vreplication + " SET pos = ?, state = ?, message = '', time_updated = ? WHERE id = ?",
-        pos, StreamState.Running.name(), now, id);
+        pos, StreamState.RUNNING.column(), now, id);
   }
 
   int copyStateRows(Connection c, long id) throws SQLException {

@@ -3,6 +3,8 @@ package io.pointsman.sandbox.streams;
 import io.pointsman.errors.PointsmanException;
 import io.pointsman.gtid.MariadbGtidSet;
 import io.pointsman.gtid.Position;
+import io.pointsman.mysql.BinlogSource;
+import io.pointsman.mysql.StreamState;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -21,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 final class StreamWorker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StreamWorker.class);
-  private static final Set<StreamState> RUNNABLE = Set.of(StreamState.Init, StreamState.Copying, StreamState.Running);
+  private static final Set<StreamState> RUNNABLE = Set.of(StreamState.INIT, StreamState.COPYING, StreamState.RUNNING);
   private static final Duration JOIN_WAIT = Duration.ofSeconds(10);
 
   private final StreamRunnerOptions options;
@@ -102,7 +104,7 @@ final class StreamWorker implements AutoCloseable {
       int copyRows = table.copyStateRows(target, row.id());
       target.commit();
 
-      BinlogSource source = BinlogSource.parse(row.source());
+      BinlogSource source = SourceCodec.decode(row.source());
       StreamFilter filter = new StreamFilter(source, topology::vschema);
       if (row.dbName() == null || row.dbName().isEmpty()) {
         throw PointsmanException.invalidArgument("the stream has no db_name to write into");
@@ -111,7 +113,7 @@ final class StreamWorker implements AutoCloseable {
           row.dbName(), options.mysqlUser(), options.mysqlPassword(), options.copyBatchSize());
 
       MariadbGtidSet pos;
-      if (copyRows > 0 || row.pos().isBlank() || row.parsedState().orElse(null) == StreamState.Init) {
+      if (copyRows > 0 || row.pos().isBlank() || row.parsedState().orElse(null) == StreamState.INIT) {
         pos = new RowCopier(setup, target, guard, () -> closed).copy();
       } else {
         pos = MariaDbPositions.parse(row.pos());
@@ -138,7 +140,7 @@ final class StreamWorker implements AutoCloseable {
         options.mysqlPassword(), streamName())) {
       // Only a stream that may still run gets the error; a stop that came meanwhile stands.
       new StreamGuard(table, definition).ifRunnable(c, RUNNABLE, r -> {
-        table.setState(c, r.id(), StreamState.Error, message, now());
+        table.setState(c, r.id(), StreamState.ERROR, message, now());
         return null;
       });
       return true;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.errors.PointsmanException;
+import io.pointsman.mysql.BinlogSource;
 import io.pointsman.topo.model.ColumnVindex;
 import io.pointsman.topo.model.KeyRange;
 import io.pointsman.topo.model.VSchema;
@@ -24,7 +25,7 @@ class StreamFilterTest {
           "by_email", new VSchemaTable(null, List.of(new ColumnVindex("email", "email_lookup", null)), null, null)));
 
   private static StreamFilter filter(String keyspace, BinlogSource.Rule... rules) {
-    BinlogSource source = new BinlogSource(keyspace, "-80", null, null, new BinlogSource.Filter(List.of(rules)), null);
+    BinlogSource source = BinlogSource.of(keyspace, "-80", BinlogSource.Filter.of(rules));
     return new StreamFilter(source, ks -> ks.equals("customer") ? Optional.of(CUSTOMER) : Optional.empty());
   }
 
@@ -92,14 +93,16 @@ class StreamFilterTest {
   }
 
   @Test
-  void sourceColumnIsDecodedFromSnakeCaseJson() {
-    BinlogSource s = BinlogSource.parse("{\"keyspace\":\"commerce\",\"shard\":\"0\",\"tablet_type\":\"PRIMARY\","
+  void sourceColumnIsDecodedFromTheJsonWorkflowsWrite() {
+    BinlogSource s = SourceCodec.decode("{\"keyspace\":\"commerce\",\"shard\":\"0\",\"tablet_type\":\"PRIMARY\","
         + "\"key_range\":{\"end\":\"80\"},\"filter\":{\"rules\":[{\"match\":\"customer\",\"filter\":\"\"}]},"
         + "\"on_ddl\":\"STOP\"}");
     assertThat(s.keyspace()).isEqualTo("commerce");
     assertThat(s.keyRange()).isEqualTo(new KeyRange("", "80"));
-    assertThat(s.onDdl()).isEqualTo("STOP");
+    assertThat(s.onDdl()).isEqualTo(BinlogSource.OnDdl.STOP);
     assertThat(s.filter().rules()).containsExactly(new BinlogSource.Rule("customer", ""));
-    assertThatThrownBy(() -> BinlogSource.parse("keyspace: \"commerce\"")).hasMessageContaining("not a BinlogSource");
+    assertThatThrownBy(() -> SourceCodec.decode("keyspace: \"commerce\"")).hasMessageContaining("not a BinlogSource");
+    assertThatThrownBy(() -> SourceCodec.decode("{\"keyspace\":\"commerce\",\"shard\":\"0\"}"))
+        .hasMessageContaining("no filter rules");
   }
 }

@@ -1,6 +1,21 @@
 package io.pointsman.sandbox.streams;
 
 import io.etcd.jetcd.Client;
+import io.pointsman.gtid.Position;
+import io.pointsman.locks.LockSet;
+import io.pointsman.locks.LockToken;
+import io.pointsman.mysql.BinlogSource;
+import io.pointsman.mysql.ConnectionPools;
+import io.pointsman.mysql.MySqlFence;
+import io.pointsman.mysql.MySqlOptions;
+import io.pointsman.mysql.NewStream;
+import io.pointsman.mysql.PrimaryEndpoint;
+import io.pointsman.mysql.SidecarSchema;
+import io.pointsman.mysql.StreamState;
+import io.pointsman.mysql.VReplicationStreams;
+import io.pointsman.mysql.WorkflowSubType;
+import io.pointsman.mysql.WorkflowType;
+import io.pointsman.mysql.WriteBarrier;
 import io.pointsman.testing.TestEtcd;
 import io.pointsman.testing.TestServices;
 import io.pointsman.topo.EtcdTopologyStore;
@@ -18,7 +33,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -39,14 +56,29 @@ final class StreamTestBed implements AutoCloseable {
   final Client etcd = TestEtcd.client();
   final EtcdTopologyStore topo = new EtcdTopologyStore(etcd, TestEtcd.freshPaths());
   final Connection admin;
+  final ConnectionPools pools = new ConnectionPools(MySqlOptions.builder()
+      .user(TestServices.mysqlUser())
+      .password(TestServices.mysqlPassword())
+      .tlsMode(MySqlOptions.TlsMode.DISABLED)
+      .connectTimeout(Duration.ofSeconds(5))
+      .build());
+  private final SidecarSchema sidecarSchema = new SidecarSchema(pools);
+  private final MySqlFence fence = new MySqlFence(pools, sidecarSchema);
+  /** How workflows write and read streams: the runner must understand the one and feed the other. */
+  final VReplicationStreams vreplication = new VReplicationStreams(pools, fence, sidecarSchema);
+  final WriteBarrier writeBarrier = new WriteBarrier(pools, fence);
+  /** Stream and barrier changes are fenced; a token of this test's own stands for the workflow's lock. */
+  final LockSet locks = LockSet.of(new LockToken("/pointsman-test/" + suffix + "/global/keyspaces/customer/locks/1",
+      "keyspace customer", 1, 1, Duration.ofMinutes(2), Instant.now()));
   private final List<String> databases = new ArrayList<>();
+  private final Map<String, PrimaryEndpoint> endpoints = new HashMap<>();
   private final StreamTable streams = new StreamTable(sidecar);
   private StreamRunner runner;
 
   StreamTestBed() throws SQLException {
     admin = connect();
     exec("SET SESSION time_zone = '+00:00'");
-    createSidecar();
+    databases.add(sidecar);
   }
 
   static Connection connect() throws SQLException {
@@ -67,7 +99,7 @@ final class StreamTestBed implements AutoCloseable {
     return db;
   }
 
-  /** A keyspace's shard whose primary tablet serves {@code db} on the shared MariaDB. */
+  /** A keyspace's shard whose primary tablet serves {@code db} on the shared MariaDB; creates the sidecar. */
   void shard(String keyspace, String shard, long uid, String db) {
     if (topo.get(topo.keys().keyspace(keyspace)).isEmpty()) {
       topo.create(topo.keys().keyspace(keyspace), new Keyspace("NORMAL", null, "none", sidecar));
@@ -76,14 +108,30 @@ final class StreamTestBed implements AutoCloseable {
     topo.create(topo.keys().tablet(alias), new Tablet(alias, "localhost", Map.of(), keyspace, shard,
         KeyRange.ofShard(shard), TabletType.PRIMARY, db, TestServices.mysqlHost(), TestServices.mysqlPort()));
     topo.create(topo.keys().shard(keyspace, shard), Shard.of(KeyRange.ofShard(shard), alias, true));
+    PrimaryEndpoint endpoint = new PrimaryEndpoint(keyspace, shard, alias, TestServices.mysqlHost(),
+        TestServices.mysqlPort(), db, sidecar);
+    endpoints.put(db, endpoint);
+    sidecarSchema.ensure(endpoint);
+  }
+
+  /** The primary serving a database made with {@link #shard}. */
+  PrimaryEndpoint endpoint(String db) {
+    return endpoints.get(db);
   }
 
   void vschema(String keyspace, VSchema vschema) {
     topo.create(topo.keys().vschema(keyspace), vschema);
   }
 
-  /** Inserts a stream row the way a workflow creation does; returns its id. */
-  long insertStream(String workflow, String sourceJson, StreamState state, String pos, String targetDb)
+  /** Inserts a stream the way workflows do (io.pointsman.mysql); returns its id. */
+  long insertStream(String workflow, BinlogSource source, StreamState state, Position pos, String targetDb) {
+    NewStream s = new NewStream(workflow, source, pos, Position.ZERO, state, targetDb, "", "", WorkflowType.MOVE_TABLES,
+        WorkflowSubType.NONE, "{}");
+    return vreplication.insert(endpoint(targetDb), List.of(s), locks).get(0);
+  }
+
+  /** Inserts a stream row with a {@code source} value no workflow would write; returns its id. */
+  long insertRawStream(String workflow, String sourceJson, StreamState state, String pos, String targetDb)
       throws SQLException {
     try (PreparedStatement ps = admin.prepareStatement("INSERT INTO " + sidecar + ".vreplication"
         + " (workflow, source, pos, max_tps, max_replication_lag, cell, tablet_types, time_updated,"
@@ -93,7 +141,7 @@ final class StreamTestBed implements AutoCloseable {
       ps.setString(1, workflow);
       ps.setString(2, sourceJson);
       ps.setString(3, pos);
-      ps.setString(4, state.name());
+      ps.setString(4, state.column());
       ps.setString(5, targetDb);
       ps.executeUpdate();
       try (ResultSet rs = ps.getGeneratedKeys()) {
@@ -192,29 +240,6 @@ final class StreamTestBed implements AutoCloseable {
     return runner;
   }
 
-  /**
-   * Vitess's sidecar tables with its column names. Replace with io.pointsman.mysql.SidecarSchema
-   * once that package is in the build, so there is one definition.
-   */
-  private void createSidecar() throws SQLException {
-    exec("CREATE DATABASE " + sidecar);
-    databases.add(sidecar);
-    exec("CREATE TABLE " + sidecar + ".vreplication (id int NOT NULL AUTO_INCREMENT, workflow varbinary(1000),"
-        + " source mediumblob NOT NULL, pos varbinary(10000) NOT NULL, stop_pos varbinary(10000),"
-        + " max_tps bigint NOT NULL, max_replication_lag bigint NOT NULL, cell varbinary(1000),"
-        + " tablet_types varbinary(100), time_updated bigint NOT NULL, transaction_timestamp bigint NOT NULL,"
-        + " state varbinary(100) NOT NULL, message varbinary(1000), db_name varbinary(255) NOT NULL,"
-        + " rows_copied bigint NOT NULL DEFAULT 0, tags varbinary(1024) NOT NULL DEFAULT '',"
-        + " time_heartbeat bigint NOT NULL DEFAULT 0, workflow_type int NOT NULL DEFAULT 0,"
-        + " time_throttled bigint NOT NULL DEFAULT 0, component_throttled varchar(255) NOT NULL DEFAULT '',"
-        + " reason_throttled varchar(512) NOT NULL DEFAULT '', workflow_sub_type int NOT NULL DEFAULT 0,"
-        + " defer_secondary_keys tinyint(1) NOT NULL DEFAULT 0, options json NOT NULL,"
-        + " PRIMARY KEY (id), KEY workflow_idx (workflow(64))) ENGINE=InnoDB");
-    exec("CREATE TABLE " + sidecar + ".copy_state (id bigint unsigned NOT NULL AUTO_INCREMENT,"
-        + " vrepl_id int NOT NULL, table_name varbinary(128) NOT NULL, lastpk varbinary(2000),"
-        + " PRIMARY KEY (id), KEY vrepl_id (vrepl_id, table_name)) ENGINE=InnoDB");
-  }
-
   @Override
   public void close() throws SQLException {
     if (runner != null) {
@@ -225,6 +250,7 @@ final class StreamTestBed implements AutoCloseable {
         exec("DROP DATABASE IF EXISTS " + db);
       }
     } finally {
+      pools.close();
       admin.close();
       etcd.close();
     }

@@ -71,6 +71,22 @@ final class Sql {
     }
   }
 
+  /**
+   * Refuses a source whose binlog the runner cannot replay row by row: it needs the binlog on, in
+   * ROW format with full row images (statement events would carry changes it cannot filter).
+   */
+  static void checkSourceBinlog(Connection source, String where) throws SQLException {
+    try (Statement st = source.createStatement();
+        ResultSet rs = st.executeQuery("SELECT @@GLOBAL.log_bin, @@GLOBAL.binlog_format, @@GLOBAL.binlog_row_image")) {
+      rs.next();
+      if (rs.getInt(1) != 1 || !"ROW".equalsIgnoreCase(rs.getString(2)) || !"FULL".equalsIgnoreCase(rs.getString(3))) {
+        throw PointsmanException.failedPrecondition("the source " + where + " has log_bin=" + rs.getString(1)
+            + ", binlog_format=" + rs.getString(2) + ", binlog_row_image=" + rs.getString(3)
+            + "; streams need log_bin=1, binlog_format=ROW and binlog_row_image=FULL");
+      }
+    }
+  }
+
   static String quote(String identifier) {
     return "`" + identifier.replace("`", "``") + "`";
   }

@@ -111,6 +111,10 @@ final class StreamWorker implements AutoCloseable {
       }
       WorkerSetup setup = new WorkerSetup(table, label, topology.source(source.keyspace(), source.shard()), filter,
           row.dbName(), options.mysqlUser(), options.mysqlPassword(), options.copyBatchSize());
+      SourceEndpoint src = setup.source();
+      try (Connection c = Sql.connect(src.host(), src.port(), options.mysqlUser(), options.mysqlPassword())) {
+        Sql.checkSourceBinlog(c, src.toString());
+      }
 
       MariadbGtidSet pos;
       if (copyRows > 0 || row.pos().isBlank() || row.parsedState().orElse(null) == StreamState.INIT) {

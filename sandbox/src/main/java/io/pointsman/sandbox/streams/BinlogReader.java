@@ -84,6 +84,14 @@ final class BinlogReader implements AutoCloseable {
     client.registerEventListener(this::onEvent);
     client.registerLifecycleListener(new BinaryLogClient.AbstractLifecycleListener() {
       @Override
+      public void onConnect(BinaryLogClient c) {
+        // A close that came while connecting found no connection to drop; drop it now.
+        if (closed) {
+          disconnectQuietly();
+        }
+      }
+
+      @Override
       public void onCommunicationFailure(BinaryLogClient c, Exception e) {
         failure.compareAndSet(null, e);
       }
@@ -129,6 +137,10 @@ final class BinlogReader implements AutoCloseable {
   }
 
   private void onEvent(Event event) {
+    if (closed) {
+      disconnectQuietly();
+      return;
+    }
     lastEventNanos = System.nanoTime();
     EventType type = event.getHeader().getEventType();
     EventData data = EventDeserializer.EventDataWrapper.internal(event.getData());

@@ -46,7 +46,7 @@ final class StreamWorker implements AutoCloseable {
     this.table = new StreamTable(primary.sidecarDb());
     this.serverIds = serverIds;
     this.label = primary + "#" + definition.id() + "(" + definition.workflow() + ")";
-    this.thread = new Thread(this::run, "stream-" + primary.host() + ":" + primary.port() + "-" + definition.id());
+    this.thread = new Thread(this::run, "stream-" + primary + "#" + definition.id());
     thread.setDaemon(true);
   }
 

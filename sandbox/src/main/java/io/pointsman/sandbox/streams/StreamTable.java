@@ -1,6 +1,7 @@
 package io.pointsman.sandbox.streams;
 
 import io.pointsman.mysql.StreamState;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -15,7 +16,7 @@ import java.util.Optional;
  * with applied rows take the caller's connection and never commit themselves.
  */
 final class StreamTable {
-  /** Vitess truncates {@code message} to this many characters. */
+  /** Vitess truncates {@code message} to this length; here in bytes, as the column is varbinary(1000). */
   static final int MAX_MESSAGE = 950;
 
   private static final String COLUMNS = "id, workflow, source, pos, stop_pos, state, message, db_name";
@@ -112,9 +113,24 @@ final class StreamTable {
     }
   }
 
+  /** The message cut to {@link #MAX_MESSAGE} UTF-8 bytes (the column is varbinary), never inside a character. */
   static String truncate(String message) {
     String m = message == null ? "" : message;
-    return m.length() <= MAX_MESSAGE ? m : m.substring(0, MAX_MESSAGE);
+    if (m.getBytes(StandardCharsets.UTF_8).length <= MAX_MESSAGE) {
+      return m;
+    }
+    int bytes = 0;
+    int end = 0;
+    while (end < m.length()) {
+      int cp = m.codePointAt(end);
+      int len = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
+      if (bytes + len > MAX_MESSAGE) {
+        break;
+      }
+      bytes += len;
+      end += Character.charCount(cp);
+    }
+    return m.substring(0, end);
   }
 
   private static void update(Connection c, String sql, Object... args) throws SQLException {

@@ -1,0 +1,462 @@
+package io.pointsman.sandbox.cluster;
+
+import io.etcd.jetcd.Client;
+import io.pointsman.errors.ErrorCode;
+import io.pointsman.errors.PointsmanException;
+import io.pointsman.etcd.EtcdClients;
+import io.pointsman.etcd.EtcdOptions;
+import io.pointsman.mysql.ConnectionPools;
+import io.pointsman.mysql.MySqlOptions;
+import io.pointsman.mysql.SidecarSchema;
+import io.pointsman.topo.EtcdTopologyStore;
+import io.pointsman.topo.TabletAlias;
+import io.pointsman.topo.TopologyStore;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Vitess-shaped cluster on one machine: an etcd holding the topology and one MariaDB per shard
+ * primary on loopback, bootstrapped like the Vitess local examples (see {@link SandboxLayout}).
+ *
+ * <p>{@link #up} starts what is missing (or reuses running servers when told to), writes the
+ * topology, the sidecar tables, the schema and the sample rows. {@link #down} stops what this
+ * instance started and leaves nothing of it running. Every server it starts is recorded in
+ * {@code sandbox-state.json} in the data folder as soon as it is launched, so {@link #stopAll} can
+ * stop the sandbox from another process (the CLI's {@code down}), and {@link #detach} leaves the
+ * sandbox running when this process exits.
+ *
+ * <p>Thread-safe.
+ */
+public final class Sandbox implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(Sandbox.class);
+  private static final String ETCD_NAME = "etcd";
+
+  private enum Lifecycle { STARTING, UP, DETACHED, DOWN }
+
+  private final SandboxOptions options;
+  private final SandboxStateFile stateFile;
+  /** The MariaDB servers this instance started, by tablet alias, in start order. */
+  private final Map<String, MariaDbProcess> startedPrimaries = new LinkedHashMap<>();
+  private final List<RunningPrimary> running = new ArrayList<>();
+  private Lifecycle lifecycle = Lifecycle.STARTING;
+  private SandboxState state;
+  private EtcdServerProcess startedEtcd;
+  private Client client;
+  private TopologyStore store;
+  private ConnectionPools pools;
+  private Thread shutdownHook;
+
+  private Sandbox(SandboxOptions options) {
+    this.options = options;
+    this.stateFile = new SandboxStateFile(options.dataDir());
+  }
+
+  /**
+   * Brings the sandbox up. On failure, whatever it had started is stopped again before the error
+   * is thrown.
+   *
+   * @throws PointsmanException FAILED_PRECONDITION when a port is taken (and not reusable) or a
+   *     sandbox from the same data folder still runs; UNAVAILABLE when a server does not come up
+   */
+  public static Sandbox up(SandboxOptions options) {
+    Sandbox sandbox = new Sandbox(options);
+    try {
+      sandbox.start();
+      return sandbox;
+    } catch (RuntimeException e) {
+      try {
+        sandbox.down();
+      } catch (RuntimeException cleanup) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Stops every server recorded in the data folder's state file, whichever process started it,
+   * and removes the file. A recorded PID that no longer runs the recorded server is left alone.
+   *
+   * @return what happened to each recorded server; empty when there was no state file
+   */
+  public static List<StoppedProcess> stopAll(Path dataDir, Duration grace) {
+    SandboxStateFile file = new SandboxStateFile(dataDir);
+    Optional<SandboxState> state = file.read();
+    if (state.isEmpty()) {
+      return List.of();
+    }
+    List<StoppedProcess> stopped = new ArrayList<>();
+    // Primaries first: etcd last, as up started it first.
+    List<SandboxState.ManagedProcess> ordered = state.get().processes().stream()
+        .sorted(Comparator.comparing(p -> p.kind() == SandboxState.Kind.ETCD))
+        .toList();
+    for (SandboxState.ManagedProcess p : ordered) {
+      StopOutcome outcome = ProcessControl.stop(p.pid(), p.commandLineMarker(), grace);
+      log.info("{} (pid {}, port {}): {}", p.name(), p.pid(), p.port(), outcome);
+      stopped.add(new StoppedProcess(p.name(), p.kind(), p.pid(), p.port(), outcome));
+    }
+    file.delete();
+    return stopped;
+  }
+
+  public SandboxOptions options() {
+    return options;
+  }
+
+  public synchronized String etcdEndpoint() {
+    checkUp();
+    return state.etcdEndpoint();
+  }
+
+  /** The etcd client the sandbox's store uses; closed by {@link #down} and {@link #detach}. */
+  public synchronized Client etcdClient() {
+    checkUp();
+    return client;
+  }
+
+  /** The topology store over the sandbox's roots. */
+  public synchronized TopologyStore store() {
+    checkUp();
+    return store;
+  }
+
+  /** The running primaries, in {@link SandboxLayout#ALL_PRIMARIES} order. */
+  public synchronized List<RunningPrimary> primaries() {
+    checkUp();
+    return List.copyOf(running);
+  }
+
+  /** The running primary of a shard. */
+  public synchronized RunningPrimary primary(String keyspace, String shard) {
+    checkUp();
+    return running.stream()
+        .filter(p -> p.primary().keyspace().equals(keyspace) && p.primary().shard().equals(shard))
+        .findFirst()
+        .orElseThrow(() -> PointsmanException.notFound("the sandbox runs no primary for " + keyspace + "/" + shard));
+  }
+
+  /** A new connection (no default database) to a shard's primary; the caller closes it. */
+  public Connection connect(String keyspace, String shard) {
+    return primary(keyspace, shard).connect(options.credentials());
+  }
+
+  /** How to connect to the primaries with io.pointsman.mysql (the sandbox account, no TLS on loopback). */
+  public MySqlOptions mysqlOptions() {
+    return mysqlOptions(options.credentials());
+  }
+
+  /** io.pointsman.mysql's options for an account of the sandbox's primaries. */
+  public static MySqlOptions mysqlOptions(MysqlCredentials credentials) {
+    return MySqlOptions.builder()
+        .user(credentials.user())
+        .password(credentials.password())
+        .tlsMode(MySqlOptions.TlsMode.DISABLED)
+        .allowPublicKeyRetrieval(true)
+        .build();
+  }
+
+  public MoveTablesCreator moveTablesCreator() {
+    return new MoveTablesCreator(store(), options.credentials());
+  }
+
+  public ReshardCreator reshardCreator() {
+    return new ReshardCreator(store(), options.credentials());
+  }
+
+  /**
+   * Leaves the servers running for another process to use and stop ({@link #stopAll}); closes
+   * this instance's etcd client. Idempotent.
+   */
+  public synchronized void detach() {
+    if (lifecycle != Lifecycle.UP) {
+      return;
+    }
+    lifecycle = Lifecycle.DETACHED;
+    removeShutdownHook();
+    closeClients();
+    log.info("sandbox detached; its servers keep running (state in {})", stateFile.path());
+  }
+
+  /**
+   * Stops the servers this instance started (not the ones it reused) and waits until they are
+   * gone. Idempotent.
+   */
+  public synchronized void down() {
+    if (lifecycle == Lifecycle.DOWN || lifecycle == Lifecycle.DETACHED) {
+      return;
+    }
+    lifecycle = Lifecycle.DOWN;
+    removeShutdownHook();
+    RuntimeException failure = null;
+    try {
+      closeClients();
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    List<String> aliases = new ArrayList<>(startedPrimaries.keySet());
+    Collections.reverse(aliases);
+    for (String alias : aliases) {
+      try {
+        startedPrimaries.get(alias).close();
+        forget(alias);
+      } catch (RuntimeException e) {
+        failure = addFailure(failure, e);
+      }
+    }
+    if (startedEtcd != null) {
+      try {
+        startedEtcd.close();
+        forget(ETCD_NAME);
+      } catch (RuntimeException e) {
+        failure = addFailure(failure, e);
+      }
+    }
+    if (state != null && state.processes().isEmpty()) {
+      stateFile.delete(); // nothing of the sandbox is left running: no state to keep
+    }
+    if (failure != null) {
+      throw failure;
+    }
+    log.info("sandbox in {} is down", options.dataDir());
+  }
+
+  @Override
+  public void close() {
+    down();
+  }
+
+  private synchronized void start() {
+    try {
+      Files.createDirectories(options.dataDir());
+    } catch (IOException e) {
+      throw new PointsmanException(ErrorCode.FAILED_PRECONDITION,
+          "cannot create sandbox data folder " + options.dataDir() + ": " + e.getMessage(), e);
+    }
+    List<SandboxState.ManagedProcess> inherited = inheritedProcesses();
+    String endpoint = startOrReuseEtcd();
+    state = new SandboxState(endpoint, options.topoPaths().globalRoot(), options.topoPaths().cellRootPrefix(),
+        options.cell(), options.credentials().user(), inherited);
+    if (startedEtcd != null) {
+      remember(new SandboxState.ManagedProcess(ETCD_NAME, SandboxState.Kind.ETCD, startedEtcd.pid(),
+          startedEtcd.options().clientPort(), startedEtcd.options().folder().toString()));
+    } else {
+      stateFile.write(state);
+    }
+    startOrReusePrimaries();
+
+    client = EtcdClients.create(EtcdOptions.builder().endpoints(endpoint).build());
+    store = new EtcdTopologyStore(client, options.topoPaths());
+    new TopologyBootstrap(store, options.cell(), endpoint).bootstrap(running);
+    pools = new ConnectionPools(mysqlOptions());
+    SidecarSchema sidecar = new SidecarSchema(pools);
+    for (RunningPrimary p : running) {
+      sidecar.ensure(p.endpoint());
+      prepareDatabase(p);
+    }
+    lifecycle = Lifecycle.UP;
+    if (options.stopOnJvmExit()) {
+      shutdownHook = new Thread(this::downQuietly, "sandbox-shutdown");
+      Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+    log.info("sandbox is up: etcd {}, {} primaries, data in {}", endpoint, running.size(), options.dataDir());
+  }
+
+  /**
+   * Servers an earlier sandbox process started from this folder. When reusing, the ones still
+   * running stay recorded (stopAll will stop them); otherwise a running one means two sandboxes
+   * would share the folder, which is refused.
+   */
+  private List<SandboxState.ManagedProcess> inheritedProcesses() {
+    Optional<SandboxState> prior = stateFile.read();
+    if (prior.isEmpty()) {
+      return List.of();
+    }
+    List<SandboxState.ManagedProcess> alive = prior.get().processes().stream()
+        .filter(p -> ProcessControl.isRunning(p.pid()))
+        .toList();
+    if (!alive.isEmpty() && !options.reuseRunning()) {
+      throw PointsmanException.failedPrecondition("a sandbox started from " + options.dataDir()
+          + " is still running (" + alive.stream().map(p -> p.name() + " pid " + p.pid()).toList()
+          + "): stop it first (sandbox down) or reuse it");
+    }
+    return alive;
+  }
+
+  private String startOrReuseEtcd() {
+    if (options.etcdEndpoint().isPresent()) {
+      String endpoint = options.etcdEndpoint().get();
+      if (endpoint.startsWith("http://") && !EtcdServerProcess.isHealthy(endpoint)) {
+        throw PointsmanException.unavailable("etcd at " + endpoint + " is not healthy", null);
+      }
+      log.info("using etcd at {}", endpoint);
+      return endpoint;
+    }
+    int clientPort = options.etcdClientPort() == 0 ? Ports.freePort() : options.etcdClientPort();
+    String endpoint = "http://127.0.0.1:" + clientPort;
+    if (Ports.isListening(clientPort) && options.reuseRunning()) {
+      if (!EtcdServerProcess.isHealthy(endpoint)) {
+        throw PointsmanException.failedPrecondition("port " + clientPort + " is in use by something that is not a "
+            + "healthy etcd");
+      }
+      log.info("reusing the etcd running at {}", endpoint);
+      return endpoint;
+    }
+    int peerPort = options.etcdPeerPort() == 0 ? freePortOtherThan(clientPort) : options.etcdPeerPort();
+    EtcdServerOptions etcdOptions = new EtcdServerOptions(options.dataDir().resolve(ETCD_NAME), clientPort, peerPort,
+        null, options.startTimeout(), options.stopTimeout());
+    startedEtcd = EtcdServerProcess.start(etcdOptions);
+    return startedEtcd.endpoint();
+  }
+
+  private void startOrReusePrimaries() {
+    List<MariaDbProcess> launched = new ArrayList<>();
+    List<Integer> taken = new ArrayList<>();
+    for (ShardPrimary primary : options.primaries()) {
+      int port = options.basePort() == 0
+          ? freePortOtherThan(taken.stream().mapToInt(Integer::intValue).toArray())
+          : options.basePort() + SandboxLayout.portOffset(primary);
+      taken.add(port);
+      TabletAlias alias = primary.alias(options.cell());
+      if (Ports.isListening(port) && options.reuseRunning()) {
+        if (!canLogIn(port)) {
+          throw PointsmanException.failedPrecondition("port " + port + " (for " + primary + ") is in use by "
+              + "something that does not accept the sandbox account " + options.credentials().user());
+        }
+        log.info("reusing the MariaDB running on port {} for {}", port, primary);
+        running.add(new RunningPrimary(primary, alias, port, true));
+        continue;
+      }
+      MariaDbOptions o = MariaDbOptions.builder()
+          .folder(options.dataDir().resolve("mysql").resolve(primary.folderName()))
+          .port(port)
+          .serverId(primary.uid())
+          .credentials(options.credentials())
+          .startTimeout(options.startTimeout())
+          .stopTimeout(options.stopTimeout())
+          .build();
+      MariaDbProcess p = MariaDbProcess.launch(o);
+      startedPrimaries.put(alias.toString(), p);
+      launched.add(p);
+      remember(new SandboxState.ManagedProcess(alias.toString(), SandboxState.Kind.MARIADB, p.pid(), port,
+          o.folder().toString()));
+      running.add(new RunningPrimary(primary, alias, port, false));
+    }
+    // Launch all, then wait: the servers start up side by side.
+    for (MariaDbProcess p : launched) {
+      p.awaitReady();
+    }
+  }
+
+  private boolean canLogIn(int port) {
+    try (Connection c = Jdbc.tryOpen(RunningPrimary.HOST, port, options.credentials(), Duration.ofSeconds(2))) {
+      return c.isValid(2);
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
+  private void prepareDatabase(RunningPrimary p) {
+    try (Connection c = p.connect(options.credentials())) {
+      String db = p.primary().dbName();
+      if (p.primary().keyspace().equals(SandboxLayout.COMMERCE)) {
+        SampleSchema.commerce(c, db);
+      } else if (SandboxLayout.servesInitially(p.primary())) {
+        SampleSchema.customerShard(c, db);
+      } else {
+        SampleSchema.createDatabase(c, db);
+      }
+    } catch (SQLException e) {
+      throw PointsmanException.unavailable("cannot prepare the databases of " + p.primary() + " on port "
+          + p.port() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void remember(SandboxState.ManagedProcess process) {
+    state = state.with(process);
+    stateFile.write(state);
+  }
+
+  private void forget(String name) {
+    if (state == null) {
+      return;
+    }
+    state = state.without(name);
+    if (state.processes().isEmpty()) {
+      stateFile.delete();
+    } else {
+      stateFile.write(state);
+    }
+  }
+
+  private void closeClients() {
+    if (pools != null) {
+      pools.close();
+      pools = null;
+    }
+    if (client != null) {
+      client.close();
+      client = null;
+    }
+  }
+
+  private void removeShutdownHook() {
+    if (shutdownHook != null && Thread.currentThread() != shutdownHook) {
+      try {
+        Runtime.getRuntime().removeShutdownHook(shutdownHook);
+      } catch (IllegalStateException e) {
+        // the JVM is already shutting down; the hook runs down() itself
+      }
+    }
+    shutdownHook = null;
+  }
+
+  private void downQuietly() {
+    try {
+      down();
+    } catch (RuntimeException e) {
+      log.error("stopping the sandbox at JVM exit failed", e);
+    }
+  }
+
+  private void checkUp() {
+    if (lifecycle != Lifecycle.UP) {
+      throw PointsmanException.failedPrecondition("the sandbox is " + lifecycle.name().toLowerCase(Locale.ROOT));
+    }
+  }
+
+  private static int freePortOtherThan(int... taken) {
+    for (int attempt = 0; attempt < 20; attempt++) {
+      int port = Ports.freePort();
+      boolean clash = false;
+      for (int t : taken) {
+        clash |= t == port;
+      }
+      if (!clash) {
+        return port;
+      }
+    }
+    throw PointsmanException.unavailable("the kernel keeps offering the same loopback port", null);
+  }
+
+  private static RuntimeException addFailure(RuntimeException first, RuntimeException next) {
+    if (first == null) {
+      return next;
+    }
+    first.addSuppressed(next);
+    return first;
+  }
+}

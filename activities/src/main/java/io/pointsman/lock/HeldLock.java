@@ -1,0 +1,47 @@
+package io.pointsman.lock;
+
+import io.pointsman.locks.LockToken;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A lock this process holds and renews. Close it to release it; a lock that is lost is reported
+ * through {@link #lossFuture()}, the {@link LockListener} and a WARN log, and never regained.
+ */
+public interface HeldLock extends AutoCloseable {
+
+  /** The proof of the lock, to fence mutations with and to hand to other activities. */
+  LockToken token();
+
+  /**
+   * Whether this process still believes it holds the lock: not released, no loss seen, and the last
+   * successful renewal is less than a TTL old. Answers from local state without asking etcd; a loss
+   * found here (an overdue renewal) is reported like any other.
+   */
+  boolean isHeld();
+
+  /**
+   * Throws unless the lock is held; asks etcd (which also renews the lease).
+   *
+   * @throws io.pointsman.errors.LockLostException when a loss was seen, the lock was released, or
+   *     etcd says the lease or key is gone
+   * @throws io.pointsman.errors.PointsmanException UNAVAILABLE when etcd did not answer in time
+   */
+  void checkHeld();
+
+  /**
+   * Completes with the loss when the lock is lost; never completes if it is released first. Each
+   * call returns a new dependent future, so completing it does not affect the lock.
+   */
+  CompletableFuture<LockLoss> lossFuture();
+
+  /**
+   * Releases the lock: stops renewal and revokes the lease. Idempotent; after a failed revoke a
+   * later call tries again. A handle whose lease was taken over by a later
+   * {@link LockService#attach} in this process does nothing, since the lock is no longer its own.
+   *
+   * @throws io.pointsman.errors.PointsmanException UNAVAILABLE when etcd did not confirm the revoke;
+   *     the lease then expires within its TTL since nothing renews it
+   */
+  @Override
+  void close();
+}

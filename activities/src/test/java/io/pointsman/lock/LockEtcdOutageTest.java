@@ -1,0 +1,123 @@
+package io.pointsman.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.etcd.jetcd.Client;
+import io.pointsman.errors.LockLostException;
+import io.pointsman.locks.LockToken;
+import io.pointsman.testing.EtcdProcess;
+import io.pointsman.testing.TestEtcd;
+import io.pointsman.topo.TopoPaths;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * etcd crashes while a lock is held. Whatever happens, the holder must never believe in a lock etcd
+ * no longer has: afterwards the lock is either still held on the server or its loss was reported.
+ */
+@Timeout(180)
+class LockEtcdOutageTest {
+  private static final Logger log = LoggerFactory.getLogger(LockEtcdOutageTest.class);
+  private static final Duration TTL = Duration.ofSeconds(3);
+  /** Long enough that a restart of etcd (1 to 2 s here) plus reconnecting fits in it. */
+  private static final Duration LONG_TTL = Duration.ofSeconds(6);
+  /** Frequent renewals, so some surely fail during the outage and the retry path is exercised. */
+  private static final Duration QUICK_RENEWAL = Duration.ofMillis(500);
+
+  private EtcdProcess etcdProcess;
+  private Client etcd;
+  private EtcdView view;
+  private EtcdLockService locks;
+  private TopoPaths paths;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    etcdProcess = new EtcdProcess().start();
+    etcd = TestEtcd.client(etcdProcess.endpoint());
+    view = new EtcdView(etcd);
+    paths = TestEtcd.freshPaths();
+    locks = new EtcdLockService(etcd, paths);
+    view.createKeyspace(paths, "customer");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    locks.close();
+    etcd.close();
+    etcdProcess.close();
+  }
+
+  private HeldLock lock(Duration ttl) {
+    return locks.lockKeyspace("customer", LockOptions.builder().action("SwitchWrites").ttl(ttl)
+        .renewInterval(QUICK_RENEWAL).build());
+  }
+
+  @Test
+  void anOutageShorterThanTheTtlIsRiddenOut() throws Exception {
+    HeldLock lock = lock(LONG_TTL);
+    LockToken token = lock.token();
+
+    long down = System.nanoTime();
+    etcdProcess.kill();
+    etcdProcess.start();
+    Duration outage = Duration.ofNanos(System.nanoTime() - down);
+    log.info("etcd was down for {}", outage);
+
+    // the client reconnects in the background; wait until it and the lock have settled
+    await().atMost(LONG_TTL.multipliedBy(3)).ignoreExceptions().pollInterval(Duration.ofMillis(100))
+        .until(() -> lock.lossFuture().isDone() || view.holds(token));
+    neverHeldLocallyWithoutTheServer(lock, token, LONG_TTL);
+    log.info("after a {} outage the lock is {}", outage, lock.isHeld() ? "held" : "lost: " + lock.lossFuture().join());
+    if (outage.compareTo(LONG_TTL.dividedBy(2)) < 0) {
+      // the last renewal was at most half a second before the kill, so well over two seconds were
+      // left after etcd came back: renewal must have resumed, and kept the lock past etcd's own
+      // post-restart extension of the lease (the two TTLs watched above)
+      assertThat(lock.lossFuture()).isNotDone();
+      assertThat(lock.isHeld()).isTrue();
+    }
+    closeOnceEtcdAnswers(lock);
+    assertThat(view.keyGone(token)).isTrue();
+  }
+
+  @Test
+  void anOutageLongerThanTheTtlIsReportedAsALoss() throws Exception {
+    HeldLock lock = lock(TTL);
+    LockToken token = lock.token();
+
+    etcdProcess.kill();
+    LockLoss loss = lock.lossFuture().get(TTL.plusSeconds(5).toSeconds(), TimeUnit.SECONDS);
+    assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RENEWAL_FAILED);
+    assertThat(lock.isHeld()).isFalse();
+    etcdProcess.start();
+
+    // etcd restores leases with a fresh TTL after a restart, so the key may well be back: the
+    // holder must keep it for lost anyway, since it could not know during the outage
+    await().atMost(TTL.multipliedBy(5)).ignoreExceptions().until(() -> view.leaseTtl(token.leaseId()) != 0);
+    neverHeldLocallyWithoutTheServer(lock, token, TTL);
+    assertThat(lock.isHeld()).isFalse();
+    assertThatThrownBy(lock::checkHeld).isInstanceOf(LockLostException.class).hasMessageContaining("RENEWAL_FAILED");
+    closeOnceEtcdAnswers(lock);
+    assertThat(view.keyGone(token)).isTrue();
+  }
+
+  /** Watches for two TTLs: whenever the holder thinks it holds the lock, etcd must agree. */
+  private void neverHeldLocallyWithoutTheServer(HeldLock lock, LockToken token, Duration ttl) {
+    await().during(ttl.multipliedBy(2)).atMost(ttl.multipliedBy(3)).pollInterval(Duration.ofMillis(100))
+        .until(() -> {
+          boolean server = view.holds(token); // asked first: a lease etcd dropped stays dropped
+          return !lock.isHeld() || server;
+        });
+  }
+
+  private static void closeOnceEtcdAnswers(HeldLock lock) {
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(lock::close);
+  }
+}

@@ -3,6 +3,7 @@ package io.pointsman.mysql;
 import io.pointsman.gtid.Position;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.Locale;
 
 /**
@@ -52,6 +53,14 @@ public record Stream(
   /** The lag of a stream still copying: switching is not allowed then, so it counts as endless. */
   public static final Duration UNBOUNDED_LAG = Duration.ofSeconds(Long.MAX_VALUE);
   private static final Duration LAGGING_AFTER = Duration.ofSeconds(10);
+
+  /**
+   * The highest {@link #transactionLag} of the streams, as {@code MaxVReplicationTransactionLag}
+   * that Vitess's canSwitch compares with {@code --max-replication-lag-allowed}; zero for none.
+   */
+  public static Duration maxTransactionLag(Collection<Stream> streams, Instant now) {
+    return streams.stream().map(s -> s.transactionLag(now)).max(Duration::compareTo).orElse(Duration.ZERO);
+  }
 
   public boolean isFrozen() {
     return FROZEN.equals(message);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.errors.PointsmanException;
+import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -50,7 +51,7 @@ class DenyTriggersTest {
 
   @Test
   void refusesExemptUserNamesThatCouldEscapeTheLiteral() {
-    assertThatThrownBy(() -> new WriteBarrier.Options(Set.of("x') OR ('1"), false, 2, java.time.Duration.ZERO))
+    assertThatThrownBy(() -> new WriteBarrier.Options(Set.of("x') OR ('1"), false, 2, Duration.ZERO))
         .isInstanceOf(PointsmanException.class).hasMessageContaining("exempt MySQL user name");
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.errors.ErrorCode;
 import io.pointsman.errors.PointsmanException;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,6 +26,6 @@ class SqlIdentifiersTest {
     assertThatThrownBy(() -> SqlIdentifiers.table(name))
         .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
     assertThatThrownBy(() -> SqlIdentifiers.database(name)).isInstanceOf(PointsmanException.class);
-    assertThatThrownBy(() -> WriteScope.tables(java.util.List.of(name))).isInstanceOf(PointsmanException.class);
+    assertThatThrownBy(() -> WriteScope.tables(List.of(name))).isInstanceOf(PointsmanException.class);
   }
 }

@@ -3,8 +3,10 @@ package io.pointsman.mysql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.gtid.Position;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class StreamTest {
@@ -44,6 +46,13 @@ class StreamTest {
   }
 
   @Test
+  void theWorkflowsLagIsItsSlowestStreams() {
+    assertThat(Stream.maxTransactionLag(List.of(stream(StreamState.RUNNING, "", 1, 7, 20, false),
+        stream(StreamState.RUNNING, "", 1, 12, 20, false)), NOW)).isEqualTo(Duration.ofSeconds(12));
+    assertThat(Stream.maxTransactionLag(List.of(), NOW)).isEqualTo(Duration.ZERO);
+  }
+
+  @Test
   void lagIsNeverNegative() {
     assertThat(stream(StreamState.RUNNING, "", 0, -5, -1, false).transactionLag(NOW.minusSeconds(60)))
         .isEqualTo(Duration.ZERO);
@@ -71,7 +80,7 @@ class StreamTest {
     assertThat(VReplicationStreams.truncate("x".repeat(2000))).hasSize(950);
     String multiByte = "é".repeat(600); // 1200 bytes
     String cut = VReplicationStreams.truncate(multiByte);
-    assertThat(cut.getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSizeLessThanOrEqualTo(950);
+    assertThat(cut.getBytes(StandardCharsets.UTF_8)).hasSizeLessThanOrEqualTo(950);
     assertThat(cut).hasSize(475);
     assertThat(VReplicationStreams.truncate(null)).isEmpty();
   }

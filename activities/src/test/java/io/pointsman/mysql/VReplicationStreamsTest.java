@@ -13,6 +13,7 @@ import io.pointsman.topo.model.VSchema;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -159,7 +160,7 @@ class VReplicationStreamsTest {
     assertThat(streams.copyInProgress(db.endpoint, List.of())).isEmpty();
     Stream copying = streams.read(db.endpoint, ids.get(1)).orElseThrow();
     assertThat(copying.copyPending()).isTrue();
-    assertThat(copying.transactionLag(java.time.Instant.now())).isEqualTo(Stream.UNBOUNDED_LAG);
+    assertThat(copying.transactionLag(Instant.now())).isEqualTo(Stream.UNBOUNDED_LAG);
   }
 
   @Test

@@ -49,7 +49,7 @@ final class TablePlan {
       if (ranges[i].isFull()) {
         continue;
       }
-      byte[] ksid = HashVindex.keyspaceIdOf(values[conditionColumns[i]]);
+      byte[] ksid = KeyspaceIds.of(values[conditionColumns[i]]);
       if (!ranges[i].contains(ksid)) {
         return false;
       }

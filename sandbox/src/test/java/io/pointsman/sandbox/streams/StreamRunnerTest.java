@@ -12,6 +12,7 @@ import io.pointsman.mysql.Stream;
 import io.pointsman.mysql.StreamState;
 import io.pointsman.mysql.WriteBarrier;
 import io.pointsman.mysql.WriteScope;
+import io.pointsman.sandbox.cluster.HashVindex;
 import io.pointsman.topo.TabletAlias;
 import io.pointsman.topo.model.ColumnVindex;
 import io.pointsman.topo.model.KeyRange;
@@ -78,7 +79,7 @@ class StreamRunnerTest {
   }
 
   private static boolean inRange(KeyRange range, long customerId) {
-    return range.contains(HashVindex.keyspaceId(customerId));
+    return HashVindex.inKeyRange(customerId, range);
   }
 
   /** The source MoveTables create writes for the target shard of {@code range}. */

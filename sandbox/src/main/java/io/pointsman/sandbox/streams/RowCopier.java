@@ -53,6 +53,7 @@ final class RowCopier {
       MariadbGtidSet snapshot = openSnapshot(source);
       Map<String, TablePlan> plans = plan(source);
       long now = now();
+      // Copying only once the snapshot exists: whatever is written from then on comes through the binlog.
       guard.inTransaction(target, MAY_START, null, row -> {
         setup.table().startCopy(target, row.id(), new ArrayList<>(plans.keySet()), now);
         return null;

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * of every primary it serves and keeps one worker per stream whose state is Init, Copying or
  * Running: a new or restarted row gets a worker, a row that was stopped, failed, deleted or
  * redefined loses its worker. Workers copy, then apply the source binlog, and report in the row
- * (Copying, Running, Stopped at {@code stop_pos}, Error with the reason). Close it to stop every worker and release every connection.
+ * (Copying, Running, Stopped at {@code stop_pos}, Error with the reason). Close it to stop every
+ * worker and release every connection.
  */
 public final class StreamRunner implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StreamRunner.class);

@@ -1,0 +1,193 @@
+package io.pointsman.sandbox.router;
+
+import io.pointsman.topo.RecordKey;
+import io.pointsman.topo.TopoKeys;
+import io.pointsman.topo.TopoWatch;
+import io.pointsman.topo.TopologyStore;
+import io.pointsman.topo.Versioned;
+import io.pointsman.topo.model.KeyspacePartition;
+import io.pointsman.topo.model.RoutingRules;
+import io.pointsman.topo.model.Shard;
+import io.pointsman.topo.model.ShardReference;
+import io.pointsman.topo.model.SrvKeyspace;
+import io.pointsman.topo.model.SrvVSchema;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows the records routing depends on and publishes a new {@link RoutingSnapshot} after every
+ * change. What is watched follows from what was read: the cell's SrvVSchema names the keyspaces;
+ * each keyspace's SrvKeyspace names the shards its partitions reference; each Shard names its
+ * primary tablet. Shards that no partition references serve nothing, so they are not watched; a
+ * Reshard target shard becomes watched when a switch adds it to SrvKeyspace. Records that stop being
+ * referenced stop being watched.
+ *
+ * <p>Routing rules come from the cell's SrvVSchema, which is what vtgate reads. The global
+ * RoutingRules record is watched only to report when the two disagree: a hand-driven switch that
+ * updates RoutingRules but forgets to rebuild SrvVSchema moves no traffic, in Vitess as here.
+ *
+ * <p>All state lives on one thread; watch callbacks only hand their value over to it.
+ */
+final class TopologyFollower implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TopologyFollower.class);
+
+  private final TopologyStore store;
+  private final TopoKeys keys;
+  private final String cell;
+  private final SnapshotBoard board;
+  private final ExecutorService loop;
+  // Only touched on `loop`:
+  private final Map<String, Slot> watches = new HashMap<>();
+  private final Map<String, Optional<Object>> records = new HashMap<>();
+  private long version;
+  private boolean rulesDiffer;
+
+  TopologyFollower(TopologyStore store, String cell, SnapshotBoard board) {
+    this.store = store;
+    this.keys = store.keys();
+    this.cell = cell;
+    this.board = board;
+    this.loop = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "router-topology " + cell);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  void start() {
+    submit(this::reconcileAndPublish);
+  }
+
+  private void reconcileAndPublish() {
+    Map<String, RecordKey<?>> needed = needed();
+    watches.keySet().removeIf(key -> {
+      if (needed.containsKey(key)) {
+        return false;
+      }
+      log.debug("router stops watching {}", key);
+      watches.get(key).watch.close();
+      records.remove(key);
+      return true;
+    });
+    needed.values().forEach(this::ensureWatched);
+    int pending = (int) watches.keySet().stream().filter(k -> !records.containsKey(k)).count();
+    version++;
+    board.publish(new RoutingSnapshot(version, cell, keys, records, pending));
+    reportRuleDivergence();
+  }
+
+  /** The keys routing needs, derived from the records read so far. */
+  private Map<String, RecordKey<?>> needed() {
+    Map<String, RecordKey<?>> needed = new LinkedHashMap<>();
+    RecordKey<SrvVSchema> srvKey = keys.srvVSchema(cell);
+    needed.put(srvKey.key(), srvKey);
+    RecordKey<RoutingRules> rulesKey = keys.routingRules();
+    needed.put(rulesKey.key(), rulesKey);
+    value(srvKey).ifPresent(srv -> srv.keyspaces().keySet().forEach(ks -> {
+      RecordKey<SrvKeyspace> skKey = keys.srvKeyspace(cell, ks);
+      needed.put(skKey.key(), skKey);
+      value(skKey).ifPresent(sk -> {
+        for (KeyspacePartition p : sk.partitions()) {
+          for (ShardReference ref : p.shardReferences()) {
+            RecordKey<Shard> shardKey = keys.shard(ks, ref.name());
+            needed.put(shardKey.key(), shardKey);
+            value(shardKey).map(Shard::primaryAlias).filter(Objects::nonNull).ifPresent(alias -> {
+              var tabletKey = keys.tablet(alias);
+              needed.put(tabletKey.key(), tabletKey);
+            });
+          }
+        }
+      });
+    }));
+    return needed;
+  }
+
+  private <T> void ensureWatched(RecordKey<T> key) {
+    if (watches.containsKey(key.key())) {
+      return;
+    }
+    log.debug("router starts watching {}", key);
+    // The store delivers on a thread of its own; hand over to ours so state has one owner.
+    Slot slot = new Slot();
+    slot.watch = store.watch(key, value -> submit(() -> onChange(slot, key, value)));
+    watches.put(key.key(), slot);
+  }
+
+  private <T> void onChange(Slot slot, RecordKey<T> key, Optional<Versioned<T>> value) {
+    if (watches.get(key.key()) != slot) {
+      return; // from a watch closed since (maybe replaced by a newer one for the same key): stale
+    }
+    records.put(key.key(), value.map(Versioned::value));
+    reconcileAndPublish();
+  }
+
+  private <T> Optional<T> value(RecordKey<T> key) {
+    Optional<Object> v = records.get(key.key());
+    return v == null ? Optional.empty() : v.map(key.type()::cast);
+  }
+
+  private void reportRuleDivergence() {
+    Optional<Object> srv = records.get(keys.srvVSchema(cell).key());
+    Optional<Object> global = records.get(keys.routingRules().key());
+    if (srv == null || global == null) {
+      return; // not both loaded yet
+    }
+    var served = srv.map(v -> ((SrvVSchema) v).routingRules()).orElse(RoutingRules.EMPTY).asMap();
+    var stored = global.map(v -> ((RoutingRules) v).asMap()).orElse(Map.of());
+    boolean differ = !served.equals(stored);
+    if (differ != rulesDiffer) {
+      rulesDiffer = differ;
+      if (differ) {
+        log.info("cell {}: SrvVSchema routing rules differ from the global RoutingRules; routing follows "
+            + "SrvVSchema, as vtgate does, until it is rebuilt", cell);
+      } else {
+        log.info("cell {}: SrvVSchema routing rules match the global RoutingRules again", cell);
+      }
+    }
+  }
+
+  private void submit(Runnable task) {
+    try {
+      loop.execute(() -> {
+        try {
+          task.run();
+        } catch (RuntimeException e) {
+          log.warn("router topology update failed: {}", e.toString());
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // closed: nothing left to update
+    }
+  }
+
+  /** One watch's identity, so values from a watch that was closed and replaced are told apart. */
+  private static final class Slot {
+    TopoWatch watch; // set on `loop` before any value of it is handled there
+  }
+
+  @Override
+  public void close() {
+    submit(() -> {
+      watches.values().forEach(slot -> slot.watch.close());
+      watches.clear();
+    });
+    loop.shutdown();
+    try {
+      if (!loop.awaitTermination(5, TimeUnit.SECONDS)) {
+        loop.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      loop.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,141 @@
+package io.pointsman.sandbox.load;
+
+import io.pointsman.sandbox.router.Router;
+import io.pointsman.sandbox.router.Write;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends numbered writes through a {@link Router} at a constant rate and records each one's send
+ * time, answer time and outcome in a {@link LoadLog}. Write {@code n} is due at
+ * {@code start + n / rate} on the monotonic clock, so the schedule does not drift however long
+ * single writes take; writers take the next due write as soon as they are free. Stops by itself
+ * after the configured duration's writes, or when closed.
+ */
+public final class LoadWriter implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LoadWriter.class);
+  private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+  private final Router router;
+  private final LoadOptions options;
+  private final LoadLog loadLog;
+  private final long total;
+  private final AtomicLong next = new AtomicLong();
+  private final AtomicBoolean stopped = new AtomicBoolean();
+  private final CountDownLatch done;
+  private final ExecutorService writers;
+
+  private LoadWriter(Router router, LoadOptions options) {
+    this.router = router;
+    this.options = options;
+    this.total = options.totalWrites();
+    this.done = new CountDownLatch(options.writers());
+    AtomicInteger n = new AtomicInteger();
+    this.writers = Executors.newFixedThreadPool(options.writers(), r -> {
+      Thread t = new Thread(r, "load-writer-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    this.loadLog = new LoadLog(System.nanoTime());
+  }
+
+  /** Starts the writers at once; write 0 is due now. */
+  public static LoadWriter start(Router router, LoadOptions options) {
+    LoadWriter w = new LoadWriter(Objects.requireNonNull(router, "router"), Objects.requireNonNull(options, "options"));
+    log.info("load started: {} ({} writes)", options, w.total);
+    for (int i = 0; i < options.writers(); i++) {
+      w.writers.execute(w::writeLoop);
+    }
+    return w;
+  }
+
+  public LoadLog loadLog() {
+    return loadLog;
+  }
+
+  /** Waits until every scheduled write has been answered (or the run was stopped). */
+  public boolean awaitDone(Duration timeout) throws InterruptedException {
+    return done.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private void writeLoop() {
+    try {
+      while (!stopped.get()) {
+        long seq = next.getAndIncrement();
+        if (seq >= total) {
+          return;
+        }
+        long due = loadLog.startNanos() + options.dueOffsetNanos(seq);
+        if (!waitUntil(due)) {
+          return;
+        }
+        writeOne(seq, due);
+      }
+    } finally {
+      done.countDown();
+    }
+  }
+
+  /** Parks until the due time; false when stopped or interrupted first. */
+  private boolean waitUntil(long due) {
+    long left;
+    while ((left = due - System.nanoTime()) > 0) {
+      if (stopped.get() || Thread.currentThread().isInterrupted()) {
+        return false;
+      }
+      LockSupport.parkNanos(Math.min(left, MAX_PARK_NANOS));
+    }
+    return !stopped.get();
+  }
+
+  private void writeOne(long seq, long due) {
+    Write write;
+    try {
+      write = options.writes().write(seq);
+    } catch (RuntimeException e) {
+      long now = System.nanoTime();
+      loadLog.add(new LoadRecord(seq, -1, due, now, now, LoadRecord.Outcome.ERROR, "no write made: " + e));
+      return;
+    }
+    long sent = System.nanoTime();
+    try {
+      router.execute(write);
+      loadLog.add(new LoadRecord(seq, write.shardingKey(), due, sent, System.nanoTime(), LoadRecord.Outcome.OK, ""));
+    } catch (RuntimeException e) {
+      long ack = System.nanoTime();
+      loadLog.add(new LoadRecord(seq, write.shardingKey(), due, sent, ack, LoadRecord.Outcome.ERROR, e.toString()));
+      log.debug("load write {} failed: {}", seq, e.toString());
+    }
+  }
+
+  /**
+   * Stops scheduling, lets writes in flight finish (they may be buffered for up to the router's
+   * buffer window), then interrupts what is left.
+   */
+  @Override
+  public void close() {
+    stopped.set(true);
+    writers.shutdown();
+    Duration grace = router.options().bufferWindow().plus(router.options().statementTimeout()).plusSeconds(5);
+    try {
+      if (!writers.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+        writers.shutdownNow();
+        writers.awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      writers.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+    log.info("load stopped: {} writes answered, {} acknowledged", loadLog.size(), loadLog.acknowledged());
+  }
+}

@@ -10,6 +10,7 @@ import io.pointsman.etcd.EtcdClients;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -80,10 +81,24 @@ final class EtcdRecordWatch<T> implements TopoWatch {
     if (!fromNow || fromRevision > 1) {
       opt.withRevision(fromRevision);
     }
-    watcher = client.getWatchClient().watch(EtcdClients.bytes(key.key()), opt.build(),
-        Watch.listener(resp -> thread.execute(() -> onEvents(resp)),
-            err -> thread.execute(() -> onError(err)),
-            () -> thread.execute(() -> scheduleRewatch(false))));
+    Watch.Watcher opened = client.getWatchClient().watch(EtcdClients.bytes(key.key()), opt.build(),
+        Watch.listener(resp -> hand(() -> onEvents(resp)),
+            err -> hand(() -> onError(err)),
+            () -> hand(() -> scheduleRewatch(false))));
+    watcher = opened;
+    if (closed.get()) {
+      // close() ran while this watcher was being opened and could not see it
+      opened.close();
+    }
+  }
+
+  /** Hands a callback to this watch's thread; after close() there is nothing left to do with it. */
+  private void hand(Runnable work) {
+    try {
+      thread.execute(work);
+    } catch (RejectedExecutionException closedAlready) {
+      // the watch was closed; jetcd may still deliver a last event or the client's shutdown
+    }
   }
 
   private void onEvents(WatchResponse resp) {

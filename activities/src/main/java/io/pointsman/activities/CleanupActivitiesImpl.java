@@ -1,0 +1,173 @@
+package io.pointsman.activities;
+
+import io.pointsman.errors.PointsmanException;
+import io.pointsman.locks.LockSet;
+import io.pointsman.mysql.PrimaryEndpoint;
+import io.pointsman.mysql.TableDrops;
+import io.pointsman.mysql.WriteScope;
+import io.pointsman.switching.TopologySwitcher;
+import io.pointsman.topo.TopologyStore;
+import io.pointsman.topo.model.Shard;
+import io.pointsman.topo.model.SrvKeyspace;
+import io.pointsman.topo.model.VSchema;
+import io.pointsman.workflows.activities.CleanupActivities;
+import io.pointsman.workflows.model.MigrationInfo;
+import io.pointsman.workflows.model.MigrationType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Complete's and Cancel's steps on the real topology and primaries; each converges when rerun. */
+public final class CleanupActivitiesImpl implements CleanupActivities {
+  private static final Logger log = LoggerFactory.getLogger(CleanupActivitiesImpl.class);
+  private static final Duration BARRIER_TIMEOUT = Duration.ofSeconds(30);
+
+  private final Services services;
+  private final TopologySwitcher topology;
+  private final TableDrops tables;
+
+  public CleanupActivitiesImpl(Services services) {
+    this.services = services;
+    this.topology = new TopologySwitcher(services.store());
+    this.tables = new TableDrops(services.pools(), services.fence());
+  }
+
+  @Override
+  public void dropSources(MigrationInfo info, boolean renameTables, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      if (info.migrationType() == MigrationType.TABLES) {
+        for (String shard : info.sourceShards()) {
+          PrimaryEndpoint source = source(info, shard);
+          // The barrier's triggers would travel with a renamed table; take them off first.
+          services.barrier().allow(source, WriteScope.tables(info.tables()), locks, BARRIER_TIMEOUT);
+          List<String> done = renameTables ? tables.rename(source, info.tables(), locks)
+              : tables.drop(source, info.tables(), locks);
+          log.info("{} on {}/{}: {}", renameTables ? "renamed" : "dropped", info.sourceKeyspace(), shard, done);
+        }
+        removeFromVSchema(info.sourceKeyspace(), info.tables(), locks);
+        topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
+        topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
+        topology.rebuildSrvVSchema(List.of(), locks);
+        return;
+      }
+      deleteSourceShards(info, locks);
+    });
+  }
+
+  @Override
+  public void dropTargets(MigrationInfo info, boolean keepData, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      for (String shard : info.targetShards()) {
+        services.streams().stop(target(info, shard), info.workflow(), "workflow cancelled", locks);
+      }
+      if (!keepData) {
+        for (String shard : info.targetShards()) {
+          PrimaryEndpoint target = target(info, shard);
+          List<String> drop = info.migrationType() == MigrationType.TABLES ? info.tables() : tables.baseTables(target);
+          services.barrier().allow(target, WriteScope.tables(drop.isEmpty() ? info.tables() : drop), locks,
+              BARRIER_TIMEOUT);
+          tables.drop(target, drop, locks);
+        }
+        if (info.migrationType() == MigrationType.TABLES) {
+          VSchema target = services.store().get(services.store().keys().vschema(info.targetKeyspace()))
+              .map(v -> v.value()).orElse(null);
+          // A sharded target's VSchema is written by its users; Vitess leaves it alone, and so do we.
+          if (target != null && !target.sharded()) {
+            removeFromVSchema(info.targetKeyspace(), info.tables(), locks);
+          }
+        }
+      }
+      if (info.migrationType() == MigrationType.TABLES) {
+        topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
+        topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
+      }
+      topology.rebuildSrvVSchema(List.of(), locks);
+    });
+  }
+
+  @Override
+  public void deleteStreams(MigrationInfo info, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      for (String shard : info.sourceShards()) {
+        if (sourceShardExists(info, shard)) {
+          services.streams().delete(source(info, shard), info.reverseWorkflow(), locks);
+        }
+      }
+      for (String shard : info.targetShards()) {
+        services.streams().delete(target(info, shard), info.workflow(), locks);
+      }
+    });
+  }
+
+  @Override
+  public void deleteRoutingRules(MigrationInfo info, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      if (info.migrationType() == MigrationType.TABLES) {
+        topology.deleteRoutingRules(info, locks);
+      }
+    });
+  }
+
+  private void removeFromVSchema(String keyspace, List<String> names, LockSet locks) {
+    TopologyStore store = services.store();
+    if (store.get(store.keys().vschema(keyspace)).isEmpty()) {
+      return;
+    }
+    store.update(store.keys().vschema(keyspace), v -> {
+      Map<String, io.pointsman.topo.model.VSchemaTable> kept = new TreeMap<>(v.tables());
+      names.forEach(kept::remove);
+      return new VSchema(v.sharded(), v.vindexes(), kept);
+    }, locks);
+  }
+
+  /** Reshard Complete: the source shards go, as Vitess's DeleteShard does, once nothing serves from them. */
+  private void deleteSourceShards(MigrationInfo info, LockSet locks) {
+    TopologyStore store = services.store();
+    for (String cell : store.listCells()) {
+      SrvKeyspace srv = store.get(store.keys().srvKeyspace(cell, info.sourceKeyspace())).map(v -> v.value())
+          .orElse(null);
+      if (srv == null) {
+        continue;
+      }
+      for (var p : srv.partitions()) {
+        for (var ref : p.shardReferences()) {
+          if (info.sourceShards().contains(ref.name())) {
+            throw PointsmanException.failedPrecondition("shard " + info.sourceKeyspace() + "/" + ref.name()
+                + " still serves " + p.servedType() + " in cell " + cell + "; switch all traffic before Complete");
+          }
+        }
+      }
+    }
+    for (String shard : info.sourceShards()) {
+      var current = store.get(store.keys().shard(info.sourceKeyspace(), shard));
+      if (current.isEmpty()) {
+        continue;
+      }
+      Shard record = current.get().value();
+      if (record.isPrimaryServing()) {
+        throw PointsmanException.failedPrecondition("shard " + info.sourceKeyspace() + "/" + shard
+            + " is still the serving primary; switch writes before Complete");
+      }
+      if (record.primaryAlias() != null) {
+        store.delete(store.keys().tablet(record.primaryAlias()), locks);
+      }
+      store.delete(store.keys().shard(info.sourceKeyspace(), shard), locks);
+      log.info("deleted shard {}/{} and its primary tablet record", info.sourceKeyspace(), shard);
+    }
+  }
+
+  private boolean sourceShardExists(MigrationInfo info, String shard) {
+    return services.store().get(services.store().keys().shard(info.sourceKeyspace(), shard)).isPresent();
+  }
+
+  private PrimaryEndpoint source(MigrationInfo info, String shard) {
+    return services.primaries().resolve(info.sourceKeyspace(), shard);
+  }
+
+  private PrimaryEndpoint target(MigrationInfo info, String shard) {
+    return services.primaries().resolve(info.targetKeyspace(), shard);
+  }
+}

@@ -1,0 +1,326 @@
+package io.pointsman.activities;
+
+import io.pointsman.errors.LockLostException;
+import io.pointsman.gtid.Position;
+import io.pointsman.lock.LockStatus;
+import io.pointsman.locks.LockSet;
+import io.pointsman.locks.LockToken;
+import io.pointsman.mysql.Journal;
+import io.pointsman.mysql.NewStream;
+import io.pointsman.mysql.PrimaryEndpoint;
+import io.pointsman.mysql.ReverseStreams;
+import io.pointsman.mysql.Stream;
+import io.pointsman.mysql.StreamState;
+import io.pointsman.mysql.WriteScope;
+import io.pointsman.switching.TopologySwitcher;
+import io.pointsman.topo.model.KeyRange;
+import io.pointsman.topo.model.TabletType;
+import io.pointsman.topo.model.VSchema;
+import io.pointsman.workflows.activities.SwitchActivities;
+import io.pointsman.workflows.model.Direction;
+import io.pointsman.workflows.model.MigrationInfo;
+import io.pointsman.workflows.model.MigrationType;
+import io.pointsman.workflows.model.SavedStream;
+import io.pointsman.workflows.model.ShardPositions;
+import io.pointsman.workflows.model.StreamRef;
+import io.pointsman.workflows.model.WorkflowState;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The steps of a switch on the real topology and primaries. Stateless apart from its services;
+ * one instance serves every activity call of a worker.
+ */
+public final class SwitchActivitiesImpl implements SwitchActivities {
+  private static final Logger log = LoggerFactory.getLogger(SwitchActivitiesImpl.class);
+  /** How long the write barrier waits for transactions in flight before giving up. */
+  private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
+  private static final Duration POLL = Duration.ofMillis(50);
+
+  private final Services services;
+  private final TopologySwitcher topology;
+  private final MigrationReader reader;
+  private final Clock clock;
+
+  public SwitchActivitiesImpl(Services services) {
+    this(services, Clock.systemUTC());
+  }
+
+  SwitchActivitiesImpl(Services services, Clock clock) {
+    this.services = services;
+    this.topology = new TopologySwitcher(services.store());
+    this.reader = new MigrationReader(services.store(), services.primaries(), services.streams());
+    this.clock = clock;
+  }
+
+  @Override
+  public MigrationInfo buildTrafficSwitcher(String targetKeyspace, String workflow) {
+    return ActivityFailures.translate(() -> reader.read(targetKeyspace, workflow));
+  }
+
+  @Override
+  public WorkflowState getWorkflowState(MigrationInfo info, List<String> cells) {
+    return ActivityFailures.translate(() -> topology.state(info, cells));
+  }
+
+  @Override
+  public String canSwitch(MigrationInfo info, Duration maxReplicationLagAllowed) {
+    return ActivityFailures.translate(() -> {
+      Instant now = clock.instant();
+      List<Stream> all = new ArrayList<>();
+      for (String shard : info.targetShards()) {
+        all.addAll(services.streams().read(target(info, shard), info.workflow()));
+      }
+      if (all.stream().anyMatch(Stream::isFrozen)) {
+        return "workflow is frozen";
+      }
+      if (all.stream().anyMatch(s -> s.effectiveState(now) == StreamState.COPYING || s.copyPending())) {
+        return "copy is still in progress";
+      }
+      List<String> errors = all.stream().filter(s -> s.effectiveState(now) == StreamState.ERROR)
+          .map(s -> "stream " + s.id() + ": " + s.message()).toList();
+      if (!errors.isEmpty()) {
+        return "workflow has errors: " + String.join("; ", errors);
+      }
+      Duration lag = Stream.maxTransactionLag(all, now);
+      if (lag.compareTo(maxReplicationLagAllowed) > 0) {
+        return "replication lag " + lag.toSeconds() + "s is higher than allowed lag "
+            + maxReplicationLagAllowed.toSeconds() + "s";
+      }
+      return "";
+    });
+  }
+
+  @Override
+  public boolean checkJournals(MigrationInfo info) {
+    return ActivityFailures.translate(() -> info.sourceShards().stream()
+        .anyMatch(s -> services.journals().read(source(info, s), info.migrationId()).isPresent()));
+  }
+
+  @Override
+  public void switchReads(MigrationInfo info, List<String> tabletTypes, List<String> cells, Direction direction,
+      LockSet locks) {
+    ActivityFailures.translate(() -> topology.switchReads(info,
+        tabletTypes.stream().map(TabletType::parse).toList(), cells, direction, locks));
+  }
+
+  @Override
+  public void stopSourceWrites(MigrationInfo info, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      // The topology first: routers start buffering instead of sending writes that would fail.
+      topology.stopSourceWrites(info, locks);
+      try (Heartbeater hb = Heartbeater.start()) {
+        for (String shard : info.sourceShards()) {
+          checkHeld(locks);
+          var result = services.barrier().deny(source(info, shard), scope(info), locks, DRAIN_TIMEOUT);
+          log.info("write barrier up on {}/{}: {} tables in {}", info.sourceKeyspace(), shard,
+              result.tables().size(), result.took());
+          hb.checkCancelled();
+        }
+      }
+    });
+  }
+
+  @Override
+  public void allowSourceWrites(MigrationInfo info, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      try (Heartbeater hb = Heartbeater.start()) {
+        for (String shard : info.sourceShards()) {
+          services.barrier().allow(source(info, shard), scope(info), locks, DRAIN_TIMEOUT);
+        }
+      }
+      topology.allowSourceWrites(info, locks);
+    });
+  }
+
+  @Override
+  public Map<String, String> gatherSourcePositions(MigrationInfo info) {
+    return ActivityFailures.translate(() -> {
+      Map<String, String> out = new TreeMap<>();
+      for (String shard : info.sourceShards()) {
+        out.put(shard, services.positions().current(source(info, shard)).encode());
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public Map<String, String> waitForCatchup(MigrationInfo info, Map<String, String> sourcePositions, Duration timeout,
+      LockSet locks) {
+    return ActivityFailures.translate(() -> {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      try (Heartbeater hb = Heartbeater.start()) {
+        for (StreamRef ref : info.streams()) {
+          PrimaryEndpoint target = target(info, ref.targetShard());
+          Position wanted = Position.parse(sourcePositions.get(ref.sourceShard()));
+          Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+          services.waiter().waitForPosition(target, (int) ref.id(), wanted, left, POLL);
+          hb.checkCancelled();
+          services.streams().stop(target, List.of((int) ref.id()), "stopped for cutover", locks);
+        }
+      }
+      Map<String, String> out = new TreeMap<>();
+      for (String shard : info.targetShards()) {
+        out.put(shard, services.positions().current(target(info, shard)).encode());
+      }
+      return out;
+    });
+  }
+
+  @Override
+  public void restartStreams(MigrationInfo info, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      for (String shard : info.targetShards()) {
+        services.streams().start(target(info, shard), info.workflow(), locks);
+      }
+    });
+  }
+
+  @Override
+  public List<SavedStream> readReverseStreams(MigrationInfo info) {
+    return ActivityFailures.translate(() -> {
+      List<SavedStream> saved = new ArrayList<>();
+      for (String shard : info.sourceShards()) {
+        saved.addAll(services.savedStreams().save(source(info, shard), info.reverseWorkflow()));
+      }
+      return saved;
+    });
+  }
+
+  @Override
+  public void createReverseVReplication(MigrationInfo info, Map<String, String> targetPositions, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      VSchema sourceVSchema = services.store().get(services.store().keys().vschema(info.sourceKeyspace()))
+          .map(v -> v.value()).orElse(new VSchema(false, null, null));
+      Map<String, List<NewStream>> bySourceShard = new LinkedHashMap<>();
+      info.sourceShards().forEach(s -> bySourceShard.put(s, new ArrayList<>()));
+      for (String targetShard : info.targetShards()) {
+        PrimaryEndpoint target = target(info, targetShard);
+        for (Stream forward : services.streams().read(target, info.workflow())) {
+          String sourceShard = forward.source().shard();
+          PrimaryEndpoint source = source(info, sourceShard);
+          KeyRange range = services.store().getRequired(services.store().keys().shard(info.sourceKeyspace(),
+              sourceShard)).value().keyRange();
+          bySourceShard.get(sourceShard).add(ReverseStreams.reverse(new ReverseStreams.Spec(info.targetKeyspace(),
+              targetShard, forward, Position.parse(targetPositions.get(targetShard)), info.sourceKeyspace(), range,
+              sourceVSchema, source.dbName(), target.alias().cell(), source.alias().cell())));
+        }
+      }
+      for (var e : bySourceShard.entrySet()) {
+        services.streams().replace(source(info, e.getKey()), info.reverseWorkflow(), e.getValue(), locks);
+      }
+    });
+  }
+
+  @Override
+  public void restoreReverseVReplication(MigrationInfo info, List<SavedStream> saved, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      for (String shard : info.sourceShards()) {
+        services.savedStreams().restore(source(info, shard), info.reverseWorkflow(),
+            saved.stream().filter(s -> s.shard().equals(shard)).toList(), locks);
+      }
+    });
+  }
+
+  @Override
+  public void createJournals(MigrationInfo info, Map<String, String> sourcePositions,
+      Map<String, String> targetPositions, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      List<Journal.ShardGtid> gtids = info.targetShards().stream()
+          .map(s -> new Journal.ShardGtid(info.targetKeyspace(), s, Position.parse(targetPositions.get(s)))).toList();
+      List<Journal.KeyspaceShard> participants = info.sourceShards().stream()
+          .map(s -> new Journal.KeyspaceShard(info.sourceKeyspace(), s)).toList();
+      Journal.MigrationType type = info.migrationType() == MigrationType.TABLES
+          ? Journal.MigrationType.TABLES : Journal.MigrationType.SHARDS;
+      for (String shard : info.sourceShards()) {
+        PrimaryEndpoint source = source(info, shard);
+        if (services.journals().read(source, info.migrationId()).isPresent()) {
+          continue; // written by an earlier attempt: resuming after the point of no return
+        }
+        String local = sourcePositions.get(shard);
+        services.journals().create(source, new Journal(info.migrationId(), type, info.tables(),
+            local == null ? services.positions().current(source) : Position.parse(local), gtids, participants,
+            List.of()), locks);
+      }
+    });
+  }
+
+  @Override
+  public void allowTargetWrites(MigrationInfo info, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      // An earlier ReverseTraffic raised a barrier on these primaries when they were its source.
+      try (Heartbeater hb = Heartbeater.start()) {
+        for (String shard : info.targetShards()) {
+          services.barrier().allow(target(info, shard), scope(info), locks, DRAIN_TIMEOUT);
+        }
+      }
+      topology.allowTargetWrites(info, locks);
+    });
+  }
+
+  @Override
+  public void changeRouting(MigrationInfo info, LockSet locks) {
+    ActivityFailures.translate(() -> topology.changeRouting(info, locks));
+  }
+
+  @Override
+  public void startReverseVReplication(MigrationInfo info, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      for (String shard : info.sourceShards()) {
+        services.streams().start(source(info, shard), info.reverseWorkflow(), locks);
+      }
+    });
+  }
+
+  @Override
+  public void freezeTargetVReplication(MigrationInfo info, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      for (String shard : info.targetShards()) {
+        services.streams().freeze(target(info, shard), info.workflow(), locks);
+      }
+    });
+  }
+
+  @Override
+  public ShardPositions gatherPositions(MigrationInfo info) {
+    return ActivityFailures.translate(() -> {
+      Map<String, String> src = new TreeMap<>();
+      Map<String, String> tgt = new TreeMap<>();
+      info.sourceShards().forEach(s -> src.put(s, services.positions().current(source(info, s)).encode()));
+      info.targetShards().forEach(s -> tgt.put(s, services.positions().current(target(info, s)).encode()));
+      return new ShardPositions(src, tgt);
+    });
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private PrimaryEndpoint source(MigrationInfo info, String shard) {
+    return services.primaries().resolve(info.sourceKeyspace(), shard);
+  }
+
+  private PrimaryEndpoint target(MigrationInfo info, String shard) {
+    return services.primaries().resolve(info.targetKeyspace(), shard);
+  }
+
+  private static WriteScope scope(MigrationInfo info) {
+    return info.migrationType() == MigrationType.TABLES ? WriteScope.tables(info.tables()) : WriteScope.wholeDatabase();
+  }
+
+  /** Asks etcd before a MySQL step that cannot be fenced in one transaction (DESIGN.md §2.5 point 3). */
+  private void checkHeld(LockSet locks) {
+    for (LockToken token : locks.locks()) {
+      LockStatus status = services.locks().check(token);
+      if (!status.held()) {
+        throw new LockLostException(token.key(), "lock on " + token.resource() + " is lost: " + status.message());
+      }
+    }
+  }
+}

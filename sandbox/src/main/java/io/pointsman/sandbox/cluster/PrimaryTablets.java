@@ -28,7 +28,7 @@ public final class PrimaryTablets {
     Map<String, Shard> shards = new LinkedHashMap<>();
     store.listShards(keyspace).stream()
         .map(name -> Map.entry(name, store.getRequired(keys.shard(keyspace, name)).value()))
-        .sorted((a, b) -> SrvKeyspaceBuilder.compareStarts(a.getValue().keyRange(), b.getValue().keyRange()))
+        .sorted((a, b) -> SrvKeyspaceBuilder.compare(a.getValue().keyRange(), b.getValue().keyRange()))
         .forEach(e -> shards.put(e.getKey(), e.getValue()));
     return shards;
   }

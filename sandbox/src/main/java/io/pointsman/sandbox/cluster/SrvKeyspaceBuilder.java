@@ -27,7 +27,7 @@ public final class SrvKeyspaceBuilder {
   public static SrvKeyspace fromShards(Map<String, Shard> shards) {
     List<ShardReference> refs = shards.entrySet().stream()
         .filter(e -> e.getValue().isPrimaryServing())
-        .sorted(Comparator.comparing(e -> e.getValue().keyRange(), SrvKeyspaceBuilder::compareStarts))
+        .sorted(Comparator.comparing(e -> e.getValue().keyRange(), SrvKeyspaceBuilder::compare))
         .map(e -> new ShardReference(e.getKey(), orNull(e.getValue().keyRange())))
         .toList();
     return new SrvKeyspace(SERVED_TYPES.stream().map(t -> new KeyspacePartition(t, refs, List.of())).toList());
@@ -38,7 +38,15 @@ public final class SrvKeyspaceBuilder {
     return range == null || range.isFull() ? null : range;
   }
 
-  static int compareStarts(KeyRange a, KeyRange b) {
-    return Names.compareHexBounds(a.start(), b.start());
+  /** Orders ranges by start, then by end with an open end last ({@code -40} before {@code -80}). */
+  static int compare(KeyRange a, KeyRange b) {
+    int byStart = Names.compareHexBounds(a.start(), b.start());
+    if (byStart != 0 || a.end().equals(b.end())) {
+      return byStart;
+    }
+    if (a.end().isEmpty() || b.end().isEmpty()) {
+      return a.end().isEmpty() ? 1 : -1;
+    }
+    return Names.compareHexBounds(a.end(), b.end());
   }
 }

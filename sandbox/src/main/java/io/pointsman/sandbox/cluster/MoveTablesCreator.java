@@ -5,6 +5,7 @@ import io.pointsman.locks.LockSet;
 import io.pointsman.mysql.BinlogSource;
 import io.pointsman.mysql.StreamState;
 import io.pointsman.mysql.WorkflowType;
+import io.pointsman.switching.SrvVSchemaBuilder;
 import io.pointsman.topo.TopoKeys;
 import io.pointsman.topo.TopologyStore;
 import io.pointsman.topo.Versioned;

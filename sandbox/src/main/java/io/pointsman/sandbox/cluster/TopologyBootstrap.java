@@ -1,6 +1,7 @@
 package io.pointsman.sandbox.cluster;
 
 import io.pointsman.locks.LockSet;
+import io.pointsman.switching.SrvVSchemaBuilder;
 import io.pointsman.topo.RecordKey;
 import io.pointsman.topo.TopoKeys;
 import io.pointsman.topo.TopologyStore;

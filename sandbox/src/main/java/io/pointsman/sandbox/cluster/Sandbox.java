@@ -104,10 +104,21 @@ public final class Sandbox implements AutoCloseable {
     List<SandboxState.ManagedProcess> ordered = state.get().processes().stream()
         .sorted(Comparator.comparing(p -> p.kind() == SandboxState.Kind.ETCD))
         .toList();
+    SandboxState left = state.get();
+    RuntimeException failure = null;
     for (SandboxState.ManagedProcess p : ordered) {
-      StopOutcome outcome = ProcessControl.stop(p.pid(), p.commandLineMarker(), grace);
-      log.info("{} (pid {}, port {}): {}", p.name(), p.pid(), p.port(), outcome);
-      stopped.add(new StoppedProcess(p.name(), p.kind(), p.pid(), p.port(), outcome));
+      try {
+        StopOutcome outcome = ProcessControl.stop(p.pid(), p.commandLineMarker(), grace);
+        log.info("{} (pid {}, port {}): {}", p.name(), p.pid(), p.port(), outcome);
+        stopped.add(new StoppedProcess(p.name(), p.kind(), p.pid(), p.port(), outcome));
+        left = left.without(p.name());
+      } catch (RuntimeException e) {
+        failure = addFailure(failure, e); // keep going: stop the others, keep this one recorded
+      }
+    }
+    if (failure != null) {
+      file.write(left);
+      throw failure;
     }
     file.delete();
     return stopped;

@@ -48,6 +48,7 @@ class TopoCodecTest {
     assertThat(j.get("primary_alias").get("cell").asText()).isEqualTo("zone1");
     assertThat(j.get("primary_alias").get("uid").asLong()).isEqualTo(200);
     assertThat(j.get("key_range").get("end").asText()).isEqualTo("80");
+    assertThat(j.get("key_range").has("full")).as("derived getters are not fields").isFalse();
     assertThat(j.get("is_primary_serving").asBoolean()).isTrue();
     assertThat(j.get("tablet_controls").get(0).get("tablet_type").asText()).isEqualTo("PRIMARY");
     assertThat(j.get("tablet_controls").get(0).get("denied_tables")).hasSize(2);

@@ -1,5 +1,6 @@
 package io.pointsman.locks;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.util.List;
 import java.util.Objects;
 
@@ -21,6 +22,7 @@ public record LockSet(List<LockToken> locks) {
     return locks.stream().mapToLong(LockToken::fencingToken).max().orElse(0);
   }
 
+  @JsonIgnore // derived, not a field: Temporal's and the topology's JSON must not carry it
   public boolean isEmpty() {
     return locks.isEmpty();
   }

@@ -1,5 +1,6 @@
 package io.pointsman.topo.model;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import io.pointsman.errors.PointsmanException;
 import io.pointsman.names.Names;
 
@@ -39,6 +40,7 @@ public record KeyRange(String start, String end) {
     return contains(hex(keyspaceId));
   }
 
+  @JsonIgnore // derived, not a field: Temporal's and the topology's JSON must not carry it
   public boolean isFull() {
     return start.isEmpty() && end.isEmpty();
   }

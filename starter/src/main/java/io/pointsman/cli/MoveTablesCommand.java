@@ -1,0 +1,10 @@
+package io.pointsman.cli;
+
+import picocli.CommandLine.Command;
+
+/** {@code pointsman MoveTables}: the traffic actions of a MoveTables workflow. */
+@Command(name = "MoveTables", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+    description = "Traffic actions of a MoveTables workflow (tables moving between keyspaces).",
+    subcommands = {SwitchTrafficCommand.class, ReverseTrafficCommand.class, MoveTablesCompleteCommand.class,
+        MoveTablesCancelCommand.class, StatusCommand.class})
+final class MoveTablesCommand extends MigrationGroup {}

@@ -1,0 +1,36 @@
+package io.pointsman.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** The flags of SwitchTraffic and ReverseTraffic, named and defaulted as vtctldclient's. */
+final class SwitchFlags {
+  @Option(names = "--tablet-types", split = ",", paramLabel = "TYPES",
+      description = "Tablet types to switch: any of PRIMARY, REPLICA, RDONLY, comma-separated; PRIMARY switches "
+          + "writes, the others reads (default: all three).")
+  List<String> tabletTypes = new ArrayList<>();
+
+  @Option(names = {"-c", "--cells"}, split = ",", paramLabel = "CELLS",
+      description = "Cells to switch read traffic in, comma-separated (default: all cells).")
+  List<String> cells = new ArrayList<>();
+
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s",
+      description = "How long replication may take to catch up once writes stopped; the write-lock timing "
+          + "follows it. Minimum 1s (default: ${DEFAULT-VALUE}).")
+  String timeout;
+
+  @Option(names = "--max-replication-lag-allowed", paramLabel = "DURATION", defaultValue = "30s",
+      description = "Refuse to switch while any stream lags more than this (default: ${DEFAULT-VALUE}).")
+  String maxReplicationLagAllowed;
+
+  @Option(names = "--enable-reverse-replication", arity = "0..1", paramLabel = "BOOL", defaultValue = "true",
+      fallbackValue = "true",
+      description = "Start reverse replication when writes switch, so traffic can be switched back without "
+          + "losing writes; --enable-reverse-replication=false turns it off (default: ${DEFAULT-VALUE}).")
+  boolean enableReverseReplication;
+
+  @Option(names = "--dry-run",
+      description = "Print the plan from the current state and change nothing (default: false).")
+  boolean dryRun;
+}

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -140,8 +141,9 @@ public final class EtcdLockService implements LockService, AutoCloseable {
   }
 
   /**
-   * Stops renewing every lock held through this service and reports each as lost (their leases
-   * expire within a TTL; they are not revoked, so another worker may still attach to them), then
+   * Stops renewing every lock held through this service and reports each as lost with
+   * {@link LockLoss.Reason#SERVICE_CLOSED} (their leases expire within a TTL; they are not revoked,
+   * so another worker may still attach to them), then
    * stops the service's threads. The etcd client is not closed.
    */
   @Override
@@ -175,7 +177,17 @@ public final class EtcdLockService implements LockService, AutoCloseable {
     return LockStatus.stillHeld(result.message());
   }
 
-  /** A lost lock needs no release by the service any more; its holder may still close it. */
+  /** Detaches the lock after {@code grace} on the renewal scheduler (detaching never blocks). */
+  void detachLater(HeldEtcdLock lock, Duration grace) {
+    try {
+      scheduler.schedule(lock::detach, grace.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // the service is closed: close() already stopped every lock it renewed
+      lock.detach();
+    }
+  }
+
+  /** A lost or detached lock needs no release by the service any more; its holder may still close it. */
   void forget(HeldEtcdLock lock) {
     held.remove(lock);
   }

@@ -2,6 +2,8 @@ package io.pointsman.lock;
 
 import io.pointsman.errors.LockLostException;
 import io.pointsman.locks.LockToken;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -16,7 +18,8 @@ final class HeldEtcdLock implements HeldLock, LockRenewer.Sink {
   /** Ways a handle stops holding a lock without the lock being lost. */
   private enum Ending {
     RELEASED("was released"),
-    TAKEN_OVER("was taken over by a later attach in this process");
+    TAKEN_OVER("was taken over by a later attach in this process"),
+    DETACHED("was detached: this process no longer renews it");
 
     final String description;
 
@@ -80,8 +83,32 @@ final class HeldEtcdLock implements HeldLock, LockRenewer.Sink {
   }
 
   @Override
+  public void detach() {
+    if (stopped.compareAndSet(null, Ending.DETACHED)) {
+      renewer.stop();
+      service.forget(this);
+      if (loss.get() != null) {
+        return; // already reported as lost; nothing was renewing it
+      }
+      log.info("Stopped renewing the lock on {} in this process without revoking lease {}; it expires within {} "
+          + "unless another holder attaches to it", token.resource(), token.leaseId(), token.ttl());
+    }
+  }
+
+  @Override
+  public void detachAfter(Duration grace) {
+    Objects.requireNonNull(grace, "grace");
+    if (grace.isNegative() || grace.isZero()) {
+      detach();
+    } else {
+      service.detachLater(this, grace);
+    }
+  }
+
+  @Override
   public void close() {
-    if (stopped.get() != Ending.TAKEN_OVER) {
+    Ending ending = stopped.get();
+    if (ending != Ending.TAKEN_OVER && ending != Ending.DETACHED) {
       service.release(token);
     }
   }
@@ -104,8 +131,8 @@ final class HeldEtcdLock implements HeldLock, LockRenewer.Sink {
 
   /** Ends renewal because the service is closing; the holder must hear it as a loss. */
   void stopBecauseServiceClosed() {
-    renewer.lose(LockLoss.Reason.RENEWAL_FAILED,
-        "the lock service was closed, so nothing renews lease " + token.leaseId() + " any more");
+    renewer.lose(LockLoss.Reason.SERVICE_CLOSED,
+        "the lock service was closed, so nothing in this process renews lease " + token.leaseId() + " any more");
   }
 
   long leaseId() {

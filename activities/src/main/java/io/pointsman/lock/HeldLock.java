@@ -1,6 +1,7 @@
 package io.pointsman.lock;
 
 import io.pointsman.locks.LockToken;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -35,9 +36,29 @@ public interface HeldLock extends AutoCloseable {
   CompletableFuture<LockLoss> lossFuture();
 
   /**
+   * Stops renewing the lock in this process without revoking it, because it is handed to another
+   * holder: an activity on another worker that {@link LockService#attach attaches} to the token,
+   * and that releases it in the end with {@link LockService#release}. The lease expires within its
+   * TTL unless somebody attaches. Not a loss: nothing is reported. Idempotent; afterwards
+   * {@link #isHeld()} is false and {@link #close()} does nothing.
+   */
+  void detach();
+
+  /**
+   * Keeps renewing for at most {@code grace}, then {@link #detach() detaches}: for a lock handed
+   * to a holder that may be slow to attach (the gap between two activities of a workflow), but
+   * that must not be renewed here forever if it never comes. An attach to the same lease in this
+   * process, a release or a loss ends renewal sooner. Returns at once.
+   *
+   * @param grace how long to keep renewing; zero or negative detaches now
+   */
+  void detachAfter(Duration grace);
+
+  /**
    * Releases the lock: stops renewal and revokes the lease. Idempotent; after a failed revoke a
    * later call tries again. A handle whose lease was taken over by a later
-   * {@link LockService#attach} in this process does nothing, since the lock is no longer its own.
+   * {@link LockService#attach} in this process, or that was {@link #detach() detached}, does
+   * nothing, since the lock is no longer its own.
    *
    * @throws io.pointsman.errors.PointsmanException UNAVAILABLE when etcd did not confirm the revoke;
    *     the lease then expires within its TTL since nothing renews it

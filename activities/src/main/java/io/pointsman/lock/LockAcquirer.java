@@ -78,7 +78,8 @@ final class LockAcquirer {
       attempt.waitForEarlierHolders(revision, lostInLine);
 
       long acquiredNanos = System.nanoTime();
-      LockToken token = new LockToken(key, target.resource(), leaseId, revision, options.ttl(), Instant.now());
+      LockToken token = new LockToken(key, target.resource(), leaseId, revision, options.ttl(), Instant.now(),
+          options.maxHold());
       HeldEtcdLock held = new HeldEtcdLock(service, token, renewer, options.listener(), events);
       if (!renewer.handOver(held, acquiredNanos + options.maxHold().toNanos())) {
         throw PointsmanException.unavailable("the lease of the lock on " + target.resource()

@@ -21,7 +21,12 @@ public record LockLoss(LockToken token, Reason reason, String message) {
     /** No renewal succeeded for a whole TTL, so the lease may have expired on the server. */
     RENEWAL_FAILED,
     /** The lock was held for its max hold; renewal stopped on purpose and the key expires within a TTL. */
-    MAX_HOLD_REACHED
+    MAX_HOLD_REACHED,
+    /**
+     * The lock service of this process was closed (the worker is shutting down), so nothing here
+     * renews the lease any more. The lock itself may be alive: another process can still attach.
+     */
+    SERVICE_CLOSED
   }
 
   public LockLoss {

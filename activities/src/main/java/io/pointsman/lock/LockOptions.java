@@ -1,6 +1,7 @@
 package io.pointsman.lock;
 
 import io.pointsman.errors.PointsmanException;
+import io.pointsman.locks.LockToken;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -14,7 +15,7 @@ public final class LockOptions {
   /** Vitess's {@code --lock-timeout}. */
   public static final Duration DEFAULT_ACQUIRE_TIMEOUT = Duration.ofSeconds(45);
   /** The {@code --max-keyspace-lock-ttl} idea: no lock is renewed forever by a forgotten holder. */
-  public static final Duration DEFAULT_MAX_HOLD = Duration.ofMinutes(10);
+  public static final Duration DEFAULT_MAX_HOLD = LockToken.DEFAULT_MAX_HOLD;
 
   private final String action;
   private final Duration ttl;

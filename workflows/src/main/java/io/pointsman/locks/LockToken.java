@@ -14,10 +14,17 @@ import java.util.Objects;
  * @param leaseId the etcd lease the key is attached to
  * @param createRevision the key's create revision: the fencing token
  * @param ttl the lease TTL
- * @param acquiredAt when the lock was granted (wall clock, for operators only)
+ * @param acquiredAt when the lock was granted (wall clock; the max hold counts from it)
+ * @param maxHold how long after {@code acquiredAt} renewal stops on purpose, wherever the lock is
+ *     renewed (a worker that re-attaches after a crash keeps the original budget); a token written
+ *     before tokens carried it (null in its JSON) gets {@link #DEFAULT_MAX_HOLD}
  */
 public record LockToken(
-    String key, String resource, long leaseId, long createRevision, Duration ttl, Instant acquiredAt) {
+    String key, String resource, long leaseId, long createRevision, Duration ttl, Instant acquiredAt,
+    Duration maxHold) {
+  /** DESIGN.md §2.2's default {@code maxLockHold}: no lock is renewed forever by a forgotten holder. */
+  public static final Duration DEFAULT_MAX_HOLD = Duration.ofMinutes(10);
+
   public LockToken {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(resource, "resource");
@@ -26,6 +33,17 @@ public record LockToken(
     if (createRevision <= 0) {
       throw new IllegalArgumentException("createRevision must be positive, got " + createRevision);
     }
+    if (maxHold == null) {
+      maxHold = DEFAULT_MAX_HOLD;
+    }
+    if (maxHold.isNegative() || maxHold.isZero()) {
+      throw new IllegalArgumentException("maxHold must be positive, got " + maxHold);
+    }
+  }
+
+  /** A token with the {@link #DEFAULT_MAX_HOLD}, for callers that do not choose one (tests, tools). */
+  public LockToken(String key, String resource, long leaseId, long createRevision, Duration ttl, Instant acquiredAt) {
+    this(key, resource, leaseId, createRevision, ttl, acquiredAt, DEFAULT_MAX_HOLD);
   }
 
   /** The fencing token written to MySQL fences; increases with every acquisition cluster-wide. */

@@ -1,0 +1,168 @@
+package io.pointsman.activities;
+
+import static io.pointsman.activities.LockActivitiesHarness.outcome;
+import static io.pointsman.activities.LockActivitiesHarness.request;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.pointsman.lock.EtcdLockService;
+import io.pointsman.lock.LockContents;
+import io.pointsman.locks.LockSet;
+import io.pointsman.locks.LockToken;
+import io.pointsman.workflows.LockActivitiesTestWorkflow;
+import io.pointsman.workflows.LockActivitiesTestWorkflow.Mode;
+import io.pointsman.workflows.LockActivitiesTestWorkflow.Outcome;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The lock activities driven by a workflow on the Temporal test service, against real etcd. */
+@Timeout(180)
+class LockActivitiesTest {
+  /** Long enough for a loaded machine: the holdLocks heartbeat timeout is a quarter of it, clamped to 1 s. */
+  private static final Duration TTL = Duration.ofSeconds(3);
+  private static final Duration PATIENT = Duration.ofSeconds(60);
+
+  private LockActivitiesHarness harness;
+  private EtcdLockService locks;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    harness = new LockActivitiesHarness();
+    locks = new EtcdLockService(harness.etcd, harness.paths);
+    Worker worker = harness.env.newWorker(LockActivitiesHarness.TASK_QUEUE);
+    worker.registerWorkflowImplementationTypes(LockActivitiesTestWorkflow.Impl.class);
+    worker.registerActivitiesImplementations(new LockActivitiesImpl(locks));
+    harness.env.start();
+  }
+
+  @AfterEach
+  void tearDown() {
+    harness.env.shutdownNow();
+    harness.env.awaitTermination(10, TimeUnit.SECONDS);
+    locks.close();
+    harness.close();
+  }
+
+  private LockSet awaitLocks(LockActivitiesTestWorkflow workflow) {
+    return await().atMost(PATIENT).pollInterval(Duration.ofMillis(100)).until(workflow::locks, l -> l != null);
+  }
+
+  @Test
+  void acquireTakesTheNamedLockThenTheKeyspacesInOrderAndNamesTheWorkflowAsHolder() throws Exception {
+    LockActivitiesTestWorkflow workflow = harness.newWorkflow();
+    WorkflowExecution execution = WorkflowClient.start(workflow::run, request(TTL, "customer", "commerce"), Mode.HOLD);
+
+    LockSet set = awaitLocks(workflow);
+
+    assertThat(set.locks()).extracting(LockToken::resource)
+        .containsExactly("named lock customer/commerce2customer", "keyspace commerce", "keyspace customer");
+    assertThat(set.locks()).extracting(LockToken::createRevision).isSorted().doesNotHaveDuplicates();
+    assertThat(set.locks().get(0).key()).startsWith(harness.paths.namedLockDir("customer/commerce2customer") + "/locks/");
+    assertThat(set.locks().get(1).key()).startsWith(harness.paths.keyspaceDir("commerce") + "/locks/");
+    assertThat(set.locks().get(2).key()).startsWith(harness.paths.keyspaceDir("customer") + "/locks/");
+    assertThat(set.locks()).allSatisfy(t -> {
+      assertThat(t.ttl()).isEqualTo(TTL);
+      assertThat(t.maxHold()).isEqualTo(Duration.ofMinutes(10));
+    });
+    for (LockToken token : set.locks()) {
+      LockContents value = harness.contents(token);
+      assertThat(value.action()).isEqualTo("SwitchTraffic");
+      assertThat(value.status()).isEqualTo(LockContents.RUNNING);
+      assertThat(value.temporalNamespace()).isEqualTo(harness.env.getNamespace());
+      assertThat(value.temporalWorkflowId()).isEqualTo(execution.getWorkflowId());
+      assertThat(value.temporalRunId()).isEqualTo(execution.getRunId());
+    }
+
+    workflow.finish();
+    assertThat(outcome(workflow, PATIENT).holdEnd()).isEqualTo("cancelled");
+    assertThat(harness.lockKeys()).isEmpty();
+  }
+
+  @Test
+  void holdLocksKeepsTheLeasesAliveWellPastTheirTtlAndEndsCleanlyWhenTheWorkflowCancelsIt() throws Exception {
+    LockActivitiesTestWorkflow workflow = harness.newWorkflow();
+    WorkflowClient.start(workflow::run, request(TTL, "customer"), Mode.HOLD);
+    LockSet set = awaitLocks(workflow);
+    // holdLocks is attached and heartbeating (its details come from past the attach)
+    await().atMost(PATIENT).pollInterval(Duration.ofMillis(200))
+        .until(() -> harness.pendingHold(workflow).map(h -> h.progress() != null && h.progress().allHeldAt() != null)
+            .orElse(false));
+
+    AtomicLong beats = new AtomicLong();
+    await().during(TTL.multipliedBy(4)).atMost(TTL.multipliedBy(4).plus(PATIENT)).pollInterval(Duration.ofMillis(250))
+        .until(() -> {
+          harness.pendingHold(workflow).map(LockActivitiesHarness.PendingHold::progress)
+              .ifPresent(p -> beats.accumulateAndGet(p.beats(), Math::max));
+          return harness.holdsAll(set);
+        });
+    assertThat(beats.get()).as("heartbeats recorded by the service").isGreaterThan(3);
+
+    workflow.finish();
+    Outcome outcome = outcome(workflow, PATIENT);
+    assertThat(outcome.holdEnd()).isEqualTo("cancelled");
+    assertThat(harness.lockKeys()).isEmpty();
+  }
+
+  @Test
+  void aLeaseRevokedBehindTheHoldersBackFailsHoldLocksWithLockLostPromptly() throws Exception {
+    LockActivitiesTestWorkflow workflow = harness.newWorkflow();
+    WorkflowClient.start(workflow::run, request(TTL, "commerce", "customer"), Mode.HOLD);
+    LockSet set = awaitLocks(workflow);
+    await().atMost(PATIENT).pollInterval(Duration.ofMillis(200))
+        .until(() -> harness.pendingHold(workflow).map(h -> h.progress() != null && h.progress().allHeldAt() != null)
+            .orElse(false));
+    LockToken victim = set.locks().get(2);
+
+    long revokedAt = System.nanoTime();
+    harness.revoke(victim.leaseId());
+    Outcome outcome = outcome(workflow, PATIENT);
+    Duration noticedAfter = Duration.ofNanos(System.nanoTime() - revokedAt);
+
+    assertThat(outcome.holdEnd()).isEqualTo("failed");
+    assertThat(outcome.holdFailureType()).isEqualTo("LOCK_LOST");
+    assertThat(outcome.holdFailureMessage()).contains("keyspace customer").containsAnyOf("LEASE_GONE", "KEY_GONE");
+    // renewal runs every TTL/3; the rest is the workflow round trip and the releases
+    assertThat(noticedAfter).isLessThan(TTL.multipliedBy(4));
+    assertThat(harness.lockKeys()).as("the workflow released the other locks").isEmpty();
+  }
+
+  @Test
+  void aFailedAcquisitionMidwayLeavesNoKeyOfOursBehind() throws Exception {
+    LockActivitiesTestWorkflow workflow = harness.newWorkflow();
+    // sorted: customer (exists) is locked before missing (does not)
+    assertThatThrownBy(() -> workflow.run(request(TTL, "missing", "customer"), Mode.HOLD))
+        .isInstanceOf(WorkflowFailedException.class)
+        .cause().isInstanceOf(ActivityFailure.class)
+        .cause().isInstanceOfSatisfying(ApplicationFailure.class, f -> {
+          assertThat(f.getType()).isEqualTo("NOT_FOUND");
+          assertThat(f.isNonRetryable()).isTrue();
+          assertThat(f.getOriginalMessage()).contains("missing");
+        });
+
+    assertThat(harness.lockKeys()).isEmpty();
+  }
+
+  @Test
+  void locksThatNobodyHoldsAfterAcquireExpireSoonInsteadOfLingeringUntilMaxHold() throws Exception {
+    LockActivitiesTestWorkflow workflow = harness.newWorkflow();
+    Outcome outcome = workflow.run(request(TTL, "customer"), Mode.ACQUIRE_ONLY);
+    long acquiredAt = System.nanoTime();
+
+    // the acquiring worker renews for TTL/2, then lets go: gone by about 3/2 TTL after acquisition
+    await().atMost(PATIENT).pollInterval(Duration.ofMillis(200)).until(() -> harness.lockKeys().isEmpty());
+    assertThat(Duration.ofNanos(System.nanoTime() - acquiredAt)).isLessThan(TTL.multipliedBy(5));
+    assertThat(outcome.locks().locks()).hasSize(2);
+  }
+}

@@ -1,0 +1,97 @@
+package io.pointsman.workflows;
+
+import io.pointsman.locks.LockSet;
+import io.pointsman.workflows.activities.LockActivities;
+import io.pointsman.workflows.activities.LockRequest;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.Workflow;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * Calls the lock activities the way {@link LockKeeper} does (the same {@link StepOptions}, holdLocks
+ * in a detached scope, cancelled and waited for before releaseLocks), and reports how holdLocks
+ * ended, so tests of the activity implementations see exactly what a real workflow sees.
+ */
+@WorkflowInterface
+public interface LockActivitiesTestWorkflow {
+
+  enum Mode {
+    /** acquire, hold until {@link #finish()} or until holdLocks ends, release */
+    HOLD,
+    /** acquire and return: nobody holds or releases the locks, as when a workflow dies in between */
+    ACQUIRE_ONLY
+  }
+
+  /**
+   * @param locks what acquireLocks returned
+   * @param holdEnd {@code cancelled}, {@code failed}, {@code completed} or {@code not held}
+   * @param holdFailureType the ApplicationFailure type inside the ActivityFailure when it failed
+   * @param holdFailureMessage its message
+   */
+  record Outcome(LockSet locks, String holdEnd, String holdFailureType, String holdFailureMessage) {}
+
+  @WorkflowMethod
+  Outcome run(LockRequest request, Mode mode);
+
+  /** Cancels holdLocks and releases the locks. */
+  @SignalMethod
+  void finish();
+
+  /** The locks once acquired; null before. */
+  @QueryMethod
+  LockSet locks();
+
+  final class Impl implements LockActivitiesTestWorkflow {
+    private final LockActivities acquirer = Workflow.newActivityStub(LockActivities.class, StepOptions.acquire());
+    private final LockActivities releaser = Workflow.newActivityStub(LockActivities.class, StepOptions.release());
+    private LockSet locks;
+    private boolean finishing;
+
+    @Override
+    public Outcome run(LockRequest request, Mode mode) {
+      LockActivities holder =
+          Workflow.newActivityStub(LockActivities.class, StepOptions.hold(request.ttl(), request.maxHold()));
+      locks = acquirer.acquireLocks(request);
+      if (mode == Mode.ACQUIRE_ONLY) {
+        return new Outcome(locks, "not held", null, null);
+      }
+      LockSet held = locks;
+      @SuppressWarnings("unchecked")
+      Promise<Void>[] holding = new Promise[1];
+      CancellationScope scope =
+          Workflow.newDetachedCancellationScope(() -> holding[0] = Async.procedure(holder::holdLocks, held));
+      scope.run();
+      Workflow.await(() -> finishing || holding[0].isCompleted());
+      if (!holding[0].isCompleted()) {
+        scope.cancel();
+      }
+      Outcome outcome;
+      try {
+        holding[0].get();
+        outcome = new Outcome(locks, "completed", null, null);
+      } catch (ActivityFailure f) {
+        outcome = Failures.isCancellation(f)
+            ? new Outcome(locks, "cancelled", null, null)
+            : new Outcome(locks, "failed", Failures.applicationType(f), Failures.message(f));
+      }
+      releaser.releaseLocks(locks);
+      return outcome;
+    }
+
+    @Override
+    public void finish() {
+      finishing = true;
+    }
+
+    @Override
+    public LockSet locks() {
+      return locks;
+    }
+  }
+}

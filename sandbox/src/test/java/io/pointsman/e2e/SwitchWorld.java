@@ -1,0 +1,181 @@
+package io.pointsman.e2e;
+
+import static org.awaitility.Awaitility.await;
+
+import io.etcd.jetcd.Client;
+import io.pointsman.activities.CleanupActivitiesImpl;
+import io.pointsman.activities.LockActivitiesImpl;
+import io.pointsman.activities.Services;
+import io.pointsman.activities.SwitchActivitiesImpl;
+import io.pointsman.mysql.PrimaryEndpoint;
+import io.pointsman.mysql.Stream;
+import io.pointsman.mysql.StreamState;
+import io.pointsman.sandbox.cluster.CreatedWorkflow;
+import io.pointsman.sandbox.cluster.MoveTablesSpec;
+import io.pointsman.sandbox.cluster.ReshardSpec;
+import io.pointsman.sandbox.cluster.Sandbox;
+import io.pointsman.sandbox.cluster.SandboxOptions;
+import io.pointsman.sandbox.router.Router;
+import io.pointsman.sandbox.router.RouterOptions;
+import io.pointsman.sandbox.streams.StreamRunner;
+import io.pointsman.sandbox.streams.StreamRunnerOptions;
+import io.pointsman.testing.TestEtcd;
+import io.pointsman.testing.TestServices;
+import io.pointsman.topo.TopoPaths;
+import io.pointsman.topo.TopologyStore;
+import io.pointsman.workflows.Pointsman;
+import io.pointsman.workflows.WorkflowRegistration;
+import io.pointsman.workflows.activities.SwitchActivities;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+
+/**
+ * A whole pointsman world for end-to-end tests: the sandbox (its own MariaDB primaries, topology
+ * under a fresh root of the test etcd), the stream runner, a router, and a Temporal test
+ * environment whose worker runs pointsman's workflows and real activities.
+ */
+final class SwitchWorld implements AutoCloseable {
+  final Sandbox sandbox;
+  final Client etcd;
+  final TopoPaths paths;
+  final StreamRunner runner;
+  final Services services;
+  final TestWorkflowEnvironment env;
+  final Worker worker;
+  private final List<AutoCloseable> extras = new ArrayList<>();
+  private Router router;
+
+  private SwitchWorld(Sandbox sandbox, UnaryOperator<SwitchActivities> switchWrapper) {
+    this.sandbox = sandbox;
+    this.etcd = TestEtcd.client();
+    this.paths = sandbox.options().topoPaths();
+    this.runner = StreamRunner.start(StreamRunnerOptions.builder()
+        .topology(sandbox.store())
+        .mysqlCredentials(sandbox.options().credentials().user(), sandbox.options().credentials().password())
+        .pollInterval(Duration.ofMillis(100))
+        .heartbeatInterval(Duration.ofMillis(500))
+        .build());
+    this.services = new Services(etcd, paths, sandbox.mysqlOptions());
+    TestEnvironmentOptions.Builder options = TestEnvironmentOptions.newBuilder();
+    for (var key : Pointsman.SEARCH_ATTRIBUTES) {
+      options.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    }
+    this.env = TestWorkflowEnvironment.newInstance(options.build());
+    this.worker = env.newWorker(Pointsman.TASK_QUEUE);
+    WorkflowRegistration.registerWorkflows(worker);
+    worker.registerActivitiesImplementations(switchWrapper.apply(new SwitchActivitiesImpl(services)),
+        new CleanupActivitiesImpl(services), new LockActivitiesImpl(services.locks()));
+    env.start();
+  }
+
+  /** MoveTables world: commerce/0 and customer/-80,80- only. */
+  static SwitchWorld moveTables() throws IOException {
+    return start(true, UnaryOperator.identity());
+  }
+
+  static SwitchWorld start(boolean moveTablesOnly, UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
+    Path dir = Files.createTempDirectory("pointsman-e2e");
+    String root = "/pointsman-e2e/" + UUID.randomUUID();
+    SandboxOptions.Builder b = SandboxOptions.builder()
+        .dataDir(dir)
+        .basePort(freeBase())
+        .etcdEndpoint(TestServices.etcdEndpoint())
+        .topologyRoots(root + "/global", root)
+        .stopOnJvmExit(true);
+    if (moveTablesOnly) {
+      b.withoutReshardTargets();
+    }
+    Sandbox sandbox = Sandbox.up(b.build());
+    try {
+      return new SwitchWorld(sandbox, switchWrapper);
+    } catch (RuntimeException e) {
+      sandbox.close();
+      throw e;
+    }
+  }
+
+  /** Base ports spread by test run so two suites on one machine do not collide. */
+  private static int freeBase() {
+    return 20000 + (int) (ProcessHandle.current().pid() % 200) * 50 + (int) (System.nanoTime() % 40);
+  }
+
+  TopologyStore store() {
+    return services.store();
+  }
+
+  WorkflowClient client() {
+    return env.getWorkflowClient();
+  }
+
+  <T> T workflow(Class<T> type, String id) {
+    return client().newWorkflowStub(type, WorkflowOptions.newBuilder().setTaskQueue(Pointsman.TASK_QUEUE)
+        .setWorkflowId(id).setWorkflowExecutionTimeout(Duration.ofMinutes(10)).build());
+  }
+
+  /** Creates commerce2customer and waits until its copy finished and its streams run. */
+  CreatedWorkflow createMoveTables() {
+    CreatedWorkflow wf = sandbox.moveTablesCreator().create(MoveTablesSpec.sandbox());
+    awaitRunning(wf);
+    return wf;
+  }
+
+  CreatedWorkflow createReshard() {
+    CreatedWorkflow wf = sandbox.reshardCreator().create(ReshardSpec.sandbox());
+    awaitRunning(wf);
+    return wf;
+  }
+
+  private void awaitRunning(CreatedWorkflow wf) {
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      for (CreatedWorkflow.Stream s : wf.streams()) {
+        PrimaryEndpoint ep = services.primaries().resolve(wf.targetKeyspace(), s.targetShard());
+        Stream st = services.streams().read(ep, (int) s.id()).orElseThrow();
+        if (st.state() != StreamState.RUNNING || st.copyPending()) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
+  Router router() {
+    if (router == null) {
+      router = Router.start(RouterOptions.builder().store(sandbox.store())
+          .mysqlUser(sandbox.options().credentials().user())
+          .mysqlPassword(sandbox.options().credentials().password())
+          .build());
+    }
+    return router;
+  }
+
+  void onClose(AutoCloseable c) {
+    extras.add(c);
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (AutoCloseable c : extras) {
+      c.close();
+    }
+    if (router != null) {
+      router.close();
+    }
+    env.close();
+    runner.close();
+    services.close();
+    etcd.close();
+    sandbox.close();
+  }
+}

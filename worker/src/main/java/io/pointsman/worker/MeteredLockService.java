@@ -1,0 +1,66 @@
+package io.pointsman.worker;
+
+import io.pointsman.lock.HeldLock;
+import io.pointsman.lock.LockOptions;
+import io.pointsman.lock.LockService;
+import io.pointsman.lock.LockStatus;
+import io.pointsman.locks.LockToken;
+
+/**
+ * A lock service that tells {@link PointsmanMetrics} about every lock handle it hands out (taken or
+ * attached), so the metrics can count the locks held and their losses by reason.
+ */
+final class MeteredLockService implements LockService {
+  private final LockService delegate;
+  private final PointsmanMetrics metrics;
+
+  MeteredLockService(LockService delegate, PointsmanMetrics metrics) {
+    this.delegate = delegate;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public HeldLock lockKeyspace(String keyspace, LockOptions options) {
+    return acquired("keyspace", () -> delegate.lockKeyspace(keyspace, options));
+  }
+
+  @Override
+  public HeldLock lockShard(String keyspace, String shard, LockOptions options) {
+    return acquired("shard", () -> delegate.lockShard(keyspace, shard, options));
+  }
+
+  @Override
+  public HeldLock lockNamed(String name, LockOptions options) {
+    return acquired("named", () -> delegate.lockNamed(name, options));
+  }
+
+  @Override
+  public HeldLock attach(LockToken token, LockOptions options) {
+    HeldLock lock = delegate.attach(token, options);
+    metrics.track(lock);
+    return lock;
+  }
+
+  @Override
+  public LockStatus check(LockToken token) {
+    return delegate.check(token);
+  }
+
+  @Override
+  public void release(LockToken token) {
+    delegate.release(token);
+  }
+
+  private HeldLock acquired(String kind, java.util.function.Supplier<HeldLock> take) {
+    HeldLock lock;
+    try {
+      lock = take.get();
+    } catch (RuntimeException e) {
+      metrics.lockAcquired(kind, false);
+      throw e;
+    }
+    metrics.lockAcquired(kind, true);
+    metrics.track(lock);
+    return lock;
+  }
+}

@@ -106,7 +106,7 @@ public final class DevMode implements AutoCloseable {
       System.out.println("pointsman dev mode: Temporal on " + dev.address() + " (namespace "
           + config.temporal().namespace() + "), worker on task queue " + config.temporal().taskQueue()
           + ", etcd " + String.join(",", config.etcd().endpoints()) + ". Ctrl-C stops it.");
-      System.out.println("Try: java -jar starter/target/pointsman-starter-0.1.0-SNAPSHOT.jar --temporal-address "
+      System.out.println("Try: java -jar starter/target/pointsman-starter-*.jar --temporal-address "
           + dev.address() + " MoveTables --workflow commerce2customer --target-keyspace customer Status");
       return dev;
     });

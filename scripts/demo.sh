@@ -1,5 +1,17 @@
 #!/usr/bin/env bash
-# The demo: sandbox up, dev-mode Temporal, MoveTables under load, SwitchTraffic/ReverseTraffic/Complete.
+# The demo: builds pointsman, then runs the sandbox (etcd and three MariaDB primaries on loopback),
+# Temporal in dev mode with a pointsman worker, and the MoveTables workflow commerce2customer under
+# constant write load, switched with the pointsman CLI: SwitchTraffic (reads, then writes),
+# ReverseTraffic, SwitchTraffic, Complete. It ends with a summary and stops everything it started.
+# Installs etcd-server and mariadb-server with apt-get when they are missing, as scripts/test.sh does.
+#   ./scripts/demo.sh                  the demo
+#   ./scripts/demo.sh --rate 100       heavier load (inserts per second)
+#   ./scripts/demo.sh --playground     sandbox and dev mode only, left running for the CLI until Ctrl-C
 set -euo pipefail
-echo "The pointsman demo is not there yet: it needs the sandbox (issue 4), the workflows (issue 5)"
-echo "and dev mode (issue 6). What exists today is the foundation: ./scripts/test.sh runs its tests."
+cd "$(dirname "$0")/.."
+source scripts/services.sh
+ensure_packages
+echo "Building pointsman (mvn -B -q install -DskipTests) ..."
+mvn -B -q install -DskipTests
+jar=$(ls demo/target/pointsman-demo-*.jar | grep -v -e '-sources' -e '-tests' | head -n 1)
+exec java -jar "$jar" "$@"

@@ -1,0 +1,155 @@
+package io.pointsman.demo;
+
+import io.pointsman.activities.Services;
+import io.pointsman.etcd.EtcdOptions;
+import io.pointsman.mysql.Stream;
+import io.pointsman.mysql.StreamState;
+import io.pointsman.sandbox.cluster.CreatedWorkflow;
+import io.pointsman.sandbox.cluster.MoveTablesSpec;
+import io.pointsman.sandbox.cluster.RunningPrimary;
+import io.pointsman.sandbox.cluster.Sandbox;
+import io.pointsman.sandbox.cluster.SandboxOptions;
+import io.pointsman.sandbox.streams.StreamRunner;
+import io.pointsman.sandbox.streams.StreamRunnerOptions;
+import io.pointsman.temporal.TemporalOptions;
+import io.pointsman.worker.DevMode;
+import io.pointsman.worker.WorkerConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Everything pointsman needs on one machine, started for the demo and the end-to-end tests: the
+ * sandbox (etcd and the MariaDB primaries of commerce/0, customer/-80 and customer/80-, in a
+ * fresh data folder), the stream runner, dev mode (Temporal's test server and a pointsman worker),
+ * and the MoveTables workflow {@code commerce2customer}, copied and replicating. Whatever it
+ * starts is registered with the caller's {@link Teardown}, so it is stopped even when the start
+ * fails half-way.
+ */
+final class Playground {
+  static final String WORKFLOW = MoveTablesSpec.sandbox().workflow();
+  static final String TARGET_KEYSPACE = MoveTablesSpec.sandbox().targetKeyspace();
+  private static final Duration COPY_TIMEOUT = Duration.ofSeconds(120);
+  private static final Duration POLL = Duration.ofMillis(200);
+
+  final Path dataDir;
+  final Sandbox sandbox;
+  final DevMode dev;
+  final Services services;
+  final CreatedWorkflow workflow;
+  /** Every port the playground's servers listen on. */
+  final List<Integer> ports;
+
+  private Playground(Path dataDir, Sandbox sandbox, DevMode dev, Services services, CreatedWorkflow workflow,
+      List<Integer> ports) {
+    this.dataDir = dataDir;
+    this.sandbox = sandbox;
+    this.dev = dev;
+    this.services = services;
+    this.workflow = workflow;
+    this.ports = List.copyOf(ports);
+  }
+
+  /**
+   * @param temporalPort the port dev mode serves Temporal on
+   */
+  static Playground start(Teardown teardown, Narrator narrator, int temporalPort) {
+    List<Integer> ports = new ArrayList<>();
+    Path dataDir = createDataDir();
+    teardown.add("the data folder " + dataDir, () -> deleteTree(dataDir));
+
+    narrator.step("The sandbox: etcd and three MariaDB primaries on loopback (commerce/0, customer/-80, customer/80-)");
+    Sandbox sandbox = teardown.add("the sandbox", Sandbox.up(SandboxOptions.builder()
+        .dataDir(dataDir)
+        .basePort(0)
+        .etcdPorts(0, 0)
+        .withoutReshardTargets()
+        .stopOnJvmExit(true)
+        .build()));
+    ports.add(URI.create(sandbox.etcdEndpoint()).getPort());
+    narrator.say("etcd " + sandbox.etcdEndpoint() + ", topology under " + sandbox.options().topoPaths().globalRoot());
+    for (RunningPrimary p : sandbox.primaries()) {
+      ports.add(p.port());
+      narrator.say(p.alias() + " primary of " + p.primary().keyspace() + "/" + p.primary().shard()
+          + " on 127.0.0.1:" + p.port());
+    }
+    teardown.add("the stream runner", StreamRunner.start(StreamRunnerOptions.builder()
+        .topology(sandbox.store())
+        .mysqlCredentials(sandbox.options().credentials().user(), sandbox.options().credentials().password())
+        .pollInterval(Duration.ofMillis(100))
+        .heartbeatInterval(Duration.ofMillis(500))
+        .build()));
+    narrator.say("the stream runner executes _vt.vreplication on every primary, as Vitess's vreplication does");
+
+    narrator.step("Dev mode: Temporal's test server in this process, and a pointsman worker");
+    DevMode dev = teardown.add("dev mode", DevMode.start(temporalPort, workerConfig(sandbox)));
+    ports.add(temporalPort);
+    narrator.say("Temporal on " + dev.address() + ", worker polling task queue "
+        + dev.worker().config().temporal().taskQueue());
+
+    MoveTablesSpec spec = MoveTablesSpec.sandbox();
+    narrator.step("MoveTables create: " + spec.workflow() + " copies " + String.join(" and ", spec.tables())
+        + " from " + spec.sourceKeyspace() + " to " + spec.targetKeyspace());
+    CreatedWorkflow created = sandbox.moveTablesCreator().create(spec);
+    Services services = teardown.add("the stream checks", new Services(sandbox.etcdClient(),
+        sandbox.options().topoPaths(), sandbox.mysqlOptions()));
+    awaitCopied(created, services);
+    narrator.say("copied; " + created.streams().size() + " streams now replicate " + spec.sourceKeyspace()
+        + "'s binlog into " + spec.targetKeyspace());
+    return new Playground(dataDir, sandbox, dev, services, created, ports);
+  }
+
+  /** One line: the tables, from where to where. */
+  String moved() {
+    MoveTablesSpec spec = MoveTablesSpec.sandbox();
+    List<String> shards = workflow.streams().stream().map(CreatedWorkflow.Stream::targetShard).distinct().toList();
+    return "tables " + String.join(", ", spec.tables()) + ": keyspace " + spec.sourceKeyspace()
+        + " (unsharded) -> keyspace " + spec.targetKeyspace() + " (shards " + String.join(", ", shards)
+        + "), MoveTables workflow " + spec.workflow();
+  }
+
+  private static void awaitCopied(CreatedWorkflow created, Services services) {
+    Waits.until("the copy of " + created.workflow(), COPY_TIMEOUT, POLL, () -> {
+      for (CreatedWorkflow.Stream s : created.streams()) {
+        Stream st = services.streams().read(services.primaries().resolve(created.targetKeyspace(), s.targetShard()),
+            (int) s.id()).orElse(null);
+        if (st == null || st.state() != StreamState.RUNNING || st.copyPending()) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
+  private static WorkerConfig workerConfig(Sandbox sandbox) {
+    // dev mode replaces the Temporal address with its own; no /metrics port: the registry is read in-process
+    return new WorkerConfig(TemporalOptions.builder().build(),
+        EtcdOptions.builder().endpoints(sandbox.etcdEndpoint()).build(),
+        sandbox.options().topoPaths(), sandbox.mysqlOptions(), 0, Duration.ofSeconds(10));
+  }
+
+  private static Path createDataDir() {
+    try {
+      return Files.createTempDirectory("pointsman-demo");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create the demo's data folder", e);
+    }
+  }
+
+  private static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (java.util.stream.Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,123 @@
+package io.pointsman.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pointsman.topo.model.RoutingRules;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The pointsman CLI against dev mode and the sandbox: a dry run that changes nothing, a
+ * SwitchTraffic that switches and prints its steps, an action that fails with its message and
+ * exit 1, and Status. The tests build on each other, in order.
+ */
+@Timeout(600)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class CliOnSandboxTest {
+  private static Teardown teardown;
+  private static Playground world;
+
+  @BeforeAll
+  static void up() {
+    teardown = new Teardown();
+    try {
+      world = Playground.start(teardown, new Narrator(System.out), Demo.freePort());
+    } catch (RuntimeException e) {
+      teardown.close();
+      throw e;
+    }
+  }
+
+  @AfterAll
+  static void down() {
+    if (teardown != null) {
+      teardown.close();
+    }
+  }
+
+  private record Run(int exitCode, String output) {}
+
+  private static Run pointsman(String... action) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+    List<String> args = new java.util.ArrayList<>(List.of("MoveTables", "--workflow", Playground.WORKFLOW,
+        "--target-keyspace", Playground.TARGET_KEYSPACE));
+    args.addAll(List.of(action));
+    int code = new InProcessCli(world.dev.address(), out).run(args).exitCode();
+    String text = bytes.toString(StandardCharsets.UTF_8);
+    System.out.println(text);
+    return new Run(code, text);
+  }
+
+  private static Map<String, List<String>> routingRules() {
+    RoutingRules rules = world.services.store().getRequired(world.services.store().keys().routingRules()).value();
+    return rules.asMap();
+  }
+
+  @Test
+  @Order(1)
+  void aDryRunPrintsThePlanAndChangesNothing() {
+    Map<String, List<String>> before = routingRules();
+
+    Run run = pointsman("SwitchTraffic", "--dry-run");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(run.output()).contains("MoveTables SwitchTraffic (dry run) customer.commerce2customer")
+        .contains("dry run results for workflow customer.commerce2customer");
+    assertThat(routingRules()).isEqualTo(before);
+    assertThat(before.get("customer")).containsExactly("commerce.customer");
+  }
+
+  @Test
+  @Order(2)
+  void switchTrafficSwitchesReadsAndWritesAndPrintsEachStepAsItRuns() {
+    Run run = pointsman("SwitchTraffic");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(run.output())
+        .contains("MoveTables SwitchTraffic customer.commerce2customer: workflow "
+            + "SwitchTraffic-customer.commerce2customer, run ")
+        .containsPattern("\\+\\d+\\.\\ds  done    acquireLocks \\(\\d")
+        .contains("done    switchReads").contains("done    stopSourceWrites").contains("done    waitForCatchup")
+        .contains("done    createJournals").contains("done    changeRouting").contains("done    releaseLocks")
+        .contains("SwitchTraffic was successful for workflow customer.commerce2customer")
+        .contains("Start State: Reads Not Switched. Writes Not Switched")
+        .contains("Current State: All Reads Switched. Writes Switched");
+    assertThat(run.output().indexOf("stopSourceWrites")).isLessThan(run.output().indexOf("changeRouting"));
+    assertThat(routingRules().get("customer")).containsExactly("customer.customer");
+  }
+
+  @Test
+  @Order(3)
+  void anActionThatFailsExitsOneWithTheFailuresMessage() {
+    // Vitess refuses to cancel a workflow whose writes are switched, and so does pointsman
+    Run run = pointsman("Cancel");
+
+    assertThat(run.exitCode()).as(run.output()).isEqualTo(1);
+    assertThat(run.output()).containsPattern("error: Cancel of customer.commerce2customer failed: \\S+");
+    assertThat(routingRules().get("customer")).containsExactly("customer.customer");
+  }
+
+  @Test
+  @Order(4)
+  void statusReportsEachActionAndTheStateAndStartsNothing() {
+    Run run = pointsman("Status");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(run.output()).contains("MoveTables customer.commerce2customer (namespace default):")
+        .containsPattern("SwitchTraffic +COMPLETED")
+        .containsPattern("Cancel +FAILED")
+        .contains("State after the last completed action (SwitchTraffic, finished ")
+        .contains("All Reads Switched. Writes Switched");
+  }
+}

@@ -70,7 +70,10 @@ final class Playground {
         .basePort(0)
         .etcdPorts(0, 0)
         .withoutReshardTargets()
-        .stopOnJvmExit(true)
+        // the caller's teardown stops it, after the worker and the stream runner that use it: the
+        // sandbox's own exit hook would run at the same time as the teardown's and pull the servers
+        // from under them
+        .stopOnJvmExit(false)
         .build()));
     ports.add(URI.create(sandbox.etcdEndpoint()).getPort());
     narrator.say("etcd " + sandbox.etcdEndpoint() + ", topology under " + sandbox.options().topoPaths().globalRoot());

@@ -1,10 +1,13 @@
 package io.pointsman.cli;
 
+import io.pointsman.errors.PointsmanException;
+import io.pointsman.names.Names;
 import io.pointsman.temporal.TemporalConnection;
-import io.pointsman.workflows.api.CancelRequest;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
@@ -22,18 +25,23 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    // the names are checked the way an action checks them, so a typo is a usage error here too
-    CancelRequest names = Requests.cancel(spec, group, false, false, false, defaultLocks());
+    // checked as an action checks them, so a typo is a usage error here too
+    String workflow = name("--workflow", group.workflow, Names::workflow);
+    String targetKeyspace = name("--target-keyspace", group.targetKeyspace, Names::keyspace);
     try (TemporalConnection temporal = group.root.connect()) {
-      return new StatusReport(temporal, spec.commandLine().getOut()).print(group.groupName(), names.targetKeyspace(),
-          names.workflow());
+      return new StatusReport(temporal, spec.commandLine().getOut()).print(group.groupName(), targetKeyspace,
+          workflow);
     }
   }
 
-  private static LockFlags defaultLocks() {
-    LockFlags l = new LockFlags();
-    l.lockTtl = "2m";
-    l.maxLockHold = "10m";
-    return l;
+  private String name(String flag, String value, UnaryOperator<String> check) {
+    if (value == null) {
+      throw new ParameterException(spec.commandLine(), "missing required option " + flag);
+    }
+    try {
+      return check.apply(value);
+    } catch (PointsmanException e) {
+      throw new ParameterException(spec.commandLine(), "invalid value for " + flag + ": " + e.getMessage(), e);
+    }
   }
 }

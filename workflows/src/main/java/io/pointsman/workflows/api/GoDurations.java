@@ -11,6 +11,10 @@ import java.util.regex.Pattern;
 public final class GoDurations {
   private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ns|us|µs|ms|s|m|h)");
 
+  /** Go's largest duration (int64 nanoseconds, about 292 years). */
+  private static final Duration MAX = Duration.ofNanos(Long.MAX_VALUE);
+  private static final double MAX_NANOS = (double) Long.MAX_VALUE;
+
   private GoDurations() {}
 
   /** Parses a duration; returns null when the text is not one (the caller names the field). */
@@ -21,7 +25,8 @@ public final class GoDurations {
     String t = text.trim();
     if (t.startsWith("P") || t.startsWith("p")) {
       try {
-        return Duration.parse(t);
+        Duration d = Duration.parse(t);
+        return d.compareTo(MAX) > 0 ? null : d;
       } catch (RuntimeException e) {
         return null;
       }
@@ -45,7 +50,16 @@ public final class GoDurations {
         case "m" -> 60_000_000_000L;
         default -> 3_600_000_000_000L;
       };
-      total = total.plusNanos(Math.round(amount * nanosPerUnit));
+      double nanos = amount * nanosPerUnit;
+      // Math.round saturates at Long.MAX_VALUE, which would turn "1111...1s" into 292 years
+      // instead of an error; Go's ParseDuration refuses overflow, so do we
+      if (nanos >= MAX_NANOS) {
+        return null;
+      }
+      total = total.plusNanos(Math.round(nanos));
+      if (total.compareTo(MAX) > 0) {
+        return null;
+      }
       at = m.end();
     }
     return total;

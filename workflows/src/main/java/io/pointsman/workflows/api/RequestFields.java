@@ -52,7 +52,7 @@ final class RequestFields {
       return defaultValue;
     }
     if (!v.isBoolean()) {
-      throw fail(field, "must be true or false, got " + v);
+      throw fail(field, "must be true or false, got " + clip(v.toString()));
     }
     return v.asBoolean();
   }
@@ -63,7 +63,7 @@ final class RequestFields {
       return defaultValue;
     }
     if (!v.isTextual()) {
-      throw fail(field, "must be a duration string such as \"30s\" or \"2m\", got " + v);
+      throw fail(field, "must be a duration string such as \"30s\" or \"2m\", got " + clip(v.toString()));
     }
     Duration d = GoDurations.parseOrNull(v.asText());
     if (d == null) {
@@ -95,7 +95,7 @@ final class RequestFields {
     }
     for (JsonNode e : v) {
       if (!e.isTextual()) {
-        throw fail(field, "must be a list of strings, found " + e);
+        throw fail(field, "must be a list of strings, found " + clip(e.toString()));
       }
       out.add(validate(field, e.asText(), validator));
     }

@@ -19,6 +19,11 @@ public final class WorkerMain {
   private WorkerMain() {}
 
   public static void main(String[] args) {
+    if (args.length > 0 && args[0].equalsIgnoreCase("validate")) {
+      System.exit(ValidateMain.run(Arrays.copyOfRange(args, 1, args.length), System.getenv(), System.out,
+          System.err));
+      return;
+    }
     if (args.length > 0 && args[0].equals("dev")) {
       DevMode.main(Arrays.copyOfRange(args, 1, args.length));
       return;
@@ -78,6 +83,8 @@ public final class WorkerMain {
     return String.join("\n",
         "Usage: java -jar pointsman-worker.jar        run a worker configured from the environment",
         "       java -jar pointsman-worker.jar dev    dev mode: Temporal's test server in-process, and a worker",
+        "       java -jar pointsman-worker.jar validate --workflow W --target-keyspace K",
+        "                                             check the workflow's topology, primaries and locks",
         "",
         "Environment (defaults in brackets):",
         "  TEMPORAL_ADDRESS [127.0.0.1:7233]  TEMPORAL_NAMESPACE [default]  POINTSMAN_TASK_QUEUE [pointsman]",

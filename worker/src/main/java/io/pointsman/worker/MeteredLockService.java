@@ -5,6 +5,7 @@ import io.pointsman.lock.LockOptions;
 import io.pointsman.lock.LockService;
 import io.pointsman.lock.LockStatus;
 import io.pointsman.locks.LockToken;
+import java.util.function.Supplier;
 
 /**
  * A lock service that tells {@link PointsmanMetrics} about every lock handle it hands out (taken or
@@ -51,7 +52,7 @@ final class MeteredLockService implements LockService {
     delegate.release(token);
   }
 
-  private HeldLock acquired(String kind, java.util.function.Supplier<HeldLock> take) {
+  private HeldLock acquired(String kind, Supplier<HeldLock> take) {
     HeldLock lock;
     try {
       lock = take.get();

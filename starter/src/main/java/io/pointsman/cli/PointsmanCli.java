@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
             + "durable Temporal workflows, with locks that cannot expire unnoticed.",
         "Each action starts one workflow on a pointsman worker, shows its steps as they run and prints the "
             + "result; Status starts nothing."},
-    subcommands = {MoveTablesCommand.class, ReshardCommand.class, CommandLine.HelpCommand.class},
+    subcommands = {MoveTablesCommand.class, ReshardCommand.class, HistoryCommand.class,
+        CommandLine.HelpCommand.class},
     footer = {"", "Examples:",
         "  pointsman MoveTables --workflow commerce2customer --target-keyspace customer SwitchTraffic "
             + "--tablet-types REPLICA,RDONLY",

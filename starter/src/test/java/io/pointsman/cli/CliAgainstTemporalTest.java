@@ -7,15 +7,22 @@ import static org.awaitility.Awaitility.await;
 import io.pointsman.workflows.Pointsman;
 import io.pointsman.workflows.api.SwitchTrafficRequest;
 import io.pointsman.workflows.model.Progress;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
+import io.temporal.common.WorkflowExecutionHistory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The CLI against a real Temporal endpoint (the test server on a port) whose worker runs the
@@ -127,6 +134,26 @@ class CliAgainstTemporalTest {
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out()).contains("MoveTables Cancel ks5.wf5: workflow " + id);
     assertThat(run.err()).contains("error: Cancel of ks5.wf5 failed: the workflow was terminated: operator stopped it");
+  }
+
+  @Test
+  void historyWritesTheJsonThatReplayReads(@TempDir Path dir) throws Exception {
+    String id = "SwitchTraffic-history-" + UUID.randomUUID();
+    WorkflowStub run = temporal.client.newUntypedWorkflowStub(Pointsman.SWITCH_TRAFFIC,
+        WorkflowOptions.newBuilder().setWorkflowId(id).setTaskQueue(Pointsman.TASK_QUEUE).build());
+    run.start(Map.of("workflow", "wf7", "targetKeyspace", "ks7", "dryrun", true)); // misspelled: fails at once
+    await().atMost(Duration.ofSeconds(20)).until(() -> run.describe().getStatus()
+        == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED);
+    Path out = dir.resolve("h.json");
+
+    CliRun history = cli("History", "--workflow-id", id, "--out", out.toString());
+
+    assertThat(history.exitCode()).as(history.err()).isZero();
+    assertThat(history.out()).contains("events of " + id).contains(out.toString());
+    WorkflowExecutionHistory read = WorkflowExecutionHistory.fromJson(Files.readString(out));
+    assertThat(read.getEvents().get(0).getEventType()).isEqualTo(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED);
+    assertThat(read.getLastEvent().getEventType()).isEqualTo(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED);
+    assertThat(cli("History", "--workflow-id", id).out()).contains("EVENT_TYPE_WORKFLOW_EXECUTION_STARTED");
   }
 
   @Test

@@ -18,16 +18,24 @@ import org.slf4j.Logger;
 final class Compensations {
   private static final Logger log = Workflow.getLogger(Compensations.class);
 
-  private record Compensation(String undoes, String name, String detail, Functions.Proc action) {}
+  private record Compensation(String undoes, int stepIndex, String name, String detail, Functions.Proc action) {}
 
+  private final ProgressTracker progress;
   private final Deque<Compensation> stack = new ArrayDeque<>();
 
+  Compensations(ProgressTracker progress) {
+    this.progress = progress;
+  }
+
   /**
+   * Registers the compensation of the step about to start; call it right before that step's
+   * {@link Steps#run}, which is how the step's progress entry is known.
+   *
    * @param undoes the step this compensation undoes; it is shown as compensated once this ran
    * @param name the compensating step, named like the Vitess step that does the same
    */
   void add(String undoes, String name, String detail, Functions.Proc action) {
-    stack.push(new Compensation(undoes, name, detail, action));
+    stack.push(new Compensation(undoes, progress.nextIndex(), name, detail, action));
   }
 
   boolean isEmpty() {
@@ -52,7 +60,7 @@ final class Compensations {
       for (int attempt = 1; ; attempt++) {
         try {
           steps.run(c.name(), "compensation: " + c.detail(), c.action());
-          steps.progress().markCompensated(c.undoes());
+          progress.markCompensated(c.stepIndex(), c.undoes());
           break;
         } catch (LockLostSignal lost) {
           if (attempt >= 3) {

@@ -54,14 +54,24 @@ final class ProgressTracker {
     showDetails();
   }
 
-  /** Shows the latest run of a step as undone. */
-  void markCompensated(String step) {
-    for (int i = steps.size() - 1; i >= 0; i--) {
-      StepProgress s = steps.get(i);
-      if (s.name().equals(step) && (s.status() == StepStatus.DONE || s.status() == StepStatus.FAILED)) {
-        steps.set(i, s.with(StepStatus.COMPENSATED, s.finishedAt(), s.detail()));
-        return;
-      }
+  /** The index the next {@link #start} will return. */
+  int nextIndex() {
+    return steps.size();
+  }
+
+  /**
+   * Shows the step at {@code index} as undone. By index, not by name: a compensation may run under
+   * its step's own name (switchReads undoes switchReads), and the latest step of that name is then
+   * the compensation itself.
+   */
+  void markCompensated(int index, String step) {
+    if (index < 0 || index >= steps.size()) {
+      return;
+    }
+    StepProgress s = steps.get(index);
+    if (s.name().equals(step) && (s.status() == StepStatus.DONE || s.status() == StepStatus.FAILED)) {
+      steps.set(index, s.with(StepStatus.COMPENSATED, s.finishedAt(), s.detail()));
+      showDetails();
     }
   }
 

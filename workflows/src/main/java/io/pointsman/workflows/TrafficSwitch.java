@@ -37,7 +37,7 @@ final class TrafficSwitch {
   private final ProgressTracker progress;
   /** Read-only steps before the locks are taken; nothing to race against. */
   private final Steps steps;
-  private final Compensations compensations = new Compensations();
+  private final Compensations compensations;
   private final SwitchActivities quick;
   private final SwitchActivities catchup;
   private boolean pastPointOfNoReturn;
@@ -48,6 +48,7 @@ final class TrafficSwitch {
     this.direction = direction;
     this.progress = progress;
     this.steps = new Steps(progress, null);
+    this.compensations = new Compensations(progress);
     this.quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
     this.catchup = Workflow.newActivityStub(SwitchActivities.class,
         StepOptions.step(request.timeout().plus(Duration.ofMinutes(1))));

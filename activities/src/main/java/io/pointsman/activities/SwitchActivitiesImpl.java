@@ -132,6 +132,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void allowSourceWrites(MigrationInfo info, LockSet locks) {
     ActivityFailures.translate(() -> {
+      checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
         for (String shard : info.sourceShards()) {
           services.barrier().allow(source(info, shard), scope(info), locks, DRAIN_TIMEOUT);
@@ -164,6 +165,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
           services.waiter().waitForPosition(target, (int) ref.id(), wanted, left, POLL);
           hb.checkCancelled();
+          checkHeld(locks);
           services.streams().stop(target, List.of((int) ref.id()), "stopped for cutover", locks);
         }
       }
@@ -178,6 +180,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void restartStreams(MigrationInfo info, LockSet locks) {
     ActivityFailures.translate(() -> {
+      checkHeld(locks);
       for (String shard : info.targetShards()) {
         services.streams().start(target(info, shard), info.workflow(), locks);
       }
@@ -214,6 +217,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
               sourceVSchema, source.dbName(), target.alias().cell(), source.alias().cell())));
         }
       }
+      checkHeld(locks);
       for (var e : bySourceShard.entrySet()) {
         services.streams().replace(source(info, e.getKey()), info.reverseWorkflow(), e.getValue(), locks);
       }
@@ -223,6 +227,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void restoreReverseVReplication(MigrationInfo info, List<SavedStream> saved, LockSet locks) {
     ActivityFailures.translate(() -> {
+      checkHeld(locks);
       for (String shard : info.sourceShards()) {
         services.savedStreams().restore(source(info, shard), info.reverseWorkflow(),
             saved.stream().filter(s -> s.shard().equals(shard)).toList(), locks);
@@ -246,6 +251,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           continue; // written by an earlier attempt: resuming after the point of no return
         }
         String local = sourcePositions.get(shard);
+        checkHeld(locks);
         services.journals().create(source, new Journal(info.migrationId(), type, info.tables(),
             local == null ? services.positions().current(source) : Position.parse(local), gtids, participants,
             List.of()), locks);
@@ -257,6 +263,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public void allowTargetWrites(MigrationInfo info, LockSet locks) {
     ActivityFailures.translate(() -> {
       // An earlier ReverseTraffic raised a barrier on these primaries when they were its source.
+      checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
         for (String shard : info.targetShards()) {
           services.barrier().allow(target(info, shard), scope(info), locks, DRAIN_TIMEOUT);
@@ -274,6 +281,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void startReverseVReplication(MigrationInfo info, LockSet locks) {
     ActivityFailures.translate(() -> {
+      checkHeld(locks);
       for (String shard : info.sourceShards()) {
         services.streams().start(source(info, shard), info.reverseWorkflow(), locks);
       }
@@ -283,6 +291,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void freezeTargetVReplication(MigrationInfo info, LockSet locks) {
     ActivityFailures.translate(() -> {
+      checkHeld(locks);
       for (String shard : info.targetShards()) {
         services.streams().freeze(target(info, shard), info.workflow(), locks);
       }
@@ -314,7 +323,12 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     return info.migrationType() == MigrationType.TABLES ? WriteScope.tables(info.tables()) : WriteScope.wholeDatabase();
   }
 
-  /** Asks etcd before a MySQL step that cannot be fenced in one transaction (DESIGN.md §2.5 point 3). */
+  /**
+   * Asks etcd before a MySQL change (DESIGN.md §2.5 point 3). The MySQL fence only turns away a
+   * token older than one already used there, so until the workflow has re-acquired, a lock whose
+   * lease is gone would still pass it: this check is what stops a step started before the loss was
+   * noticed from stopping streams or writing a journal under it.
+   */
   private void checkHeld(LockSet locks) {
     for (LockToken token : locks.locks()) {
       LockStatus status = services.locks().check(token);

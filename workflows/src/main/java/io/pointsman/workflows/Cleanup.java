@@ -9,6 +9,7 @@ import io.pointsman.workflows.model.MigrationInfo;
 import io.pointsman.workflows.model.MigrationType;
 import io.pointsman.workflows.model.WorkflowState;
 import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
@@ -93,8 +94,8 @@ final class Cleanup {
     } catch (LockLostSignal lost) {
       throw ApplicationFailure.newNonRetryableFailure(lost.getMessage() + "; nothing after that step ran. Rerun "
           + action + " to finish: every step converges.", ErrorCode.LOCK_LOST.name());
-    } catch (ApplicationFailure e) {
-      throw e;
+    } catch (ApplicationFailure | CanceledFailure e) {
+      throw e; // a cancelled Complete or Cancel ends Canceled, not as a failure to rerun
     } catch (RuntimeException e) {
       String type = Failures.applicationType(e);
       throw ApplicationFailure.newNonRetryableFailure(Failures.message(e) + ". Rerun " + action + " to finish.",

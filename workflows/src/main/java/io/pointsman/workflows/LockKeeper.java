@@ -39,7 +39,10 @@ final class LockKeeper {
     int step = progress.start("acquireLocks", "named lock " + request.namedLock() + ", keyspaces "
         + String.join(",", request.keyspaces()) + ", ttl " + request.ttl().toSeconds() + "s");
     try {
-      locks = acquirer.acquireLocks(request);
+      // Detached: a cancelled acquireLocks would leave the workflow not knowing whether the activity,
+      // still running, took the locks, and nobody would release them. Acquisition is bounded by its
+      // own deadline; a cancellation is then seen by the next step, and the locks released.
+      Workflow.newDetachedCancellationScope(() -> locks = acquirer.acquireLocks(request)).run();
     } catch (RuntimeException e) {
       progress.finish(step, StepStatus.FAILED, Failures.message(e));
       throw e;
@@ -116,6 +119,7 @@ final class LockKeeper {
             Failures.message(e) + " (the leases expire within their TTL)");
       }
       locks = null;
+      loss = null; // a loss of the locks given back is no reason to stop a later read-only step
       progress.locks(null);
     }).run();
   }

@@ -13,6 +13,7 @@ import io.pointsman.workflows.model.ShardPositions;
 import io.pointsman.workflows.model.WorkflowState;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
+import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +42,11 @@ final class TrafficSwitch {
   private final SwitchActivities quick;
   private final SwitchActivities catchup;
   private boolean pastPointOfNoReturn;
+  /** createJournals was started: from then on a failure may have left a journal behind. */
+  private boolean journalAttempted;
+  /** The positions the journal is written with, kept to write it again where it is missing. */
+  private Map<String, String> journalSourcePositions;
+  private Map<String, String> journalTargetPositions;
 
   TrafficSwitch(String action, SwitchTrafficRequest request, Direction direction, ProgressTracker progress) {
     this.action = action;
@@ -169,26 +175,35 @@ final class TrafficSwitch {
         }
         progress.phase("done");
       } catch (LockLostSignal lost) {
-        recoverFromLockLoss(w, lost);
-      } catch (CanceledFailure cancelled) {
+        // Re-acquiring and compensating must not be cut short by a cancellation arriving meanwhile.
+        Workflow.newDetachedCancellationScope(() -> recoverFromLockLoss(w, lost)).run();
+        if (CancellationScope.current().isCancelRequested()) {
+          throw new CanceledFailure("the workflow was cancelled; " + action + " finished the switch under new locks");
+        }
+      } catch (RuntimeException failure) {
+        // A cancellation arrives as the CanceledFailure of a step's wait, or as an ActivityFailure
+        // caused by one when an activity was called directly; the scope tells them apart from a
+        // failure reliably. A cancelled switch is undone before the journal and finished after it.
+        boolean cancelled = CancellationScope.current().isCancelRequested();
+        String why = cancelled ? "the workflow was cancelled" : Failures.message(failure);
         try {
-          Workflow.newDetachedCancellationScope(() -> undoOrFinish(w, "the workflow was cancelled")).run();
+          Workflow.newDetachedCancellationScope(() -> {
+            settlePointOfNoReturn(w);
+            if (cancelled || !pastPointOfNoReturn) {
+              undoOrFinish(w, why);
+            }
+          }).run();
         } finally {
           keeper.release();
         }
-        throw cancelled;
-      } catch (RuntimeException failure) {
-        try {
-          if (!pastPointOfNoReturn) {
-            Workflow.newDetachedCancellationScope(() -> undoOrFinish(w, Failures.message(failure))).run();
-          }
-        } finally {
-          keeper.release();
+        if (cancelled) {
+          throw failure instanceof CanceledFailure c ? c : new CanceledFailure(why + ": " + Failures.message(failure));
         }
         throw failure(failure);
       }
       keeper.release();
-      WorkflowState end = steps.run("getWorkflowState", "state after " + action,
+      // Read-only, and after the release: must not race the locks just given back.
+      WorkflowState end = TrafficSwitch.this.steps.run("getWorkflowState", "state after " + action,
           () -> quick.getWorkflowState(info, request.cells()));
       return new ActionResult(action + " was successful for workflow " + info.qualifiedName(), start.summary(),
           end.summary(), List.of());
@@ -243,12 +258,46 @@ final class TrafficSwitch {
         targetPositions = now.target();
       }
       // The point of no return: once a journal row exists the switch only goes forward, and a
-      // rerun resumes here.
-      steps.run("createJournals", "point of no return, migration id " + w.migrationId(),
-          () -> quick.createJournals(w, sourcePositions, targetPositions, keeper.locks()));
+      // rerun resumes here. Whether a failed createJournals wrote one is settled by reading it back.
+      journalSourcePositions = sourcePositions;
+      journalTargetPositions = targetPositions;
+      journalAttempted = true;
+      createJournals(w, "point of no return, migration id " + w.migrationId());
       pastPointOfNoReturn = true;
       compensations.clear();
       finishForward(w);
+    }
+
+    private void createJournals(MigrationInfo w, String detail) {
+      Map<String, String> sources = journalSourcePositions;
+      Map<String, String> targets = journalTargetPositions;
+      steps.run("createJournals", detail, () -> quick.createJournals(w, sources, targets, keeper.locks()));
+    }
+
+    /**
+     * After a failure, cancellation or lost lock from createJournals on: a journal may have been
+     * written on some sources although the step did not report success (it failed after an insert,
+     * or its result was lost to a cancellation). Compensating then would reopen the sources under a
+     * journal that a rerun trusts, so read the journals back; when that read fails too, assume the
+     * worst and only go forward. Runs detached from cancellation; read-only, so without the locks.
+     */
+    private void settlePointOfNoReturn(MigrationInfo w) {
+      if (!journalAttempted || pastPointOfNoReturn) {
+        return;
+      }
+      boolean journaled;
+      try {
+        journaled = TrafficSwitch.this.steps.run("checkJournals", "did createJournals write before it stopped?",
+            () -> quick.checkJournals(w));
+      } catch (RuntimeException e) {
+        log.warn("{}: cannot tell whether a journal was written, treating it as written: {}", action,
+            Failures.message(e));
+        journaled = true;
+      }
+      if (journaled) {
+        pastPointOfNoReturn = true;
+        compensations.clear();
+      }
     }
 
     /** The idempotent steps after the journal. */
@@ -266,7 +315,10 @@ final class TrafficSwitch {
           () -> quick.freezeTargetVReplication(w, keeper.locks()));
     }
 
-    /** Lock lost mid-switch: take the locks again, then undo (before the journal) or finish (after it). */
+    /**
+     * Lock lost mid-switch: take the locks again, then undo (before the journal) or finish (after
+     * it). Runs in a detached scope.
+     */
     private void recoverFromLockLoss(MigrationInfo w, LockLostSignal lost) {
       log.warn("{}: {}", action, lost.getMessage());
       progress.phase("re-acquiring locks");
@@ -275,11 +327,12 @@ final class TrafficSwitch {
       } catch (RuntimeException e) {
         keeper.release();
         throw ApplicationFailure.newNonRetryableFailure(lost.getMessage() + "; re-acquiring the locks failed: "
-            + Failures.message(e) + ". Rerun " + action + " to " + (pastPointOfNoReturn ? "finish" : "roll back")
-            + " the switch.", ErrorCode.LOCK_LOST.name());
+            + Failures.message(e) + ". Nothing was undone; rerun " + action + " to finish the switch from where it"
+            + " stopped.", ErrorCode.LOCK_LOST.name());
       }
       try {
-        Workflow.newDetachedCancellationScope(() -> undoOrFinish(w, lost.getMessage())).run();
+        settlePointOfNoReturn(w);
+        undoOrFinish(w, lost.getMessage());
       } finally {
         keeper.release();
       }
@@ -289,16 +342,23 @@ final class TrafficSwitch {
       }
     }
 
+    /** Runs in a detached scope, under the (possibly re-acquired) locks. */
     private void undoOrFinish(MigrationInfo w, String why) {
       if (pastPointOfNoReturn) {
         progress.phase("finishing after the point of no return");
         for (int attempt = 1; ; attempt++) {
           try {
+            if (journalSourcePositions != null) {
+              // idempotent: writes the journal only on sources that lack it (a createJournals cut short)
+              createJournals(w, "ensuring every source has the journal");
+            }
             finishForward(w);
             return;
           } catch (LockLostSignal again) {
             if (attempt >= 3) {
-              throw again;
+              // A workflow must fail with a Temporal failure: anything else retries its task forever.
+              throw ApplicationFailure.newNonRetryableFailure(again.getMessage() + "; the journal is written:"
+                  + " rerun " + action + " to finish the switch.", ErrorCode.LOCK_LOST.name());
             }
             keeper.reacquire();
           }

@@ -11,6 +11,7 @@ import io.pointsman.workflows.model.MigrationInfo;
 import io.pointsman.workflows.model.SavedStream;
 import io.pointsman.workflows.model.ShardPositions;
 import io.pointsman.workflows.model.WorkflowState;
+import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.CancellationScope;
@@ -73,6 +74,12 @@ final class TrafficSwitch {
       // Vitess reverses writes by switching the reverse workflow forward.
       writeInfo = steps.run("buildTrafficSwitcher", info.sourceKeyspace() + "." + info.reverseWorkflow(),
           () -> quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
+    } else if (request.includesPrimary() && writesAlreadySwitched) {
+      MigrationInfo unfinished = unfinishedWriteSwitch(info);
+      if (unfinished != null) {
+        writeInfo = unfinished;
+        switchWrites = true;
+      }
     }
     MigrationInfo w = writeInfo;
     List<ReadSwitch> readSwitches = planReads(info, start);
@@ -86,6 +93,35 @@ final class TrafficSwitch {
     LockKeeper keeper = new LockKeeper(lockRequest, progress);
     return new Run(keeper, new Steps(progress, keeper)).execute(info, w, start, readSwitches, switchWrites,
         writesAlreadySwitched);
+  }
+
+  /**
+   * A write switch that failed after changeRouting (routing already points the new way, but the
+   * streams were not frozen, and the reverse streams perhaps not started): its state reads "writes
+   * switched", so Vitess would skip the writes and leave it unfinished for good. A rerun resumes it
+   * from its journal instead. Returns the switching workflow (the reverse one for ReverseTraffic), or
+   * null when writes are switched for good, or for ReverseTraffic were never switched at all.
+   */
+  private MigrationInfo unfinishedWriteSwitch(MigrationInfo info) {
+    MigrationInfo w = info;
+    if (direction == Direction.BACKWARD) {
+      try {
+        // called directly: not finding it is the common answer, not a failed step
+        w = quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow());
+      } catch (ActivityFailure e) {
+        if (ErrorCode.NOT_FOUND.name().equals(Failures.applicationType(e))) {
+          return null;
+        }
+        throw e;
+      }
+    }
+    if (w.frozen()) {
+      return null;
+    }
+    MigrationInfo switching = w;
+    boolean journaled = steps.run("checkJournals", "writes read as switched but " + w.qualifiedName()
+        + " is not frozen: an unfinished switch?", () -> quick.checkJournals(switching));
+    return journaled ? w : null;
   }
 
   /** One read tablet type and the cells whose reads this action changes. */

@@ -8,6 +8,8 @@ import java.time.Duration;
 
 /** Activity options of the steps; the one place their timeouts and retries are decided. */
 final class StepOptions {
+  private static final Duration HOLD_HEARTBEAT_CAP = Duration.ofSeconds(10);
+
   private StepOptions() {}
 
   private static RetryOptions stepRetry() {
@@ -58,15 +60,18 @@ final class StepOptions {
 
   /**
    * holdLocks: the heartbeat timeout is well under the lease TTL, so when its worker dies Temporal
-   * retries it on another worker, which re-attaches to the leases before they expire.
+   * retries it on another worker, which re-attaches to the leases before they expire. It is also
+   * how fast holdLocks stops when the workflow releases or re-acquires: a cancellation reaches an
+   * activity only in a heartbeat's response, and the SDK sends heartbeats at most every 0.8 heartbeat
+   * timeouts, so the cap of 10 s bounds that wait to about 8 s (with 30 s every release took 24 s).
    */
   static ActivityOptions hold(Duration lockTtl, Duration maxLockHold) {
     Duration heartbeat = lockTtl.dividedBy(4);
     if (heartbeat.compareTo(Duration.ofSeconds(1)) < 0) {
       heartbeat = Duration.ofSeconds(1);
     }
-    if (heartbeat.compareTo(Duration.ofSeconds(30)) > 0) {
-      heartbeat = Duration.ofSeconds(30);
+    if (heartbeat.compareTo(HOLD_HEARTBEAT_CAP) > 0) {
+      heartbeat = HOLD_HEARTBEAT_CAP;
     }
     return ActivityOptions.newBuilder()
         .setStartToCloseTimeout(maxLockHold.plus(lockTtl))

@@ -137,6 +137,31 @@ final class SwitchWorld implements AutoCloseable {
     return wf;
   }
 
+  /**
+   * Waits until every stream of the workflow on the keyspace's primaries runs again (after a
+   * compensation restarted them, or a switch started its reverse).
+   */
+  void awaitStreamsRunning(String keyspace, String workflow) {
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      int found = 0;
+      for (String shard : store().listShards(keyspace)) {
+        for (Stream st : services.streams().read(services.primaries().resolve(keyspace, shard), workflow)) {
+          found++;
+          if (st.state() != StreamState.RUNNING || st.copyPending()) {
+            return false;
+          }
+        }
+      }
+      return found > 0;
+    });
+  }
+
+  /** The workflow's state as Vitess words it, read now (e.g. "All Reads Switched. Writes Switched"). */
+  String workflowState(String targetKeyspace, String workflow) {
+    SwitchActivitiesImpl reader = new SwitchActivitiesImpl(services);
+    return reader.getWorkflowState(reader.buildTrafficSwitcher(targetKeyspace, workflow), List.of()).summary();
+  }
+
   private void awaitRunning(CreatedWorkflow wf) {
     await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
       for (CreatedWorkflow.Stream s : wf.streams()) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcd.jetcd.ByteSequence;
 import io.pointsman.locks.LockSet;
 import io.pointsman.mysql.PrimaryEndpoint;
+import io.pointsman.sandbox.cluster.SandboxLayout;
 import io.pointsman.topo.TopoPaths;
 import io.pointsman.topo.model.RoutingRules;
 import io.pointsman.topo.model.TabletType;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
@@ -31,8 +33,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The validator on a real sandbox: silent in every state a MoveTables goes through (before,
- * switched, reversed, completed), and naming the invariant of each broken state built by hand,
- * each one undone before the next so the workflow still completes.
+ * switched, reversed, completed; a Reshard before and after its switch), and naming the invariant
+ * of each broken state built by hand, each one undone before the next so the workflow still completes.
  */
 @Timeout(600)
 class TopologyValidatorTest {
@@ -72,6 +74,30 @@ class TopologyValidatorTest {
       world.workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION))
           .complete(CompleteRequest.of(WF, TARGET));
       assertValid(validator, "NO_WORKFLOW");
+    }
+  }
+
+  @Test
+  void reshardStatesPassAndTwoServingShardSetsAreNamed() throws Exception {
+    try (SwitchWorld world = SwitchWorld.start(false, UnaryOperator.identity())) {
+      TopologyValidator validator = new TopologyValidator(world.etcd, world.paths, world.services);
+      world.createReshard();
+      String wf = SandboxLayout.RESHARD_WORKFLOW;
+      assertValid(validator, wf, "NOT_SWITCHED");
+
+      // a target shard serving next to the sources: two shard sets take writes for one key range
+      String target = SandboxLayout.RESHARD_TARGET_SHARDS.get(0);
+      var key = world.store().keys().shard(TARGET, target);
+      world.store().update(key, s -> s.withPrimaryServing(true), NO_LOCKS);
+      ValidationReport broken = validator.validate(TARGET, wf);
+      log.info("two serving shard sets:\n{}", broken.describe());
+      assertThat(broken.invariants()).contains("PRIMARY_SERVING_NOT_ONE_SIDE");
+      world.store().update(key, s -> s.withPrimaryServing(false), NO_LOCKS);
+      assertValid(validator, wf, "NOT_SWITCHED");
+
+      world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC))
+          .switchTraffic(SwitchTrafficRequest.of(wf, TARGET));
+      assertValid(validator, wf, "ALL_SWITCHED");
     }
   }
 
@@ -142,7 +168,11 @@ class TopologyValidatorTest {
   }
 
   private static void assertValid(TopologyValidator validator, String state) {
-    ValidationReport report = validator.validate(TARGET, WF);
+    assertValid(validator, WF, state);
+  }
+
+  private static void assertValid(TopologyValidator validator, String workflow, String state) {
+    ValidationReport report = validator.validate(TARGET, workflow);
     log.info("{}", report.describe());
     assertThat(report.violations()).as(report.describe()).isEmpty();
     assertThat(report.state()).isEqualTo(state);

@@ -1,6 +1,9 @@
 package io.pointsman.workflows;
 
+import io.pointsman.workflows.model.MigrationInfo;
+import io.pointsman.workflows.model.ShardPositions;
 import io.pointsman.workflows.model.StepStatus;
+import io.pointsman.workflows.model.WorkflowState;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Async;
@@ -97,7 +100,18 @@ final class Steps {
     if (value == null) {
       return detail;
     }
-    String s = value.toString();
+    String s;
+    if (value instanceof MigrationInfo m) {
+      s = m.migrationType() + " " + m.sourceKeyspace() + m.sourceShards() + " → " + m.targetKeyspace()
+          + m.targetShards() + ", tables " + m.tables() + ", " + m.streams().size() + " streams"
+          + (m.frozen() ? ", frozen" : "");
+    } else if (value instanceof WorkflowState w) {
+      s = w.summary();
+    } else if (value instanceof ShardPositions p) {
+      s = "source " + p.source() + ", target " + p.target();
+    } else {
+      s = value.toString();
+    }
     return s.length() > 300 ? s.substring(0, 300) + "..." : s;
   }
 }

@@ -83,6 +83,8 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
       if (info.migrationType() == MigrationType.TABLES) {
         topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
         topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
+      } else {
+        topology.removeIdleTabletControls(info, locks);
       }
       topology.rebuildSrvVSchema(List.of(), locks);
     });

@@ -9,6 +9,7 @@ import io.pointsman.topo.model.SrvKeyspace;
 import io.pointsman.topo.model.TabletType;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -70,6 +71,25 @@ public final class SrvKeyspaceEdits {
     }
     if (!found) {
       partitions.add(new KeyspacePartition(type, references(List.of(), add, removed), List.of()));
+    }
+    return new SrvKeyspace(partitions);
+  }
+
+  /**
+   * Drops the given shards' tablet controls that do not change serving: those on shards the
+   * partition does not reference, and those that do not disable the query service. Read switches
+   * leave such controls behind (Vitess's switchShardReads never removes one); a control that
+   * disables a referenced shard is kept, whoever set it.
+   */
+  public static SrvKeyspace dropIdleTabletControls(SrvKeyspace srv, List<String> shards) {
+    List<KeyspacePartition> partitions = new ArrayList<>();
+    for (KeyspacePartition p : srv.partitions()) {
+      Set<String> referenced = new HashSet<>();
+      p.shardReferences().forEach(r -> referenced.add(r.name()));
+      List<ShardTabletControl> kept = p.shardTabletControls().stream()
+          .filter(c -> !shards.contains(c.name()) || (referenced.contains(c.name()) && c.queryServiceDisabled()))
+          .toList();
+      partitions.add(new KeyspacePartition(p.servedType(), p.shardReferences(), kept));
     }
     return new SrvKeyspace(partitions);
   }

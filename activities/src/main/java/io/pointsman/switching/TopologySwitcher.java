@@ -178,6 +178,19 @@ public final class TopologySwitcher {
         : Optional.of(RecordWrite.replace(v, v.value().withPrimaryServing(serving)));
   }
 
+  /**
+   * Cancel of a Reshard: once reads are back on the source shards, removes the tablet controls the
+   * read switches left on the workflow's shards in every cell's SrvKeyspace (see
+   * {@link SrvKeyspaceEdits#dropIdleTabletControls}), so serving looks as it did before the
+   * workflow. Vitess leaves them, and its Cancel leaves switched reads switched.
+   */
+  public void removeIdleTabletControls(MigrationInfo info, LockSet locks) {
+    List<String> shards = new ArrayList<>(info.sourceShards());
+    shards.addAll(info.targetShards());
+    updateSrvKeyspaces(info.targetKeyspace(), List.of(), srv -> SrvKeyspaceEdits.dropIdleTabletControls(srv, shards),
+        locks);
+  }
+
   /** Complete/Cancel: removes the workflow's denied tables from the given shards. */
   public void removeDeniedTables(String keyspace, List<String> shards, List<String> tables, LockSet locks) {
     denyTables(keyspace, shards, tables, true, locks);

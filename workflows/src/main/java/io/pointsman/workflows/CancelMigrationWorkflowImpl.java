@@ -46,6 +46,12 @@ public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
               lines.add("Dropping these tables from the database for keyspace " + info.targetKeyspace() + ": "
                   + info.tables());
             }
+            if (info.migrationType() == MigrationType.SHARDS) {
+              List<String> shards = new ArrayList<>(info.sourceShards());
+              shards.addAll(info.targetShards());
+              lines.add("Shard tablet controls that read switches left on " + shards + " will be removed from the"
+                  + " SrvKeyspace of keyspace " + info.targetKeyspace());
+            }
             if (info.migrationType() == MigrationType.TABLES) {
               lines.add("Denied tables records on " + info.tables() + " will be removed from " + info.targetKeyspace()
                   + " " + info.targetShards());

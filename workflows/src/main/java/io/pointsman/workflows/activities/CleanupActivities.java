@@ -15,7 +15,8 @@ public interface CleanupActivities {
 
   /**
    * Cancel: stops the target streams and drops the copied tables on the target primaries, and
-   * removes the workflow's denied tables on both sides.
+   * removes the workflow's denied tables on both sides (TABLES) or the tablet controls its read
+   * switches left in SrvKeyspace (SHARDS).
    */
   void dropTargets(MigrationInfo info, boolean keepData, LockSet locks);
 

@@ -6,7 +6,9 @@ import io.pointsman.mysql.PrimaryEndpoint;
 import io.pointsman.mysql.TableDrops;
 import io.pointsman.mysql.WriteScope;
 import io.pointsman.switching.TopologySwitcher;
+import io.pointsman.topo.TabletAlias;
 import io.pointsman.topo.TopologyStore;
+import io.pointsman.topo.Versioned;
 import io.pointsman.topo.model.Shard;
 import io.pointsman.topo.model.SrvKeyspace;
 import io.pointsman.topo.model.VSchema;
@@ -14,6 +16,7 @@ import io.pointsman.workflows.activities.CleanupActivities;
 import io.pointsman.workflows.model.MigrationInfo;
 import io.pointsman.workflows.model.MigrationType;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -153,12 +156,33 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         throw PointsmanException.failedPrecondition("shard " + info.sourceKeyspace() + "/" + shard
             + " is still the serving primary; switch writes before Complete");
       }
-      if (record.primaryAlias() != null) {
-        store.delete(store.keys().tablet(record.primaryAlias()), locks);
+      List<TabletAlias> tablets = tabletsOf(info.sourceKeyspace(), shard);
+      if (record.primaryAlias() != null && !tablets.contains(record.primaryAlias())) {
+        tablets.add(record.primaryAlias());
+      }
+      for (TabletAlias alias : tablets) {
+        store.delete(store.keys().tablet(alias), locks);
       }
       store.delete(store.keys().shard(info.sourceKeyspace(), shard), locks);
-      log.info("deleted shard {}/{} and its primary tablet record", info.sourceKeyspace(), shard);
+      log.info("deleted shard {}/{} and its tablet records {}", info.sourceKeyspace(), shard, tablets);
     }
+  }
+
+  /**
+   * Every tablet record of a shard in every cell, as Vitess's recursive DeleteShard finds them:
+   * replicas and rdonly tablets too, not only the primary.
+   */
+  private List<TabletAlias> tabletsOf(String keyspace, String shard) {
+    TopologyStore store = services.store();
+    List<TabletAlias> found = new ArrayList<>();
+    for (String cell : store.listCells()) {
+      for (TabletAlias alias : store.listTablets(cell)) {
+        store.get(store.keys().tablet(alias)).map(Versioned::value)
+            .filter(t -> keyspace.equals(t.keyspace()) && shard.equals(t.shard()))
+            .ifPresent(t -> found.add(alias));
+      }
+    }
+    return found;
   }
 
   private boolean sourceShardExists(MigrationInfo info, String shard) {

@@ -59,7 +59,9 @@ final class SwitchPlan {
     lines.add("Wait for vreplication on stopped streams to catch up for up to " + timeout);
     lines.add("Create reverse vreplication workflow " + w.reverseWorkflow());
     lines.add("Create journal entries on source databases (migration id " + w.migrationId() + ")");
-    lines.add("Enable writes on keyspace " + w.targetKeyspace() + " for " + what);
+    // Reshard enables the target shards' primaries; MoveTables lifts the tables' denial on the target.
+    String enabled = w.migrationType() == MigrationType.TABLES ? what : "shards " + w.targetShards();
+    lines.add("Enable writes on keyspace " + w.targetKeyspace() + " for " + enabled);
     lines.add("Switch routing from keyspace " + w.sourceKeyspace() + " to keyspace " + w.targetKeyspace());
     if (w.migrationType() == MigrationType.TABLES) {
       lines.add("Routing rules for tables " + w.tables() + " will be updated");

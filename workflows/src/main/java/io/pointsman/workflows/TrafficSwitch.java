@@ -32,6 +32,12 @@ import org.slf4j.Logger;
  */
 final class TrafficSwitch {
   private static final Logger log = Workflow.getLogger(TrafficSwitch.class);
+  /**
+   * Version markers of changes to the commands a switch issues, so runs started before a change
+   * replay as they ran (the histories in workflows' test resources are such runs).
+   */
+  static final String JOURNAL_READ_BACK = "journal-read-back-and-completed";
+  static final String RESUME_UNFINISHED = "resume-unfinished-write-switch";
 
   private final String action;
   private final SwitchTrafficRequest request;
@@ -74,7 +80,8 @@ final class TrafficSwitch {
       // Vitess reverses writes by switching the reverse workflow forward.
       writeInfo = steps.run("buildTrafficSwitcher", info.sourceKeyspace() + "." + info.reverseWorkflow(),
           () -> quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
-    } else if (request.includesPrimary() && writesAlreadySwitched) {
+    } else if (request.includesPrimary() && writesAlreadySwitched
+        && Workflow.getVersion(RESUME_UNFINISHED, Workflow.DEFAULT_VERSION, 1) >= 1) {
       MigrationInfo unfinished = unfinishedWriteSwitch(info);
       if (unfinished != null) {
         writeInfo = unfinished;
@@ -318,7 +325,8 @@ final class TrafficSwitch {
      * worst and only go forward. Runs detached from cancellation; read-only, so without the locks.
      */
     private void settlePointOfNoReturn(MigrationInfo w) {
-      if (!journalAttempted || pastPointOfNoReturn) {
+      if (!journalAttempted || pastPointOfNoReturn
+          || Workflow.getVersion(JOURNAL_READ_BACK, Workflow.DEFAULT_VERSION, 1) < 1) {
         return;
       }
       boolean journaled;
@@ -384,7 +392,8 @@ final class TrafficSwitch {
         progress.phase("finishing after the point of no return");
         for (int attempt = 1; ; attempt++) {
           try {
-            if (journalSourcePositions != null) {
+            if (journalSourcePositions != null
+                && Workflow.getVersion(JOURNAL_READ_BACK, Workflow.DEFAULT_VERSION, 1) >= 1) {
               // idempotent: writes the journal only on sources that lack it (a createJournals cut short)
               createJournals(w, "ensuring every source has the journal");
             }

@@ -2,6 +2,8 @@ package io.pointsman.e2e;
 
 import io.pointsman.mysql.PrimaryEndpoint;
 import io.pointsman.mysql.Stream;
+import io.pointsman.sandbox.cluster.HashVindex;
+import io.pointsman.topo.model.KeyRange;
 import io.pointsman.topo.model.KeyspacePartition;
 import io.pointsman.topo.model.ShardReference;
 import io.pointsman.topo.model.ShardTabletControl;
@@ -74,6 +76,18 @@ final class E2eChecks {
     PrimaryEndpoint ep = primary(world, keyspace, shard);
     return Long.parseLong(strings(world, keyspace, shard, "SELECT COUNT(*) FROM `" + ep.dbName() + "`." + table)
         .get(0));
+  }
+
+  /**
+   * The rows of a table keyed by customer_id whose keyspace id (the sandbox's hash vindex) lies
+   * outside the shard's key range: rows a stream filtered into the wrong shard.
+   */
+  static List<Long> misplacedRows(SwitchWorld world, String keyspace, String shard, String table)
+      throws SQLException {
+    PrimaryEndpoint ep = primary(world, keyspace, shard);
+    KeyRange range = KeyRange.ofShard(shard);
+    return strings(world, keyspace, shard, "SELECT customer_id FROM `" + ep.dbName() + "`." + table).stream()
+        .map(Long::parseLong).filter(id -> !HashVindex.inKeyRange(id, range)).toList();
   }
 
   static List<String> strings(SwitchWorld world, String keyspace, String shard, String sql) throws SQLException {

@@ -1,6 +1,7 @@
 package io.pointsman.e2e;
 
 import static io.pointsman.e2e.E2eChecks.id;
+import static io.pointsman.e2e.E2eChecks.misplacedRows;
 import static io.pointsman.e2e.E2eChecks.primary;
 import static io.pointsman.e2e.E2eChecks.primaryServing;
 import static io.pointsman.e2e.E2eChecks.queryServiceDisabled;
@@ -294,6 +295,10 @@ class ReshardSwitchTest {
       // ReverseTraffic switches cust2cust_reverse forward: its journal is on the shards it stopped.
       assertThat(world.services.journals().read(primary(world, KS, shard), reverseInfo.migrationId())).isPresent();
     }
+    for (String shard : SOURCES) {
+      // The reverse streams pointsman built filter by the source shard's range: nothing lands elsewhere.
+      assertThat(misplacedRows(world, KS, shard, "customer")).as("misplaced rows on %s", shard).isEmpty();
+    }
 
     ActionResult again = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF))
         .switchTraffic(ALL);
@@ -319,6 +324,13 @@ class ReshardSwitchTest {
     assertThat(report.duplicated()).isEmpty();
     assertThat(report.lostNothing()).isTrue();
 
+    long onTargets = 0;
+    for (String shard : TARGETS) {
+      assertThat(misplacedRows(world, KS, shard, "customer")).as("misplaced rows on %s", shard).isEmpty();
+      onTargets += rows(world, KS, shard, "customer");
+    }
+    assertThat(onTargets).as("rows on the targets: the 5 moved customers and the writes that landed")
+        .isBetween(5L + report.acknowledged(), 5L + load.loadLog().records().size());
     assertThat(world.store().listShards(KS)).containsExactlyInAnyOrderElementsOf(TARGETS);
     for (String shard : SOURCES) {
       assertThat(world.store().get(world.store().keys().shard(KS, shard))).as("shard record %s", shard).isEmpty();

@@ -34,7 +34,9 @@ import org.junit.jupiter.api.Timeout;
  * compensation, lock loss, cancellation, rejected input; recorded by the sandbox module's
  * {@code HistoryRecorder}) against today's workflow code. A change that alters the commands an old
  * run produced fails here, not in production on a worker that picks up a running switch: put it
- * behind {@code Workflow.getVersion}.
+ * behind {@code Workflow.getVersion}. Keep the histories of older code when recording new ones:
+ * {@code <scenario>.json} were recorded before the switch's version markers (4d2d4ca),
+ * {@code <scenario>@<commit>.json} at that commit, so both sides of each marker are replayed.
  */
 @Timeout(120)
 class HistoryReplayTest {

@@ -47,9 +47,11 @@ import org.slf4j.LoggerFactory;
  * every workflow, a dry run, a failed step and its compensation, a lock lost behind the
  * workflow's back, cancellation before and after the journal, and rejected input — each run for
  * real on a sandbox and fetched as Temporal's JSON history. Not part of the build; rerun it after
- * a deliberate change of the workflows' commands (and keep the old files if old runs may still be
- * in flight):
- * <pre>mvn -pl sandbox verify -Dtest=HistoryRecorder -Dpointsman.recordHistories=true</pre>
+ * a deliberate change of the workflows' commands, into a directory of its own, and add the files
+ * as {@code <scenario>@<commit>.json} next to the old ones (old runs may still be in flight):
+ * <pre>mvn -pl sandbox -am verify -Dtest=HistoryRecorder -Dsurefire.failIfNoSpecifiedTests=false \
+ *     -Dpointsman.recordHistories=true -Dpointsman.historiesDir=/tmp/histories</pre>
+ * ({@code -am}: the workflows must be the ones of this tree, not whatever the local repository holds).
  */
 @EnabledIfSystemProperty(named = "pointsman.recordHistories", matches = "true")
 @Timeout(1800)

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
 public final class VReplicationStreams {
   private static final Logger log = LoggerFactory.getLogger(VReplicationStreams.class);
   /** Vitess truncates stream messages to this length (bytes here, since the column is varbinary(1000)). */
-  static final int MAX_MESSAGE = 950;
+  public static final int MAX_MESSAGE = 950;
   /** Vitess's "throttling disabled" for max_tps and max_replication_lag. */
   private static final long UNTHROTTLED = Long.MAX_VALUE;
   private static final String COLUMNS = "id, workflow, source, pos, stop_pos, state, message, db_name, cell,"
@@ -341,7 +341,7 @@ public final class VReplicationStreams {
   }
 
   /** Cuts a message to Vitess's limit, counted in bytes (the column is varbinary), at a character boundary. */
-  static String truncate(String message) {
+  public static String truncate(String message) {
     String m = message == null ? "" : message;
     if (m.getBytes(StandardCharsets.UTF_8).length <= MAX_MESSAGE) {
       return m;

@@ -36,9 +36,9 @@ public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
           @Override
           public List<String> describe(MigrationInfo info, WorkflowState state) {
             List<String> lines = new ArrayList<>();
-            for (String[] r : Cleanup.switchedReads(state)) {
-              lines.add("Switch reads of tablet type " + r[0] + " back to keyspace " + info.sourceKeyspace()
-                  + " in cells [" + r[1] + "]");
+            for (Cleanup.SwitchedReads r : Cleanup.switchedReads(state)) {
+              lines.add("Switch reads of tablet type " + r.tabletType() + " back to keyspace " + info.sourceKeyspace()
+                  + " in cells [" + String.join(",", r.cells()) + "]");
             }
             lines.add("Stop and delete vreplication streams on targets: " + info.targetKeyspace() + " "
                 + info.targetShards() + " workflow " + info.workflow());
@@ -65,10 +65,10 @@ public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
           @Override
           public void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks) {
             // Vitess leaves Reshard reads switched after Cancel; send them back first.
-            for (String[] r : Cleanup.switchedReads(state)) {
-              List<String> cells = List.of(r[1].split(","));
-              steps.run("switchReads", r[0] + " back to " + info.sourceKeyspace() + " in cells " + cells,
-                  () -> switcher.switchReads(info, List.of(r[0]), cells, Direction.BACKWARD, locks.locks()));
+            for (Cleanup.SwitchedReads r : Cleanup.switchedReads(state)) {
+              steps.run("switchReads", r.tabletType() + " back to " + info.sourceKeyspace() + " in cells " + r.cells(),
+                  () -> switcher.switchReads(info, List.of(r.tabletType()), r.cells(), Direction.BACKWARD,
+                      locks.locks()));
             }
             steps.run("dropTargets", (request.keepData() ? "keep" : "drop") + " data of " + info.tables() + " on "
                 + info.targetKeyspace(), () -> cleanup.dropTargets(info, request.keepData(), locks.locks()));

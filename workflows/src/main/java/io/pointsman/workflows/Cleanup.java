@@ -113,14 +113,17 @@ final class Cleanup {
     return ApplicationFailure.newNonRetryableFailure(message, ErrorCode.FAILED_PRECONDITION.name());
   }
 
-  /** Reads switched to the target, per tablet type, as (type, cells). */
-  static List<String[]> switchedReads(WorkflowState state) {
-    List<String[]> out = new ArrayList<>();
+  /** One read tablet type whose reads are switched to the target, and the cells where they are. */
+  record SwitchedReads(String tabletType, List<String> cells) {}
+
+  /** The reads switched to the target, per tablet type. */
+  static List<SwitchedReads> switchedReads(WorkflowState state) {
+    List<SwitchedReads> out = new ArrayList<>();
     if (!state.replicaCellsSwitched().isEmpty()) {
-      out.add(new String[] {"REPLICA", String.join(",", state.replicaCellsSwitched())});
+      out.add(new SwitchedReads("REPLICA", state.replicaCellsSwitched()));
     }
     if (!state.rdonlyCellsSwitched().isEmpty()) {
-      out.add(new String[] {"RDONLY", String.join(",", state.rdonlyCellsSwitched())});
+      out.add(new SwitchedReads("RDONLY", state.rdonlyCellsSwitched()));
     }
     return out;
   }

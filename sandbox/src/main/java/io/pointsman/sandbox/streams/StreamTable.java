@@ -1,7 +1,7 @@
 package io.pointsman.sandbox.streams;
 
 import io.pointsman.mysql.StreamState;
-import java.nio.charset.StandardCharsets;
+import io.pointsman.mysql.VReplicationStreams;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,7 +17,7 @@ import java.util.Optional;
  */
 final class StreamTable {
   /** Vitess truncates {@code message} to this length; here in bytes, as the column is varbinary(1000). */
-  static final int MAX_MESSAGE = 950;
+  static final int MAX_MESSAGE = VReplicationStreams.MAX_MESSAGE;
 
   private static final String COLUMNS = "id, workflow, source, pos, stop_pos, state, message, db_name";
 
@@ -113,24 +113,9 @@ final class StreamTable {
     }
   }
 
-  /** The message cut to {@link #MAX_MESSAGE} UTF-8 bytes (the column is varbinary), never inside a character. */
+  /** The message cut to {@link #MAX_MESSAGE} UTF-8 bytes, as the workflows cut theirs. */
   static String truncate(String message) {
-    String m = message == null ? "" : message;
-    if (m.getBytes(StandardCharsets.UTF_8).length <= MAX_MESSAGE) {
-      return m;
-    }
-    int bytes = 0;
-    int end = 0;
-    while (end < m.length()) {
-      int cp = m.codePointAt(end);
-      int len = new String(Character.toChars(cp)).getBytes(StandardCharsets.UTF_8).length;
-      if (bytes + len > MAX_MESSAGE) {
-        break;
-      }
-      bytes += len;
-      end += Character.charCount(cp);
-    }
-    return m.substring(0, end);
+    return VReplicationStreams.truncate(message);
   }
 
   private static void update(Connection c, String sql, Object... args) throws SQLException {

@@ -9,7 +9,6 @@ import io.pointsman.topo.Versioned;
 import io.pointsman.topo.model.RoutingRules;
 import io.pointsman.topo.model.Shard;
 import io.pointsman.topo.model.SrvKeyspace;
-import io.pointsman.topo.model.SrvVSchema;
 import io.pointsman.topo.model.TabletType;
 import io.pointsman.workflows.model.Direction;
 import io.pointsman.workflows.model.MigrationInfo;
@@ -205,10 +204,6 @@ public final class TopologySwitcher {
 
   public void rebuildSrvVSchema(List<String> cells, LockSet locks) {
     srvVSchema.rebuild(cells, locks);
-  }
-
-  public SrvVSchema currentSrvVSchema() {
-    return srvVSchema.build();
   }
 
   // ---- helpers -------------------------------------------------------------------------------

@@ -27,8 +27,4 @@ public record StoreOptions(Duration callTimeout, int maxAttempts, int maxTxnOps,
   public StoreOptions withMaxTxnOps(int ops) {
     return new StoreOptions(callTimeout, maxAttempts, ops, maxTxnBytes);
   }
-
-  public StoreOptions withMaxAttempts(int attempts) {
-    return new StoreOptions(callTimeout, attempts, maxTxnOps, maxTxnBytes);
-  }
 }

@@ -4,14 +4,12 @@ import io.pointsman.workflows.model.MigrationInfo;
 import io.pointsman.workflows.model.ShardPositions;
 import io.pointsman.workflows.model.StepStatus;
 import io.pointsman.workflows.model.WorkflowState;
-import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.CompletablePromise;
 import io.temporal.workflow.Functions;
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
 
 /**
  * Runs each step as its own activity call with a readable summary, records it in the progress,
@@ -29,12 +27,6 @@ final class Steps {
 
   ProgressTracker progress() {
     return progress;
-  }
-
-  /** An activity stub whose calls carry this summary in the Temporal UI. */
-  static <A> A stub(Class<A> type, String summary, Duration startToClose) {
-    ActivityOptions o = StepOptions.step(startToClose).toBuilder().setSummary(summary).build();
-    return Workflow.newActivityStub(type, o);
   }
 
   /** Runs a read-only or mutating step; mutating ones must be given the current LockSet inside {@code call}. */

@@ -2,9 +2,9 @@ package io.pointsman.demo;
 
 import io.pointsman.activities.Services;
 import io.pointsman.etcd.EtcdOptions;
-import io.pointsman.mysql.Stream;
-import io.pointsman.mysql.StreamState;
+import io.pointsman.sandbox.cluster.CopyWaiter;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
+import io.pointsman.sandbox.cluster.Folders;
 import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.RunningPrimary;
 import io.pointsman.sandbox.cluster.Sandbox;
@@ -21,7 +21,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -36,7 +35,6 @@ final class Playground {
   static final String WORKFLOW = MoveTablesSpec.sandbox().workflow();
   static final String TARGET_KEYSPACE = MoveTablesSpec.sandbox().targetKeyspace();
   private static final Duration COPY_TIMEOUT = Duration.ofSeconds(120);
-  private static final Duration POLL = Duration.ofMillis(200);
 
   final Path dataDir;
   final Sandbox sandbox;
@@ -62,7 +60,7 @@ final class Playground {
   static Playground start(Teardown teardown, Narrator narrator, int temporalPort) {
     List<Integer> ports = new ArrayList<>();
     Path dataDir = createDataDir();
-    teardown.add("the data folder " + dataDir, () -> deleteTree(dataDir));
+    teardown.add("the data folder " + dataDir, () -> Folders.deleteTree(dataDir));
 
     narrator.step("The sandbox: etcd and three MariaDB primaries on loopback (commerce/0, customer/-80, customer/80-)");
     Sandbox sandbox = teardown.add("the sandbox", Sandbox.up(SandboxOptions.builder()
@@ -102,7 +100,7 @@ final class Playground {
     CreatedWorkflow created = sandbox.moveTablesCreator().create(spec);
     Services services = teardown.add("the stream checks", new Services(sandbox.etcdClient(),
         sandbox.options().topoPaths(), sandbox.mysqlOptions()));
-    awaitCopied(created, services);
+    CopyWaiter.awaitCopied(services, created, COPY_TIMEOUT);
     narrator.say("copied; " + created.streams().size() + " streams now replicate " + spec.sourceKeyspace()
         + "'s binlog into " + spec.targetKeyspace());
     return new Playground(dataDir, sandbox, dev, services, created, ports);
@@ -115,19 +113,6 @@ final class Playground {
     return "tables " + String.join(", ", spec.tables()) + ": keyspace " + spec.sourceKeyspace()
         + " (unsharded) -> keyspace " + spec.targetKeyspace() + " (shards " + String.join(", ", shards)
         + "), MoveTables workflow " + spec.workflow();
-  }
-
-  private static void awaitCopied(CreatedWorkflow created, Services services) {
-    Waits.until("the copy of " + created.workflow(), COPY_TIMEOUT, POLL, () -> {
-      for (CreatedWorkflow.Stream s : created.streams()) {
-        Stream st = services.streams().read(services.primaries().resolve(created.targetKeyspace(), s.targetShard()),
-            (int) s.id()).orElse(null);
-        if (st == null || st.state() != StreamState.RUNNING || st.copyPending()) {
-          return false;
-        }
-      }
-      return true;
-    });
   }
 
   private static WorkerConfig workerConfig(Sandbox sandbox) {
@@ -145,14 +130,4 @@ final class Playground {
     }
   }
 
-  private static void deleteTree(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (java.util.stream.Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
-  }
 }

@@ -13,10 +13,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -191,7 +189,7 @@ public final class MariaDbProcess implements AutoCloseable {
       return;
     }
     // A folder without the marker holds a half-finished install: start over.
-    deleteTree(o.dataDir());
+    Folders.deleteTree(o.dataDir());
     Files.createDirectories(o.tmpDir());
     List<String> command = new ArrayList<>(List.of(
         o.installDbBinary(),
@@ -272,17 +270,6 @@ public final class MariaDbProcess implements AutoCloseable {
       Files.deleteIfExists(file);
     } catch (IOException e) {
       log.warn("cannot delete {}: {}", file, e.toString());
-    }
-  }
-
-  static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-        Files.delete(p);
-      }
     }
   }
 }

@@ -37,13 +37,20 @@ final class SampleSchema {
 
   private SampleSchema() {}
 
-  /** Creates the commerce tables and loads the rows unless the tables already hold some. */
-  static void commerce(Connection c, String dbName) throws SQLException {
+  /**
+   * Creates the commerce tables, and the extra ones (empty, shaped like customer), and loads the
+   * rows unless the tables already hold some.
+   */
+  static void commerce(Connection c, String dbName, List<String> extraTables) throws SQLException {
     String db = createDatabase(c, dbName);
     try (Statement s = c.createStatement()) {
       s.execute(String.format(PRODUCT, db));
       s.execute(String.format(CUSTOMER, db, " AUTO_INCREMENT"));
       s.execute(String.format(CORDER, db, " AUTO_INCREMENT"));
+      for (String table : extraTables) {
+        s.execute(String.format(CUSTOMER, db, " AUTO_INCREMENT").replace(".customer (", "." + Names.table(table)
+            + " ("));
+      }
       if (isEmpty(s, db + ".product") && isEmpty(s, db + ".customer") && isEmpty(s, db + ".corder")) {
         c.setAutoCommit(false);
         try {

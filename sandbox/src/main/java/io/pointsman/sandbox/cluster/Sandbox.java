@@ -145,7 +145,7 @@ public final class Sandbox implements AutoCloseable {
     return store;
   }
 
-  /** The running primaries, in {@link SandboxLayout#ALL_PRIMARIES} order. */
+  /** The running primaries, in {@link SandboxShape#allPrimaries()} order. */
   public synchronized List<RunningPrimary> primaries() {
     checkUp();
     return List.copyOf(running);
@@ -271,7 +271,7 @@ public final class Sandbox implements AutoCloseable {
 
     client = EtcdClients.create(EtcdOptions.builder().endpoints(endpoint).build());
     store = new EtcdTopologyStore(client, options.topoPaths());
-    new TopologyBootstrap(store, options.cell(), endpoint).bootstrap(running);
+    new TopologyBootstrap(store, options.cell(), endpoint, options.shape()).bootstrap(running);
     pools = new ConnectionPools(mysqlOptions());
     SidecarSchema sidecar = new SidecarSchema(pools);
     for (RunningPrimary p : running) {
@@ -339,7 +339,7 @@ public final class Sandbox implements AutoCloseable {
     for (ShardPrimary primary : options.primaries()) {
       int port = options.basePort() == 0
           ? freePortOtherThan(taken.stream().mapToInt(Integer::intValue).toArray())
-          : options.basePort() + SandboxLayout.portOffset(primary);
+          : options.basePort() + options.shape().portOffset(primary);
       taken.add(port);
       TabletAlias alias = primary.alias(options.cell());
       if (Ports.isListening(port) && options.reuseRunning()) {
@@ -384,8 +384,8 @@ public final class Sandbox implements AutoCloseable {
     try (Connection c = p.connect(options.credentials())) {
       String db = p.primary().dbName();
       if (p.primary().keyspace().equals(SandboxLayout.COMMERCE)) {
-        SampleSchema.commerce(c, db);
-      } else if (SandboxLayout.servesInitially(p.primary())) {
+        SampleSchema.commerce(c, db, options.shape().extraTableNames());
+      } else if (options.shape().servesInitially(p.primary())) {
         SampleSchema.customerShard(c, db);
       } else {
         SampleSchema.createDatabase(c, db);

@@ -12,7 +12,7 @@ import java.util.Optional;
 /**
  * What {@link Sandbox#up} brings up and where. Immutable; build with {@link #builder()}.
  *
- * <p>Ports: primary {@code i} of {@link #primaries()} (in {@link SandboxLayout#ALL_PRIMARIES}
+ * <p>Ports: primary {@code i} of {@link #primaries()} (in {@link SandboxShape#allPrimaries()}
  * order) listens on {@code basePort + i}; a base port of 0 picks free ports instead. The sandbox's
  * own etcd listens on {@code etcdClientPort} and {@code etcdPeerPort} (0 picks free ports), unless
  * {@link #etcdEndpoint()} names an etcd to use instead.
@@ -31,12 +31,13 @@ public final class SandboxOptions {
   private final TopoPaths topoPaths;
   private final String cell;
   private final MysqlCredentials credentials;
+  private final SandboxShape shape;
   private final List<ShardPrimary> primaries;
   private final Duration startTimeout;
   private final Duration stopTimeout;
   private final boolean stopOnJvmExit;
 
-  private SandboxOptions(Builder b) {
+  private SandboxOptions(Builder b, List<ShardPrimary> primaries) {
     this.dataDir = b.dataDir.toAbsolutePath().normalize();
     this.basePort = b.basePort;
     this.etcdEndpoint = Optional.ofNullable(b.etcdEndpoint);
@@ -46,7 +47,8 @@ public final class SandboxOptions {
     this.topoPaths = new TopoPaths(b.globalRoot, b.cellRootPrefix);
     this.cell = b.cell;
     this.credentials = b.credentials;
-    this.primaries = List.copyOf(b.primaries);
+    this.shape = b.shape;
+    this.primaries = List.copyOf(primaries);
     this.startTimeout = b.startTimeout;
     this.stopTimeout = b.stopTimeout;
     this.stopOnJvmExit = b.stopOnJvmExit;
@@ -99,7 +101,12 @@ public final class SandboxOptions {
     return credentials;
   }
 
-  /** The primaries to run: all of {@link SandboxLayout#ALL_PRIMARIES} unless narrowed. */
+  /** The keyspaces' shards and tables. */
+  public SandboxShape shape() {
+    return shape;
+  }
+
+  /** The primaries to run: all of the shape's unless narrowed. */
   public List<ShardPrimary> primaries() {
     return primaries;
   }
@@ -137,7 +144,10 @@ public final class SandboxOptions {
     private String cellRootPrefix = TopoPaths.DEFAULT_CELL_ROOT_PREFIX;
     private String cell = SandboxLayout.DEFAULT_CELL;
     private MysqlCredentials credentials = MysqlCredentials.defaults();
-    private List<ShardPrimary> primaries = SandboxLayout.ALL_PRIMARIES;
+    private SandboxShape shape = SandboxShape.DEFAULT;
+    /** Null: all of the shape's primaries, or only the serving ones when servingOnly. */
+    private List<ShardPrimary> primaries;
+    private boolean servingOnly;
     private Duration startTimeout = Duration.ofSeconds(90);
     private Duration stopTimeout = Duration.ofSeconds(30);
     private boolean stopOnJvmExit;
@@ -189,15 +199,24 @@ public final class SandboxOptions {
       return this;
     }
 
-    /** Which primaries to run, from {@link SandboxLayout#ALL_PRIMARIES}. */
+    /** The keyspaces' shards and tables; default {@link SandboxShape#DEFAULT}. */
+    public Builder shape(SandboxShape shape) {
+      this.shape = Objects.requireNonNull(shape, "shape");
+      return this;
+    }
+
+    /** Which primaries to run, from the shape's {@link SandboxShape#allPrimaries()}. */
     public Builder primaries(List<ShardPrimary> primaries) {
       this.primaries = List.copyOf(primaries);
+      this.servingOnly = false;
       return this;
     }
 
     /** Runs only the serving shards' primaries (three MariaDB servers instead of seven): no Reshard. */
     public Builder withoutReshardTargets() {
-      return primaries(SandboxLayout.SERVING_PRIMARIES);
+      this.primaries = null;
+      this.servingOnly = true;
+      return this;
     }
 
     public Builder startTimeout(Duration startTimeout) {
@@ -218,7 +237,7 @@ public final class SandboxOptions {
     public SandboxOptions build() {
       if (basePort != 0) {
         Ports.checkPort("base port", basePort);
-        Ports.checkPort("last MariaDB port", basePort + SandboxLayout.ALL_PRIMARIES.size() - 1);
+        Ports.checkPort("last MariaDB port", basePort + shape.allPrimaries().size() - 1);
       }
       if (etcdEndpoint == null) {
         if (etcdClientPort != 0) {
@@ -231,19 +250,21 @@ public final class SandboxOptions {
         throw PointsmanException.invalidArgument("etcd endpoint '" + etcdEndpoint + "' must start with http://");
       }
       Names.cell(cell);
-      if (primaries.isEmpty()) {
+      List<ShardPrimary> chosen = primaries != null ? primaries
+          : servingOnly ? shape.servingPrimaries() : shape.allPrimaries();
+      if (chosen.isEmpty()) {
         throw PointsmanException.invalidArgument("the sandbox needs at least one primary");
       }
-      for (ShardPrimary p : primaries) {
-        SandboxLayout.portOffset(p); // refuses a primary that is not part of the layout
+      for (ShardPrimary p : chosen) {
+        shape.portOffset(p); // refuses a primary that is not part of the shape
       }
-      if (primaries.stream().distinct().count() != primaries.size()) {
-        throw PointsmanException.invalidArgument("a primary is listed twice: " + primaries);
+      if (chosen.stream().distinct().count() != chosen.size()) {
+        throw PointsmanException.invalidArgument("a primary is listed twice: " + chosen);
       }
       if (startTimeout.isNegative() || startTimeout.isZero() || stopTimeout.isNegative() || stopTimeout.isZero()) {
         throw PointsmanException.invalidArgument("start and stop timeouts must be positive");
       }
-      return new SandboxOptions(this);
+      return new SandboxOptions(this, chosen);
     }
   }
 }

@@ -38,11 +38,13 @@ final class TopologyBootstrap {
   private final TopologyStore store;
   private final String cell;
   private final String etcdEndpoint;
+  private final SandboxShape shape;
 
-  TopologyBootstrap(TopologyStore store, String cell, String etcdEndpoint) {
+  TopologyBootstrap(TopologyStore store, String cell, String etcdEndpoint, SandboxShape shape) {
     this.store = Objects.requireNonNull(store, "store");
     this.cell = Objects.requireNonNull(cell, "cell");
     this.etcdEndpoint = Objects.requireNonNull(etcdEndpoint, "etcdEndpoint");
+    this.shape = Objects.requireNonNull(shape, "shape");
   }
 
   void bootstrap(List<RunningPrimary> primaries) {
@@ -62,7 +64,7 @@ final class TopologyBootstrap {
             p.port());
         store.upsert(keys.tablet(p.alias()), current -> tablet, NO_LOCKS);
         createIfAbsent(keys.shard(keyspace, p.primary().shard()),
-            Shard.of(p.primary().keyRange(), p.alias(), SandboxLayout.servesInitially(p.primary())));
+            Shard.of(p.primary().keyRange(), p.alias(), shape.servesInitially(p.primary())));
       }
       createIfAbsent(keys.srvKeyspace(cell, keyspace),
           SrvKeyspaceBuilder.fromShards(new PrimaryTablets(store).shards(keyspace)));
@@ -74,12 +76,12 @@ final class TopologyBootstrap {
         keys.paths().cellRoot(cell));
   }
 
-  private static Optional<VSchema> vschemaOf(String keyspace) {
+  private Optional<VSchema> vschemaOf(String keyspace) {
     switch (keyspace) {
       case SandboxLayout.COMMERCE:
-        return Optional.of(SandboxLayout.commerceVSchema());
+        return Optional.of(shape.commerceVSchema());
       case SandboxLayout.CUSTOMER:
-        return Optional.of(SandboxLayout.customerVSchema());
+        return Optional.of(shape.customerVSchema());
       default:
         return Optional.empty();
     }

@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * workflow expire at most 3/2 of a TTL after acquisition.
  *
  * <p><b>Never revoking in holdLocks.</b> However {@code holdLocks} ends, it stops renewing in this
- * process and leaves the leases alone: after a cancellation the workflow revokes them with
- * {@code releaseLocks}; after a heartbeat timeout or a worker shutdown the next attempt, perhaps on
+ * process and leaves the leases alone: the workflow revokes them with {@code releaseLocks}, and when
+ * that runs in the same worker {@code holdLocks} sees it at once and completes; else it ends on its
+ * cancellation; after a heartbeat timeout or a worker shutdown the next attempt, perhaps on
  * another worker, attaches to them; after a loss the workflow releases what is left and re-acquires.
  */
 public final class LockActivitiesImpl implements LockActivities {
@@ -53,6 +54,7 @@ public final class LockActivitiesImpl implements LockActivities {
   /** Used when holdLocks runs without a heartbeat timeout, which also delays cancellation (Temporal's default 30 s). */
   private static final Duration POLL_WITHOUT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(1);
   private static final Duration MIN_POLL = Duration.ofMillis(100);
+  private static final Duration MAX_POLL = Duration.ofSeconds(1);
   /** A loss is recorded before its future completes on the lock service's event thread; wait that long at most. */
   private static final Duration LOSS_REPORT_WAIT = Duration.ofSeconds(1);
 
@@ -162,24 +164,26 @@ public final class LockActivitiesImpl implements LockActivities {
       log.info("Holding {} locks for workflow {} (attempt {}), heartbeating every {}", held.size(),
           info.getWorkflowId(), info.getAttempt(), poll);
       keepHolding(held, context, beats, poll);
+      ending = "released by releaseLocks in this worker";
     } catch (ActivityCompletionException e) {
-      ending = "ended by Temporal (" + e.getClass().getSimpleName() + ")";
+      ending = "ended by Temporal (" + e.getClass().getSimpleName() + "); the leases are left for releaseLocks"
+          + " or the next attempt";
       throw e;
     } catch (RuntimeException e) {
-      ending = "failed: " + e.getMessage();
+      ending = "failed: " + e.getMessage() + "; the leases are left for releaseLocks or the next attempt";
       throw e;
     } finally {
       for (Holding h : held) {
         h.lock.detach();
       }
-      log.info("Stopped holding the locks of workflow {} (attempt {}): {}; the leases were left for "
-          + "releaseLocks or the next attempt", info.getWorkflowId(), info.getAttempt(), ending);
+      log.info("Stopped holding the locks of workflow {} (attempt {}): {}", info.getWorkflowId(), info.getAttempt(),
+          ending);
     }
   }
 
   /**
-   * Heartbeats while every lock is held; throws the first loss, or the cancellation (or other end of
-   * the attempt) that a heartbeat reports. Waits on the loss futures and the cancellation token, so
+   * Heartbeats while every lock is held; returns once releaseLocks released one in this worker;
+   * throws the first loss, or the cancellation (or other end of the attempt) that a heartbeat reports. Waits on the loss futures and the cancellation token, so
    * either ends it at once; nothing here runs on, or blocks, an etcd client thread.
    */
   private static void keepHolding(List<Holding> held, ActivityExecutionContext context, Beats beats, Duration poll) {
@@ -188,8 +192,13 @@ public final class LockActivitiesImpl implements LockActivities {
       List<CompletableFuture<?>> wakeUps = new ArrayList<>();
       wakeUps.add(cancelled);
       held.forEach(h -> wakeUps.add(h.loss));
+      held.forEach(h -> wakeUps.add(h.released));
       CompletableFuture<Object> wake = CompletableFuture.anyOf(wakeUps.toArray(CompletableFuture[]::new));
       while (true) {
+        if (held.stream().anyMatch(h -> h.released.isDone())) {
+          // releaseLocks ran in this worker: the workflow gave the locks back, holding is over
+          return;
+        }
         throwIfLost(held);
         beats.allHeld();
         beats.beat();
@@ -244,7 +253,11 @@ public final class LockActivitiesImpl implements LockActivities {
     return loss.toException();
   }
 
-  /** A third of the heartbeat timeout, so heartbeats keep up even when one is late. */
+  /**
+   * A third of the heartbeat timeout, so heartbeats keep up even when one is late, and at most a
+   * second, so a cancellation (which comes with a heartbeat's answer) ends it soon after a release
+   * on another worker; the SDK throttles what it sends anyway.
+   */
   private static Duration pollInterval(Duration heartbeatTimeout) {
     if (heartbeatTimeout == null || heartbeatTimeout.isZero()) {
       log.warn("holdLocks runs without a heartbeat timeout: a crashed worker is noticed only at the "
@@ -252,6 +265,9 @@ public final class LockActivitiesImpl implements LockActivities {
       return POLL_WITHOUT_HEARTBEAT_TIMEOUT;
     }
     Duration third = heartbeatTimeout.dividedBy(3);
+    if (third.compareTo(MAX_POLL) > 0) {
+      return MAX_POLL;
+    }
     return third.compareTo(MIN_POLL) < 0 ? MIN_POLL : third;
   }
 
@@ -281,10 +297,12 @@ public final class LockActivitiesImpl implements LockActivities {
   private static final class Holding {
     final HeldLock lock;
     final CompletableFuture<LockLoss> loss;
+    final CompletableFuture<Void> released;
 
     Holding(HeldLock lock) {
       this.lock = lock;
       this.loss = lock.lossFuture();
+      this.released = lock.releasedFuture();
     }
   }
 

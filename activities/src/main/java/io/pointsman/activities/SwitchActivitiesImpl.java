@@ -22,7 +22,6 @@ import io.pointsman.workflows.model.MigrationInfo;
 import io.pointsman.workflows.model.MigrationType;
 import io.pointsman.workflows.model.SavedStream;
 import io.pointsman.workflows.model.ShardPositions;
-import io.pointsman.workflows.model.StreamRef;
 import io.pointsman.workflows.model.WorkflowState;
 import java.time.Clock;
 import java.time.Duration;
@@ -75,10 +74,9 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public String canSwitch(MigrationInfo info, Duration maxReplicationLagAllowed) {
     return ActivityFailures.translate(() -> {
       Instant now = clock.instant();
-      List<Stream> all = new ArrayList<>();
-      for (String shard : info.targetShards()) {
-        all.addAll(services.streams().read(target(info, shard), info.workflow()));
-      }
+      List<Stream> all = FanOut.map(info.targetShards(),
+          shard -> services.streams().read(target(info, shard), info.workflow())).stream()
+          .flatMap(List::stream).toList();
       if (all.stream().anyMatch(Stream::isFrozen)) {
         return "workflow is frozen";
       }
@@ -101,8 +99,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public boolean checkJournals(MigrationInfo info) {
-    return ActivityFailures.translate(() -> info.sourceShards().stream()
-        .anyMatch(s -> services.journals().read(source(info, s), info.migrationId()).isPresent()));
+    return ActivityFailures.translate(() -> FanOut.map(info.sourceShards(),
+        s -> services.journals().read(source(info, s), info.migrationId()).isPresent()).contains(true));
   }
 
   @Override
@@ -118,13 +116,13 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       // The topology first: routers start buffering instead of sending writes that would fail.
       topology.stopSourceWrites(info, locks);
       try (Heartbeater hb = Heartbeater.start()) {
-        for (String shard : info.sourceShards()) {
-          checkHeld(locks);
+        checkHeld(locks);
+        FanOut.forEach(info.sourceShards(), shard -> {
           var result = services.barrier().deny(source(info, shard), scope(info), locks, DRAIN_TIMEOUT);
           log.info("write barrier up on {}/{}: {} tables in {}", info.sourceKeyspace(), shard,
               result.tables().size(), result.took());
-          hb.checkCancelled();
-        }
+        });
+        hb.checkCancelled();
       }
     });
   }
@@ -134,9 +132,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
-        for (String shard : info.sourceShards()) {
-          services.barrier().allow(source(info, shard), scope(info), locks, DRAIN_TIMEOUT);
-        }
+        FanOut.forEach(info.sourceShards(),
+            shard -> services.barrier().allow(source(info, shard), scope(info), locks, DRAIN_TIMEOUT));
       }
       topology.allowSourceWrites(info, locks);
     });
@@ -145,11 +142,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public Map<String, String> gatherSourcePositions(MigrationInfo info) {
     return ActivityFailures.translate(() -> {
-      Map<String, String> out = new TreeMap<>();
-      for (String shard : info.sourceShards()) {
-        out.put(shard, services.positions().current(source(info, shard)).encode());
-      }
-      return out;
+      return positions(info.sourceKeyspace(), info.sourceShards());
     });
   }
 
@@ -159,21 +152,22 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     return ActivityFailures.translate(() -> {
       long deadline = System.nanoTime() + timeout.toNanos();
       try (Heartbeater hb = Heartbeater.start()) {
-        for (StreamRef ref : info.streams()) {
-          PrimaryEndpoint target = target(info, ref.targetShard());
+        FanOut.forEach(info.streams(), ref -> {
           Position wanted = Position.parse(sourcePositions.get(ref.sourceShard()));
           Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-          services.waiter().waitForPosition(target, (int) ref.id(), wanted, left, POLL);
-          hb.checkCancelled();
-          checkHeld(locks);
-          services.streams().stop(target, List.of((int) ref.id()), "stopped for cutover", locks);
-        }
+          services.waiter().waitForPosition(target(info, ref.targetShard()), (int) ref.id(), wanted, left, POLL);
+        });
+        hb.checkCancelled();
+        checkHeld(locks);
+        FanOut.forEach(info.targetShards(), shard -> {
+          List<Integer> ids = info.streams().stream().filter(r -> r.targetShard().equals(shard))
+              .map(r -> (int) r.id()).toList();
+          if (!ids.isEmpty()) {
+            services.streams().stop(target(info, shard), ids, "stopped for cutover", locks);
+          }
+        });
       }
-      Map<String, String> out = new TreeMap<>();
-      for (String shard : info.targetShards()) {
-        out.put(shard, services.positions().current(target(info, shard)).encode());
-      }
-      return out;
+      return positions(info.targetKeyspace(), info.targetShards());
     });
   }
 
@@ -181,20 +175,17 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public void restartStreams(MigrationInfo info, LockSet locks) {
     ActivityFailures.translate(() -> {
       checkHeld(locks);
-      for (String shard : info.targetShards()) {
-        services.streams().start(target(info, shard), info.workflow(), locks);
-      }
+      FanOut.forEach(info.targetShards(), shard -> services.streams().start(target(info, shard), info.workflow(),
+          locks));
     });
   }
 
   @Override
   public List<SavedStream> readReverseStreams(MigrationInfo info) {
     return ActivityFailures.translate(() -> {
-      List<SavedStream> saved = new ArrayList<>();
-      for (String shard : info.sourceShards()) {
-        saved.addAll(services.savedStreams().save(source(info, shard), info.reverseWorkflow()));
-      }
-      return saved;
+      return FanOut.map(info.sourceShards(),
+          shard -> services.savedStreams().save(source(info, shard), info.reverseWorkflow())).stream()
+          .flatMap(List::stream).toList();
     });
   }
 
@@ -203,24 +194,30 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     ActivityFailures.translate(() -> {
       VSchema sourceVSchema = services.store().get(services.store().keys().vschema(info.sourceKeyspace()))
           .map(v -> v.value()).orElse(new VSchema(false, null, null));
+      Map<String, KeyRange> sourceRanges = new LinkedHashMap<>();
       Map<String, List<NewStream>> bySourceShard = new LinkedHashMap<>();
-      info.sourceShards().forEach(s -> bySourceShard.put(s, new ArrayList<>()));
-      for (String targetShard : info.targetShards()) {
+      for (String s : info.sourceShards()) {
+        sourceRanges.put(s, services.store().getRequired(services.store().keys().shard(info.sourceKeyspace(), s))
+            .value().keyRange());
+        bySourceShard.put(s, new ArrayList<>());
+      }
+      List<List<Stream>> forwardByTarget = FanOut.map(info.targetShards(),
+          shard -> services.streams().read(target(info, shard), info.workflow()));
+      for (int i = 0; i < info.targetShards().size(); i++) {
+        String targetShard = info.targetShards().get(i);
         PrimaryEndpoint target = target(info, targetShard);
-        for (Stream forward : services.streams().read(target, info.workflow())) {
+        for (Stream forward : forwardByTarget.get(i)) {
           String sourceShard = forward.source().shard();
           PrimaryEndpoint source = source(info, sourceShard);
-          KeyRange range = services.store().getRequired(services.store().keys().shard(info.sourceKeyspace(),
-              sourceShard)).value().keyRange();
           bySourceShard.get(sourceShard).add(ReverseStreams.reverse(new ReverseStreams.Spec(info.targetKeyspace(),
-              targetShard, forward, Position.parse(targetPositions.get(targetShard)), info.sourceKeyspace(), range,
-              sourceVSchema, source.dbName(), target.alias().cell(), source.alias().cell())));
+              targetShard, forward, Position.parse(targetPositions.get(targetShard)), info.sourceKeyspace(),
+              sourceRanges.get(sourceShard), sourceVSchema, source.dbName(), target.alias().cell(),
+              source.alias().cell())));
         }
       }
       checkHeld(locks);
-      for (var e : bySourceShard.entrySet()) {
-        services.streams().replace(source(info, e.getKey()), info.reverseWorkflow(), e.getValue(), locks);
-      }
+      FanOut.forEach(info.sourceShards(), shard -> services.streams().replace(source(info, shard),
+          info.reverseWorkflow(), bySourceShard.get(shard), locks));
     });
   }
 
@@ -228,10 +225,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public void restoreReverseVReplication(MigrationInfo info, List<SavedStream> saved, LockSet locks) {
     ActivityFailures.translate(() -> {
       checkHeld(locks);
-      for (String shard : info.sourceShards()) {
-        services.savedStreams().restore(source(info, shard), info.reverseWorkflow(),
-            saved.stream().filter(s -> s.shard().equals(shard)).toList(), locks);
-      }
+      FanOut.forEach(info.sourceShards(), shard -> services.savedStreams().restore(source(info, shard),
+          info.reverseWorkflow(), saved.stream().filter(s -> s.shard().equals(shard)).toList(), locks));
     });
   }
 
@@ -245,17 +240,17 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           .map(s -> new Journal.KeyspaceShard(info.sourceKeyspace(), s)).toList();
       Journal.MigrationType type = info.migrationType() == MigrationType.TABLES
           ? Journal.MigrationType.TABLES : Journal.MigrationType.SHARDS;
-      for (String shard : info.sourceShards()) {
+      checkHeld(locks);
+      FanOut.forEach(info.sourceShards(), shard -> {
         PrimaryEndpoint source = source(info, shard);
         if (services.journals().read(source, info.migrationId()).isPresent()) {
-          continue; // written by an earlier attempt: resuming after the point of no return
+          return; // written by an earlier attempt: resuming after the point of no return
         }
         String local = sourcePositions.get(shard);
-        checkHeld(locks);
         services.journals().create(source, new Journal(info.migrationId(), type, info.tables(),
             local == null ? services.positions().current(source) : Position.parse(local), gtids, participants,
             List.of()), locks);
-      }
+      });
     });
   }
 
@@ -265,9 +260,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       // An earlier ReverseTraffic raised a barrier on these primaries when they were its source.
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
-        for (String shard : info.targetShards()) {
-          services.barrier().allow(target(info, shard), scope(info), locks, DRAIN_TIMEOUT);
-        }
+        FanOut.forEach(info.targetShards(),
+            shard -> services.barrier().allow(target(info, shard), scope(info), locks, DRAIN_TIMEOUT));
       }
       topology.allowTargetWrites(info, locks);
     });
@@ -282,9 +276,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public void startReverseVReplication(MigrationInfo info, LockSet locks) {
     ActivityFailures.translate(() -> {
       checkHeld(locks);
-      for (String shard : info.sourceShards()) {
-        services.streams().start(source(info, shard), info.reverseWorkflow(), locks);
-      }
+      FanOut.forEach(info.sourceShards(), shard -> services.streams().start(source(info, shard),
+          info.reverseWorkflow(), locks));
     });
   }
 
@@ -292,24 +285,31 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public void freezeTargetVReplication(MigrationInfo info, LockSet locks) {
     ActivityFailures.translate(() -> {
       checkHeld(locks);
-      for (String shard : info.targetShards()) {
-        services.streams().freeze(target(info, shard), info.workflow(), locks);
-      }
+      FanOut.forEach(info.targetShards(), shard -> services.streams().freeze(target(info, shard), info.workflow(),
+          locks));
     });
   }
 
   @Override
   public ShardPositions gatherPositions(MigrationInfo info) {
     return ActivityFailures.translate(() -> {
-      Map<String, String> src = new TreeMap<>();
-      Map<String, String> tgt = new TreeMap<>();
-      info.sourceShards().forEach(s -> src.put(s, services.positions().current(source(info, s)).encode()));
-      info.targetShards().forEach(s -> tgt.put(s, services.positions().current(target(info, s)).encode()));
-      return new ShardPositions(src, tgt);
+      return new ShardPositions(positions(info.sourceKeyspace(), info.sourceShards()),
+          positions(info.targetKeyspace(), info.targetShards()));
     });
   }
 
   // ---- helpers -------------------------------------------------------------------------------
+
+  /** The current positions of the shards' primaries, read at once, by shard. */
+  private Map<String, String> positions(String keyspace, List<String> shards) {
+    List<String> read = FanOut.map(shards,
+        shard -> services.positions().current(services.primaries().resolve(keyspace, shard)).encode());
+    Map<String, String> out = new TreeMap<>();
+    for (int i = 0; i < shards.size(); i++) {
+      out.put(shards.get(i), read.get(i));
+    }
+    return out;
+  }
 
   private PrimaryEndpoint source(MigrationInfo info, String shard) {
     return services.primaries().resolve(info.sourceKeyspace(), shard);
@@ -330,10 +330,12 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
    * noticed from stopping streams or writing a journal under it.
    */
   private void checkHeld(LockSet locks) {
-    for (LockToken token : locks.locks()) {
-      LockStatus status = services.locks().check(token);
-      if (!status.held()) {
-        throw new LockLostException(token.key(), "lock on " + token.resource() + " is lost: " + status.message());
+    List<LockStatus> statuses = services.locks().checkAll(locks.locks());
+    for (int i = 0; i < statuses.size(); i++) {
+      if (!statuses.get(i).held()) {
+        LockToken token = locks.locks().get(i);
+        throw new LockLostException(token.key(), "lock on " + token.resource() + " is lost: "
+            + statuses.get(i).message());
       }
     }
   }

@@ -7,8 +7,11 @@ import io.pointsman.locks.LockToken;
 import io.pointsman.topo.TopoPaths;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -111,6 +114,20 @@ public final class EtcdLockService implements LockService, AutoCloseable {
     return result.held()
         ? LockStatus.stillHeld(result.message())
         : LockStatus.lost(result.lossReason(), result.message());
+  }
+
+  @Override
+  public List<LockStatus> checkAll(List<LockToken> tokens) {
+    long deadline = System.nanoTime() + CALL_TIMEOUT.toNanos();
+    List<CompletableFuture<LockProbe.Result>> asked = tokens.stream()
+        .map(t -> probe.probe(t.leaseId(), t.key(), t.createRevision(), CALL_TIMEOUT)).toList();
+    List<LockStatus> out = new ArrayList<>();
+    for (int i = 0; i < tokens.size(); i++) {
+      LockProbe.Result result = await(asked.get(i), tokens.get(i), "check", deadline);
+      out.add(result.held() ? LockStatus.stillHeld(result.message())
+          : LockStatus.lost(result.lossReason(), result.message()));
+    }
+    return out;
   }
 
   @Override
@@ -217,9 +234,14 @@ public final class EtcdLockService implements LockService, AutoCloseable {
   }
 
   private LockProbe.Result askEtcd(LockToken token, String what) {
+    return await(probe.probe(token.leaseId(), token.key(), token.createRevision(), CALL_TIMEOUT), token, what,
+        System.nanoTime() + CALL_TIMEOUT.toNanos());
+  }
+
+  private static LockProbe.Result await(CompletableFuture<LockProbe.Result> answer, LockToken token, String what,
+      long deadline) {
     try {
-      return Futures.awaitUntil(probe.probe(token.leaseId(), token.key(), token.createRevision(), CALL_TIMEOUT),
-          System.nanoTime() + CALL_TIMEOUT.toNanos());
+      return Futures.awaitUntil(answer, deadline);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw PointsmanException.unavailable("interrupted while trying to " + what + " the lock on "

@@ -35,6 +35,7 @@ final class HeldEtcdLock implements HeldLock, LockRenewer.Sink {
   private final Executor events;
   private final AtomicReference<LockLoss> loss = new AtomicReference<>();
   private final CompletableFuture<LockLoss> lossFuture = new CompletableFuture<>();
+  private final CompletableFuture<Void> releasedFuture = new CompletableFuture<>();
   /** Null while this handle holds the lock. */
   private final AtomicReference<Ending> stopped = new AtomicReference<>();
 
@@ -83,6 +84,11 @@ final class HeldEtcdLock implements HeldLock, LockRenewer.Sink {
   }
 
   @Override
+  public CompletableFuture<Void> releasedFuture() {
+    return releasedFuture.copy();
+  }
+
+  @Override
   public void detach() {
     if (stopped.compareAndSet(null, Ending.DETACHED)) {
       renewer.stop();
@@ -115,8 +121,12 @@ final class HeldEtcdLock implements HeldLock, LockRenewer.Sink {
 
   /** Stops renewal because the lock is being released; a release is not a loss. */
   void stopForRelease() {
-    stopped.compareAndSet(null, Ending.RELEASED);
-    renewer.stop();
+    if (stopped.compareAndSet(null, Ending.RELEASED)) {
+      renewer.stop();
+      releasedFuture.complete(null);
+    } else {
+      renewer.stop();
+    }
   }
 
   /**

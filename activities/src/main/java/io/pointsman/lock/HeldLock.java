@@ -36,6 +36,13 @@ public interface HeldLock extends AutoCloseable {
   CompletableFuture<LockLoss> lossFuture();
 
   /**
+   * Completes when the lock is released through this process's lock service (this handle's
+   * {@link #close()} or {@link LockService#release}); never completes if it is lost first. Each call
+   * returns a new dependent future.
+   */
+  CompletableFuture<Void> releasedFuture();
+
+  /**
    * Stops renewing the lock in this process without revoking it, because it is handed to another
    * holder: an activity on another worker that {@link LockService#attach attaches} to the token,
    * and that releases it in the end with {@link LockService#release}. The lease expires within its

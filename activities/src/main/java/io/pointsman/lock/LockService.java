@@ -1,6 +1,7 @@
 package io.pointsman.lock;
 
 import io.pointsman.locks.LockToken;
+import java.util.List;
 
 /**
  * Topology locks that Vitess and pointsman both honour (DESIGN.md §2): a lock is an etcd key under
@@ -69,6 +70,17 @@ public interface LockService {
    * @throws io.pointsman.errors.PointsmanException UNAVAILABLE when etcd did not answer in time
    */
   LockStatus check(LockToken token);
+
+  /**
+   * {@link #check} for several locks at once; etcd is asked about all of them together, so the
+   * answer takes one round trip, not one per lock.
+   *
+   * @return the statuses, in the order of {@code tokens}
+   * @throws io.pointsman.errors.PointsmanException UNAVAILABLE when etcd did not answer in time
+   */
+  default List<LockStatus> checkAll(List<LockToken> tokens) {
+    return tokens.stream().map(this::check).toList();
+  }
 
   /**
    * Releases the lock by revoking its lease, which deletes the key and wakes the next waiter. Stops

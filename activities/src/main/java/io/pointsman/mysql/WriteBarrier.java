@@ -40,9 +40,12 @@ import org.slf4j.LoggerFactory;
  * DEADLINE_EXCEEDED naming the open transactions it found; triggers already created stay until
  * {@link #allow} (the compensation) or a retried deny.
  *
- * <p>Then, as Vitess does, {@code LOCK TABLES ... READ} is taken and released twice, 100 ms apart,
- * on the barrier's own connection, which is closed right after (so no lock can outlive the call).
- * It repeats the drain as a check; the guarantee does not rest on it.
+ * <p>Then {@code LOCK TABLES ... READ} is taken and released once on the barrier's own connection,
+ * which is closed right after (so no lock can outlive the call). It repeats the drain as a check;
+ * the guarantee does not rest on it. Vitess takes it twice, 100 ms apart, because its drain rests on
+ * LOCK TABLES alone (its denied tables refuse new queries, not transactions already admitted); here
+ * the triggers' DDL has drained the tables already, and the second cycle and its pause would only
+ * add about 150 ms to the time writes are held (BENCHMARKS.md). {@link Options} brings them back.
  *
  * <h2>Exemption</h2>
  * A session is a replication stream's, and may write, when it has set the user variable
@@ -78,11 +81,11 @@ public final class WriteBarrier {
   /**
    * @param exemptUsers MySQL login users whose writes pass (replication appliers)
    * @param binlogDdl whether the trigger DDL goes to the binlog (and so to replicas and streams)
-   * @param lockTablesCycles how often LOCK TABLES ... READ is taken after the triggers (Vitess: 2)
+   * @param lockTablesCycles how often LOCK TABLES ... READ is taken after the triggers (default 1; Vitess: 2)
    * @param lockTablesCycleDelay the pause between those cycles (Vitess: 100 ms)
    */
   public record Options(Set<String> exemptUsers, boolean binlogDdl, int lockTablesCycles, Duration lockTablesCycleDelay) {
-    public static final Options DEFAULT = new Options(Set.of("vt_filtered"), false, 2, Duration.ofMillis(100));
+    public static final Options DEFAULT = new Options(Set.of("vt_filtered"), false, 1, Duration.ofMillis(100));
 
     public Options {
       exemptUsers = Set.copyOf(exemptUsers);

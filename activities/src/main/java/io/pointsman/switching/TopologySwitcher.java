@@ -209,10 +209,8 @@ public final class TopologySwitcher {
   // ---- helpers -------------------------------------------------------------------------------
 
   private void denyTables(String keyspace, List<String> shards, List<String> tables, boolean remove, LockSet locks) {
-    for (String shard : shards) {
-      store.update(store.keys().shard(keyspace, shard),
-          s -> s.withDeniedTables(TabletType.PRIMARY, tables, remove), locks);
-    }
+    store.updateAll(shards.stream().map(shard -> store.keys().shard(keyspace, shard)).toList(),
+        s -> s.withDeniedTables(TabletType.PRIMARY, tables, remove), locks);
   }
 
   private void upsertRoutingRules(UnaryOperator<RoutingRules> edit, LockSet locks) {
@@ -226,17 +224,16 @@ public final class TopologySwitcher {
   private void updateSrvKeyspaces(String keyspace, List<String> requestedCells, UnaryOperator<SrvKeyspace> edit,
       LockSet locks) {
     List<String> cells = cells(requestedCells);
-    boolean any = false;
+    List<RecordKey<SrvKeyspace>> present = new ArrayList<>();
     for (String cell : cells) {
       RecordKey<SrvKeyspace> key = store.keys().srvKeyspace(cell, keyspace);
-      if (store.get(key).isEmpty()) {
-        continue; // Vitess skips cells without the record
+      if (store.get(key).isPresent()) {
+        present.add(key); // Vitess skips cells without the record
       }
-      store.update(key, edit, locks);
-      any = true;
     }
-    if (!any) {
+    if (present.isEmpty()) {
       throw PointsmanException.failedPrecondition("keyspace " + keyspace + " has no SrvKeyspace in cells " + cells);
     }
+    store.updateAll(present, edit, locks);
   }
 }

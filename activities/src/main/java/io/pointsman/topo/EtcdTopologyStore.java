@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -84,6 +85,47 @@ public final class EtcdTopologyStore implements TopologyStore {
       }
       return mutator.apply(current.get());
     }, locks).orElseThrow();
+  }
+
+  @Override
+  public <T> void updateAll(List<RecordKey<T>> keys, UnaryOperator<T> mutator, LockSet locks) {
+    RecordChangedException last = null;
+    for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
+      List<RecordWrite<?>> writes = new ArrayList<>();
+      for (Versioned<T> current : getAll(keys)) {
+        T next = mutator.apply(current.value());
+        if (!Objects.equals(next, current.value())) {
+          writes.add(RecordWrite.replace(current, next));
+        }
+      }
+      if (writes.isEmpty()) {
+        return;
+      }
+      try {
+        commit(writes, locks);
+        return;
+      } catch (RecordChangedException e) {
+        last = e;
+        backoff(attempt);
+      }
+    }
+    throw new RecordChangedException(keys.get(0).key(), "records " + keys.stream().map(RecordKey::key).toList()
+        + " kept changing; gave up after " + options.maxAttempts() + " attempts (" + last.getMessage() + ")");
+  }
+
+  /** Reads every key at once; NOT_FOUND naming the first one missing. */
+  private <T> List<Versioned<T>> getAll(List<RecordKey<T>> keys) {
+    List<CompletableFuture<GetResponse>> reads = keys.stream().map(k -> kv.get(EtcdClients.bytes(k.key()))).toList();
+    List<Versioned<T>> out = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      RecordKey<T> key = keys.get(i);
+      GetResponse r = EtcdCalls.await(reads.get(i), options.callTimeout(), "read of " + key.key(), false);
+      if (r.getKvs().isEmpty()) {
+        throw PointsmanException.notFound(key.type().getSimpleName() + " record " + key.key() + " does not exist");
+      }
+      out.add(decode(key, r.getKvs().get(0)));
+    }
+    return out;
   }
 
   @Override

@@ -36,6 +36,16 @@ public interface TopologyStore {
   <T> Versioned<T> update(RecordKey<T> key, UnaryOperator<T> mutator, LockSet locks);
 
   /**
+   * {@link #update} of several records of one type in one step: all are read at once, and the ones
+   * the mutator changes are written in one {@link #commit} (so in one transaction within etcd's
+   * limits); a record changed meanwhile makes it read all again and retry. The mutator may run more
+   * than once per record, so it must be pure.
+   *
+   * @throws io.pointsman.errors.PointsmanException NOT_FOUND naming the first record that does not exist
+   */
+  <T> void updateAll(List<RecordKey<T>> keys, UnaryOperator<T> mutator, LockSet locks);
+
+  /**
    * Read-modify-write of a record that may not exist; the mutator returns null to delete it (as
    * Vitess deletes empty routing rules). Returns the new state, empty if deleted or still absent.
    */

@@ -153,7 +153,6 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
     private final String step;
     private final CountDownLatch reached = new CountDownLatch(1);
     private final CountDownLatch released = new CountDownLatch(1);
-    private volatile boolean cancelRequested;
     private volatile LockSet locks;
 
     private Block(String step) {
@@ -162,11 +161,6 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
 
     boolean reached() {
       return reached.getCount() == 0;
-    }
-
-    /** Whether Temporal told the blocked activity, through a heartbeat, that it is cancelled. */
-    boolean cancelRequested() {
-      return cancelRequested;
     }
 
     void release() {
@@ -179,9 +173,9 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     /**
-     * Heartbeats while held, as a real step waiting on MySQL does, so the activity neither times out
-     * nor misses its cancellation; a cancellation is noted, not acted on: once released the real
-     * step runs, and must itself stop (fence, lock check, cancellation) where it has to.
+     * Heartbeats while held, as a real step waiting on MySQL does, so an activity does not time out
+     * (a local one cannot heartbeat, and needs not); a cancellation is not acted on: once released
+     * the real step runs, and must itself stop (fence, lock check, cancellation) where it has to.
      */
     private void hold(LockSet given) {
       locks = given;
@@ -195,7 +189,7 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
           try {
             Activity.getExecutionContext().heartbeat(null);
           } catch (ActivityCompletionException e) {
-            cancelRequested = true;
+            // cancelled: noted by Temporal; the step runs on once released, as a real one would
           }
         }
       } catch (InterruptedException e) {

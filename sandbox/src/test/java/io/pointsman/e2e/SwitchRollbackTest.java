@@ -49,8 +49,8 @@ class SwitchRollbackTest {
   private static final String TARGET = "customer";
   private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   /** The steps before the journal, in the order they run. */
-  private static final List<String> ORDER = List.of("switchReads", "stopSourceWrites", "gatherSourcePositions",
-      "waitForCatchup", "readReverseStreams", "createReverseVReplication", "createJournals");
+  private static final List<String> ORDER = List.of("switchReads", "readReverseStreams", "stopSourceWrites",
+      "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals");
   /** Those of them that change something, each with a compensation registered before it runs. */
   private static final Set<String> COMPENSATED = Set.of("switchReads", "stopSourceWrites", "waitForCatchup",
       "createReverseVReplication");
@@ -207,7 +207,7 @@ class SwitchRollbackTest {
     await().atMost(Duration.ofMinutes(2)).until(block::reached);
 
     WorkflowStub.fromTyped(wf).cancel();
-    await().atMost(Duration.ofMinutes(1)).until(block::cancelRequested);
+    world.awaitCancellationSeen(WorkflowStub.fromTyped(wf));
     block.release();
 
     WorkflowFailedException failed = catchThrowableOfType(

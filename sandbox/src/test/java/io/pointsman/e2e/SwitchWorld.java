@@ -26,9 +26,12 @@ import io.pointsman.topo.TopologyStore;
 import io.pointsman.workflows.Pointsman;
 import io.pointsman.workflows.WorkflowRegistration;
 import io.pointsman.workflows.activities.SwitchActivities;
+import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
@@ -172,6 +175,27 @@ final class SwitchWorld implements AutoCloseable {
         }
       }
       return true;
+    });
+  }
+
+  /**
+   * Waits until the workflow's code has seen its cancellation: a workflow task started after
+   * Temporal recorded the request. While a local step runs, that is when the SDK renews the task
+   * (at 80% of its 10 s timeout), which hands the workflow the events that came meanwhile; the local
+   * step itself is not told and runs to its end, and the workflow acts on the cancellation then.
+   */
+  void awaitCancellationSeen(WorkflowStub stub) {
+    String id = stub.getExecution().getWorkflowId();
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      boolean requested = false;
+      for (HistoryEvent e : client().fetchHistory(id).getEvents()) {
+        if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED) {
+          requested = true;
+        } else if (requested && e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) {
+          return true;
+        }
+      }
+      return false;
     });
   }
 

@@ -5,6 +5,7 @@ import io.pointsman.lock.LockOptions;
 import io.pointsman.lock.LockService;
 import io.pointsman.lock.LockStatus;
 import io.pointsman.locks.LockToken;
+import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -45,6 +46,11 @@ final class MeteredLockService implements LockService {
   @Override
   public LockStatus check(LockToken token) {
     return delegate.check(token);
+  }
+
+  @Override
+  public List<LockStatus> checkAll(List<LockToken> tokens) {
+    return delegate.checkAll(tokens);
   }
 
   @Override

@@ -9,6 +9,7 @@ import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.CompletablePromise;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
+import java.time.Duration;
 
 /**
  * Holds the locks of one action across its steps (DESIGN.md §2.5): acquires them, keeps the
@@ -17,6 +18,8 @@ import io.temporal.workflow.Workflow;
  * lost, re-acquires after a loss, and releases at the end.
  */
 final class LockKeeper {
+  /** How long a release waits for holdLocks to end after revoking (Versions.LOCAL_CRITICAL_SECTION). */
+  private static final Duration HOLD_END_WAIT = Duration.ofSeconds(1);
   private final LockRequest request;
   private final ProgressTracker progress;
   private final LockActivities acquirer = Workflow.newActivityStub(LockActivities.class, StepOptions.acquire());
@@ -66,6 +69,13 @@ final class LockKeeper {
       }
       return null;
     });
+    if (Versions.localCriticalSection()) {
+      // Local activities run inside this workflow task, and a task's commands reach the server only
+      // when it ends: without a task boundary here, holdLocks would not even be scheduled before
+      // a chain of local steps ended, and the leases could run out under it.
+      // Detached: a cancellation arriving now is seen by the next step, with the locks known and held.
+      Workflow.newDetachedCancellationScope(() -> Workflow.sleep(Duration.ofMillis(1))).run();
+    }
   }
 
   /** The current locks; read at the moment of each call, so compensation after a re-acquire uses the new ones. */
@@ -109,14 +119,35 @@ final class LockKeeper {
       return;
     }
     Workflow.newDetachedCancellationScope(() -> {
-      stopHolding();
+      boolean revokeFirst = Versions.localCriticalSection();
+      if (revokeFirst) {
+        // The leases are revoked without first waiting for holdLocks to see its cancellation (which
+        // reaches it only with a heartbeat's answer): it cannot renew a revoked lease, and it ends
+        // at once when the revoke runs in its own worker, else on the cancellation.
+        stopping = true;
+        if (holdScope != null) {
+          holdScope.cancel();
+        }
+      } else {
+        stopHolding();
+      }
       int step = progress.start("releaseLocks", "revoking " + locks.locks().size() + " leases");
       try {
+        // An activity, never a local one: the revoke must not run before the server has recorded
+        // holdLocks' cancellation (a local activity runs inside this very task, and holdLocks, ending
+        // when it sees the revoke, would complete first and make that cancellation invalid).
         releaser.releaseLocks(locks);
         progress.finish(step, StepStatus.DONE, null);
       } catch (RuntimeException e) {
         progress.finish(step, StepStatus.FAILED,
             Failures.message(e) + " (the leases expire within their TTL)");
+      }
+      if (revokeFirst && holdScope != null) {
+        if (!holding.isCompleted()) {
+          // A short wait, so holdLocks usually reports before the workflow closes; nothing depends on it.
+          Workflow.await(HOLD_END_WAIT, holding::isCompleted);
+        }
+        holdScope = null;
       }
       locks = null;
       loss = null; // a loss of the locks given back is no reason to stop a later read-only step

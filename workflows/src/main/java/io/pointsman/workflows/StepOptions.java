@@ -3,6 +3,7 @@ package io.pointsman.workflows;
 import io.pointsman.errors.ErrorCode;
 import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import java.time.Duration;
 
@@ -38,6 +39,20 @@ final class StepOptions {
 
   static ActivityOptions step() {
     return step(Duration.ofMinutes(2));
+  }
+
+  /**
+   * A step of the write switch's critical section, run as a local activity: in the worker that runs
+   * the workflow task, recorded as a marker, with no server round trip before the next step, which
+   * is where Temporal would otherwise add most to the time writes are held. It cannot heartbeat, so
+   * a cancellation or a lost lock is acted on when it ends; each of these steps checks its locks
+   * and fences its changes itself, and a cancelled one is still waited for.
+   */
+  static LocalActivityOptions local(Duration startToClose) {
+    return LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(startToClose)
+        .setRetryOptions(stepRetry())
+        .build();
   }
 
   /** Acquisition waits up to its own 45 s deadline inside the activity; no retry stacks another wait. */

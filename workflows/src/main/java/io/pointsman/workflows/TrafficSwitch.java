@@ -48,6 +48,9 @@ final class TrafficSwitch {
   private final Compensations compensations;
   private final SwitchActivities quick;
   private final SwitchActivities catchup;
+  /** The critical section's steps as local activities (Versions.LOCAL_CRITICAL_SECTION). */
+  private final SwitchActivities local;
+  private final SwitchActivities localCatchup;
   private boolean pastPointOfNoReturn;
   /** createJournals was started: from then on a failure may have left a journal behind. */
   private boolean journalAttempted;
@@ -65,21 +68,27 @@ final class TrafficSwitch {
     this.quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
     this.catchup = Workflow.newActivityStub(SwitchActivities.class,
         StepOptions.step(request.timeout().plus(Duration.ofMinutes(1))));
+    this.local = Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.local(Duration.ofMinutes(2)));
+    this.localCatchup = Workflow.newLocalActivityStub(SwitchActivities.class,
+        StepOptions.local(request.timeout().plus(Duration.ofMinutes(1))));
   }
 
   ActionResult run() {
+    // The reads before the locks stay activities: a local one holds the workflow task open while it
+    // runs, and queries (the CLI's live progress) wait for that task; they gain nothing from speed.
+    SwitchActivities reads = quick;
     progress.phase("reading state");
     MigrationInfo info = steps.run("buildTrafficSwitcher", request.targetKeyspace() + "." + request.workflow(),
-        () -> quick.buildTrafficSwitcher(request.targetKeyspace(), request.workflow()));
+        () -> reads.buildTrafficSwitcher(request.targetKeyspace(), request.workflow()));
     WorkflowState start = steps.run("getWorkflowState", "cells " + cellsText(request.cells()),
-        () -> quick.getWorkflowState(info, request.cells()));
+        () -> reads.getWorkflowState(info, request.cells()));
     boolean writesAlreadySwitched = direction == Direction.FORWARD ? start.writesSwitched() : !start.writesSwitched();
     boolean switchWrites = request.includesPrimary() && !writesAlreadySwitched;
     MigrationInfo writeInfo = info;
     if (switchWrites && direction == Direction.BACKWARD) {
       // Vitess reverses writes by switching the reverse workflow forward.
       writeInfo = steps.run("buildTrafficSwitcher", info.sourceKeyspace() + "." + info.reverseWorkflow(),
-          () -> quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
+          () -> reads.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
     } else if (request.includesPrimary() && writesAlreadySwitched
         && Workflow.getVersion(RESUME_UNFINISHED, Workflow.DEFAULT_VERSION, 1) >= 1) {
       MigrationInfo unfinished = unfinishedWriteSwitch(info);
@@ -98,7 +107,9 @@ final class TrafficSwitch {
     LockRequest lockRequest = new LockRequest(Pointsman.namedLock(request.targetKeyspace(), request.workflow()),
         unionKeyspaces(info, w), action, request.lockTtl(), request.maxLockHold());
     LockKeeper keeper = new LockKeeper(lockRequest, progress);
-    return new Run(keeper, new Steps(progress, keeper)).execute(info, w, start, readSwitches, switchWrites,
+    // Where the critical section runs: local activities, or (runs started before that change) activities.
+    SwitchActivities critical = Versions.localCriticalSection() ? local : quick;
+    return new Run(keeper, new Steps(progress, keeper), critical).execute(info, w, start, readSwitches, switchWrites,
         writesAlreadySwitched);
   }
 
@@ -192,10 +203,15 @@ final class TrafficSwitch {
   private final class Run {
     private final LockKeeper keeper;
     private final Steps steps;
+    /** Where the happy path's steps from canSwitch on run: local activities, or (older runs) activities. */
+    private final SwitchActivities critical;
+    private final SwitchActivities criticalCatchup;
 
-    Run(LockKeeper keeper, Steps steps) {
+    Run(LockKeeper keeper, Steps steps, SwitchActivities critical) {
       this.keeper = keeper;
       this.steps = steps;
+      this.critical = critical;
+      this.criticalCatchup = critical == local ? localCatchup : catchup;
     }
 
     ActionResult execute(MigrationInfo info, MigrationInfo w, WorkflowState start, List<ReadSwitch> reads,
@@ -206,7 +222,7 @@ final class TrafficSwitch {
         if (!writesAlreadySwitched) {
           progress.phase("pre-checks");
           String reason = steps.run("canSwitch", "max lag " + GoDurations.format(request.maxReplicationLagAllowed()),
-              () -> quick.canSwitch(w, request.maxReplicationLagAllowed()));
+              () -> critical.canSwitch(w, request.maxReplicationLagAllowed()));
           if (reason != null && !reason.isEmpty()) {
             throw ApplicationFailure.newNonRetryableFailure("cannot switch traffic for workflow "
                 + w.qualifiedName() + " at this time: " + reason, ErrorCode.FAILED_PRECONDITION.name());
@@ -274,29 +290,33 @@ final class TrafficSwitch {
         return;
       }
       boolean journaled = steps.run("checkJournals", "migration id " + w.migrationId(),
-          () -> quick.checkJournals(w));
+          () -> critical.checkJournals(w));
       Map<String, String> sourcePositions;
       Map<String, String> targetPositions;
       if (!journaled) {
+        // Read before writes stop when the steps are local (nothing else changes these rows while
+        // the locks are held), so the time writes are held has one step less.
+        boolean readFirst = critical == local;
+        List<SavedStream> savedFirst = readFirst ? readReverseStreams(w) : null;
         compensations.add("stopSourceWrites", "allowSourceWrites", "writes allowed on " + w.sourceKeyspace() + " again",
             () -> quick.allowSourceWrites(w, keeper.locks()));
         steps.run("stopSourceWrites", "deny writes on " + w.sourceKeyspace() + " " + w.sourceShards(),
-            () -> quick.stopSourceWrites(w, keeper.locks()));
+            () -> critical.stopSourceWrites(w, keeper.locks()));
         sourcePositions = steps.run("gatherSourcePositions", "after the barrier",
-            () -> quick.gatherSourcePositions(w));
+            () -> critical.gatherSourcePositions(w));
         compensations.add("waitForCatchup", "restartStreams", "streams of " + w.workflow() + " running again",
             () -> quick.restartStreams(w, keeper.locks()));
         targetPositions = steps.run("waitForCatchup", "up to " + GoDurations.format(request.timeout()),
-            () -> catchup.waitForCatchup(w, sourcePositions, request.timeout(), keeper.locks()));
-        List<SavedStream> saved = steps.run("readReverseStreams", w.reverseWorkflow() + " on " + w.sourceKeyspace(),
-            () -> quick.readReverseStreams(w));
+            () -> criticalCatchup.waitForCatchup(w, sourcePositions, request.timeout(), keeper.locks()));
+        List<SavedStream> saved = readFirst ? savedFirst : readReverseStreams(w);
         compensations.add("createReverseVReplication", "restoreReverseVReplication",
             w.reverseWorkflow() + " as it was (" + saved.size() + " rows)",
             () -> quick.restoreReverseVReplication(w, saved, keeper.locks()));
         steps.run("createReverseVReplication", w.reverseWorkflow() + " Stopped from the target positions",
-            () -> quick.createReverseVReplication(w, targetPositions, keeper.locks()));
+            () -> critical.createReverseVReplication(w, targetPositions, keeper.locks()));
       } else {
-        ShardPositions now = steps.run("gatherPositions", "resuming after the journal", () -> quick.gatherPositions(w));
+        ShardPositions now = steps.run("gatherPositions", "resuming after the journal",
+            () -> critical.gatherPositions(w));
         sourcePositions = now.source();
         targetPositions = now.target();
       }
@@ -305,16 +325,21 @@ final class TrafficSwitch {
       journalSourcePositions = sourcePositions;
       journalTargetPositions = targetPositions;
       journalAttempted = true;
-      createJournals(w, "point of no return, migration id " + w.migrationId());
+      createJournals(w, "point of no return, migration id " + w.migrationId(), critical);
       pastPointOfNoReturn = true;
       compensations.clear();
-      finishForward(w);
+      finishForward(w, critical);
     }
 
-    private void createJournals(MigrationInfo w, String detail) {
+    private List<SavedStream> readReverseStreams(MigrationInfo w) {
+      return steps.run("readReverseStreams", w.reverseWorkflow() + " on " + w.sourceKeyspace(),
+          () -> critical.readReverseStreams(w));
+    }
+
+    private void createJournals(MigrationInfo w, String detail, SwitchActivities via) {
       Map<String, String> sources = journalSourcePositions;
       Map<String, String> targets = journalTargetPositions;
-      steps.run("createJournals", detail, () -> quick.createJournals(w, sources, targets, keeper.locks()));
+      steps.run("createJournals", detail, () -> via.createJournals(w, sources, targets, keeper.locks()));
     }
 
     /**
@@ -344,19 +369,22 @@ final class TrafficSwitch {
       }
     }
 
-    /** The idempotent steps after the journal. */
-    private void finishForward(MigrationInfo w) {
+    /**
+     * The idempotent steps after the journal; {@code via} runs them as local activities on the happy
+     * path, as activities when finishing after a failure.
+     */
+    private void finishForward(MigrationInfo w, SwitchActivities via) {
       progress.phase("past the point of no return");
       steps.run("allowTargetWrites", "writes allowed on " + w.targetKeyspace(),
-          () -> quick.allowTargetWrites(w, keeper.locks()));
+          () -> via.allowTargetWrites(w, keeper.locks()));
       steps.run("changeRouting", w.sourceKeyspace() + " → " + w.targetKeyspace(),
-          () -> quick.changeRouting(w, keeper.locks()));
+          () -> via.changeRouting(w, keeper.locks()));
       if (request.enableReverseReplication()) {
         steps.run("startReverseVReplication", w.reverseWorkflow(),
-            () -> quick.startReverseVReplication(w, keeper.locks()));
+            () -> via.startReverseVReplication(w, keeper.locks()));
       }
       steps.run("freezeTargetVReplication", w.workflow() + " FROZEN",
-          () -> quick.freezeTargetVReplication(w, keeper.locks()));
+          () -> via.freezeTargetVReplication(w, keeper.locks()));
     }
 
     /**
@@ -395,9 +423,9 @@ final class TrafficSwitch {
             if (journalSourcePositions != null
                 && Workflow.getVersion(JOURNAL_READ_BACK, Workflow.DEFAULT_VERSION, 1) >= 1) {
               // idempotent: writes the journal only on sources that lack it (a createJournals cut short)
-              createJournals(w, "ensuring every source has the journal");
+              createJournals(w, "ensuring every source has the journal", quick);
             }
-            finishForward(w);
+            finishForward(w, quick);
             return;
           } catch (LockLostSignal again) {
             if (attempt >= 3) {

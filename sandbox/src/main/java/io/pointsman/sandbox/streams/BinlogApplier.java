@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
  * The apply phase of a stream: source transactions from a {@link BinlogReader} in, one guarded
  * target transaction out per transaction that carries rows for this stream, with the position
  * after it, its commit time and {@code time_updated} in that same transaction. Transactions that
- * carry nothing only move the position in memory; heartbeats save it while the stream is idle.
+ * carry nothing only move the position in memory; it is saved once the source has been quiet for
+ * 50 ms (a switch waits for exactly that: the source's last transaction, after its writes
+ * stopped, is usually one that carries nothing for the stream), and by the heartbeats.
  * Stops at {@code stop_pos}, and on DDL when {@code on_ddl} is STOP.
  */
 final class BinlogApplier implements AutoCloseable {
@@ -33,6 +35,8 @@ final class BinlogApplier implements AutoCloseable {
   private static final int QUEUE_CAPACITY = 256;
   /** Heartbeats missed before a silent binlog connection counts as dead. */
   private static final int SILENT_HEARTBEATS = 5;
+  /** How long the source must be quiet before a position moved by transactions that carried nothing is saved. */
+  private static final Duration QUIET_BEFORE_SAVE = Duration.ofMillis(50);
 
   /** How the apply loop paces itself and names its reader. */
   record Settings(String label, Duration pollInterval, Duration heartbeatInterval, long serverId, String readerName) {}
@@ -48,6 +52,8 @@ final class BinlogApplier implements AutoCloseable {
   private volatile BinlogReader reader;
   /** Position after the last source transaction looked at; ahead of the row's pos when those carried nothing. */
   private MariadbGtidSet processed;
+  /** Whether {@link #processed} is ahead of the position saved in the row. */
+  private boolean unsaved;
   private long lastWriteNanos = System.nanoTime();
 
   /**
@@ -83,14 +89,15 @@ final class BinlogApplier implements AutoCloseable {
     reader.start();
     long wait = Math.min(settings.pollInterval().toMillis(), heartbeat.toMillis());
     while (!closed.getAsBoolean()) {
-      ReaderEvent event = queue.poll(wait, TimeUnit.MILLISECONDS);
+      ReaderEvent event = queue.poll(unsaved ? Math.min(wait, QUIET_BEFORE_SAVE.toMillis()) : wait,
+          TimeUnit.MILLISECONDS);
       if (event instanceof ReaderEvent.Ended ended) {
         throw failure(ended.cause());
       }
       if (event instanceof SourceTransaction txn && handle(txn)) {
         return;
       }
-      if (System.nanoTime() - lastWriteNanos >= heartbeat.toNanos()) {
+      if (System.nanoTime() - lastWriteNanos >= heartbeat.toNanos() || (event == null && unsaved)) {
         heartbeat();
       }
       if (System.nanoTime() - reader.lastEventNanos() > heartbeat.multipliedBy(SILENT_HEARTBEATS).toNanos()) {
@@ -113,6 +120,7 @@ final class BinlogApplier implements AutoCloseable {
       // Nothing for this stream: remember the position and save it with the next heartbeat, since
       // writing it now would add a transaction to a binlog other streams may be reading.
       processed = next;
+      unsaved = true;
       if (stopReached()) {
         stop(STOP_POS_MESSAGE);
         return true;
@@ -133,6 +141,7 @@ final class BinlogApplier implements AutoCloseable {
       return false;
     });
     processed = next;
+    unsaved = false;
     lastWriteNanos = System.nanoTime();
     backoff.reset();
     if (stopped) {
@@ -173,6 +182,7 @@ final class BinlogApplier implements AutoCloseable {
       setup.table().recordHeartbeat(target, row.id(), pos, now());
       return null;
     });
+    unsaved = false;
     lastWriteNanos = System.nanoTime();
   }
 

@@ -15,9 +15,10 @@ public interface LockActivities {
   LockSet acquireLocks(LockRequest request);
 
   /**
-   * Keeps the leases alive and heartbeats on every renewal until cancelled (then returns) or until
-   * a lease is lost or maxLockHold passes (then fails with type LOCK_LOST). A retry on another
-   * worker re-attaches to the same leases, or fails LOCK_LOST if they are gone.
+   * Keeps the leases alive and heartbeats on every renewal until cancelled, or until releaseLocks
+   * released them in the same worker (then it completes), or until a lease is lost or maxLockHold
+   * passes (then fails with type LOCK_LOST). A retry on another worker re-attaches to the same
+   * leases, or fails LOCK_LOST if they are gone.
    */
   @ActivityMethod(name = "holdLocks")
   void holdLocks(LockSet locks);

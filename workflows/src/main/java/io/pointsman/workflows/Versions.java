@@ -1,0 +1,23 @@
+package io.pointsman.workflows;
+
+import io.temporal.workflow.Workflow;
+
+/**
+ * Change ids of workflow changes shared by several classes, behind {@code Workflow.getVersion}, so
+ * runs started before a change replay as they ran (the histories in the workflows module's test
+ * resources are such runs). A change id is recorded once per run, where it is first asked.
+ */
+final class Versions {
+  /**
+   * The write switch's critical section as local activities (each still a recorded step, but no
+   * server round trip between them); holdLocks reaching the server before any of them runs; and
+   * the leases revoked at the end without first waiting for holdLocks to see its cancellation.
+   */
+  static final String LOCAL_CRITICAL_SECTION = "local-critical-section";
+
+  private Versions() {}
+
+  static boolean localCriticalSection() {
+    return Workflow.getVersion(LOCAL_CRITICAL_SECTION, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+}

@@ -1,6 +1,7 @@
 package io.pointsman.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.pointsman.sandbox.load.LoadOptions;
 import io.pointsman.sandbox.load.LoadVerifier;
@@ -57,6 +58,8 @@ class MoveTablesFullCycleTest {
           .complete(CompleteRequest.of("commerce2customer", "customer"));
       assertThat(done.summary()).isEqualTo("Successfully completed the commerce2customer workflow in the customer keyspace");
 
+      // the load must span the actions: at least 50 writes acknowledged, however fast they went
+      await().atMost(Duration.ofSeconds(30)).until(() -> load.loadLog().acknowledged() > 50);
       load.close();
       VerificationReport report = LoadVerifier.forCustomers(world.router()).verify(load.loadLog());
       log.info("load across the cycle: {}", report.summary());

@@ -315,6 +315,8 @@ class ReshardSwitchTest {
         .complete(CompleteRequest.of(WF, KS));
     assertThat(done.summary()).isEqualTo("Successfully completed the cust2cust workflow in the customer keyspace");
 
+    // the load must span the actions: at least 50 writes acknowledged, however fast they went
+    await().atMost(Duration.ofSeconds(30)).until(() -> load.loadLog().acknowledged() > 50);
     load.close();
     VerificationReport report = new LoadVerifier(world.router(), "customer.customer", "customer_id", TabletType.PRIMARY)
         .verify(load.loadLog());

@@ -1,0 +1,136 @@
+package io.pointsman.bench;
+
+import io.pointsman.bench.SwitchSeries.Block;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * Runs a {@link BenchPlan} and renders its report: the write window of MoveTables and Reshard
+ * switches through Temporal and directly, the locks, and the scale points, each migration on a
+ * sandbox of its own that is stopped and deleted before the next starts.
+ */
+final class Bench {
+  /** Each block's load writes keys of its own, far apart, so no insert collides with an earlier one. */
+  private static final long KEYS_PER_BLOCK = 10_000_000L;
+
+  private final BenchPlan plan;
+  private final Consumer<String> say;
+  private long nextKey = KEYS_PER_BLOCK;
+
+  Bench(BenchPlan plan, Consumer<String> say) {
+    this.plan = plan;
+    this.say = say;
+  }
+
+  /** Runs the plan. */
+  BenchResult run() throws InterruptedException {
+    Instant started = Instant.now();
+    long t0 = System.nanoTime();
+    List<Block> windows = new ArrayList<>();
+    Optional<LockBench.Figures> locks = Optional.empty();
+    if (plan.cycles() > 0) {
+      BenchMigration moveTables = BenchMigration.moveTables(2);
+      locks = Optional.of(onWorld(moveTables, world -> {
+        say.accept("locks: " + plan.locks());
+        return LockBench.run(world.sandbox.etcdClient(), world.sandbox.options().topoPaths(), plan.locks());
+      }, world -> windows.addAll(windowBlocks(world, moveTables))));
+      BenchMigration reshard = BenchMigration.reshard(List.of("-80", "80-"), List.of("-40", "40-80", "80-c0", "c0-"));
+      onWorld(reshard, world -> null, world -> windows.addAll(windowBlocks(world, reshard)));
+    }
+    List<Block> scale = new ArrayList<>();
+    for (int shards : plan.scaleShards()) {
+      BenchMigration m = BenchMigration.splitInto(shards);
+      onWorld(m, world -> null, world -> scale.add(scaleBlock(world, m)));
+    }
+    for (int tables : plan.scaleTables()) {
+      BenchMigration m = BenchMigration.moveTables(tables);
+      onWorld(m, world -> null, world -> scale.add(scaleBlock(world, m)));
+    }
+    return new BenchResult(started, Duration.ofNanos(System.nanoTime() - t0), windows, locks, scale);
+  }
+
+  /**
+   * What a run measured.
+   *
+   * @param windows the write-window blocks, Temporal and direct
+   * @param locks the lock figures, when the write-window part ran
+   * @param scale the scale points, Temporal only
+   */
+  record BenchResult(Instant started, Duration took, List<Block> windows, Optional<LockBench.Figures> locks,
+      List<Block> scale) {
+    BenchResult {
+      windows = List.copyOf(windows);
+      scale = List.copyOf(scale);
+    }
+
+    String report(String command, Machine machine) {
+      return Report.render(command, machine, started, took, windows, locks, scale);
+    }
+  }
+
+  private List<Block> windowBlocks(BenchWorld world, BenchMigration m) throws InterruptedException {
+    SwitchSeries series = prepared(world, m);
+    List<Block> blocks = new ArrayList<>();
+    for (double rate : plan.rates()) {
+      say.accept(m.label() + ": " + plan.cycles() + " cycles at " + rate + " writes/s, Temporal and direct");
+      Block b = series.measure(rate, plan.cycles(), true, takeKeys());
+      say.accept(m.label() + " at " + rate + " writes/s: W p50/p99/max temporal "
+          + Report.windows(b.by(Report.TEMPORAL)).summaryMillis() + " ms, direct "
+          + Report.windows(b.by(Report.DIRECT)).summaryMillis() + " ms");
+      blocks.add(b);
+    }
+    return blocks;
+  }
+
+  private Block scaleBlock(BenchWorld world, BenchMigration m) throws InterruptedException {
+    SwitchSeries series = prepared(world, m);
+    say.accept(m.label() + ": " + plan.scaleCycles() + " cycles at " + plan.scaleRate() + " writes/s, Temporal");
+    Block b = series.measure(plan.scaleRate(), plan.scaleCycles(), false, takeKeys());
+    say.accept(m.label() + ": W p50/p99/max " + Report.windows(b.switches()).summaryMillis() + " ms, total "
+        + Report.totals(b.switches()).summaryMillis() + " ms");
+    return b;
+  }
+
+  private SwitchSeries prepared(BenchWorld world, BenchMigration m) {
+    say.accept(m.label() + ": creating the workflow, copying, switching reads");
+    SwitchSeries series = new SwitchSeries(world, m);
+    series.prepare();
+    return series;
+  }
+
+  private long takeKeys() {
+    long k = nextKey;
+    nextKey += KEYS_PER_BLOCK;
+    return k;
+  }
+
+  /**
+   * Starts a world for {@code m}, runs {@code first} then {@code then} on it, and stops it.
+   *
+   * @return what {@code first} returned
+   */
+  private <T> T onWorld(BenchMigration m, WorldStep<T> first, WorldWork then) throws InterruptedException {
+    say.accept(m.label() + ": starting a sandbox of " + m.primaries() + " MariaDB primaries");
+    long t = System.nanoTime();
+    try (BenchWorld world = BenchWorld.start(m::applyTo)) {
+      say.accept(m.label() + ": sandbox up in " + Duration.ofNanos(System.nanoTime() - t).toSeconds() + " s");
+      T result = first.apply(world);
+      then.accept(world);
+      return result;
+    }
+  }
+
+  @FunctionalInterface
+  private interface WorldStep<T> {
+    T apply(BenchWorld world) throws InterruptedException;
+  }
+
+  @FunctionalInterface
+  private interface WorldWork {
+    void accept(BenchWorld world) throws InterruptedException;
+  }
+}

@@ -1,0 +1,133 @@
+package io.pointsman.bench;
+
+import io.pointsman.workflows.api.GoDurations;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code java -jar bench/target/pointsman-bench-*.jar}: runs the benchmarks on sandboxes of their
+ * own and writes BENCHMARKS.md. Exit code 0 when the report was written, 1 when a benchmark
+ * failed, 2 on a bad option.
+ */
+@Command(name = "pointsman-bench", mixinStandardHelpOptions = true,
+    description = {"Benchmarks pointsman on the sandbox: the write-unavailability window of MoveTables and Reshard "
+        + "write switches through Temporal and executed directly, lock latency and renewal, scale in shards and "
+        + "tables, and the Temporal history a switch costs. Needs etcd and mariadbd on the PATH "
+        + "(scripts/bench.sh installs them). Writes a Markdown report."})
+public final class BenchMain implements Callable<Integer> {
+  @Option(names = "--out", paramLabel = "FILE", defaultValue = "BENCHMARKS.md",
+      description = "Where the report goes (default: ${DEFAULT-VALUE}).")
+  Path out;
+
+  @Option(names = "--smoke", description = "A few minutes of every benchmark with too few samples to publish "
+      + "(what CI runs); the options below override it.")
+  boolean smoke;
+
+  @Option(names = "--cycles", paramLabel = "N", description = "Write-window cycles per migration and rate; each "
+      + "is two switches through Temporal and two direct (full: 10).")
+  Integer cycles;
+
+  @Option(names = "--rates", paramLabel = "WRITES_PER_SECOND", split = ",",
+      description = "Load rates of the write-window runs (full: 100,500,1000).")
+  List<Double> rates;
+
+  @Option(names = "--scale-shards", paramLabel = "N", split = ",",
+      description = "Reshard scale points: one shard split into N (full: 2,4,8,16; 'none' skips them).")
+  List<String> scaleShards;
+
+  @Option(names = "--scale-tables", paramLabel = "N", split = ",",
+      description = "MoveTables scale points in tables (full: 10,100,1000; 'none' skips them).")
+  List<String> scaleTables;
+
+  @Option(names = "--scale-cycles", paramLabel = "N", description = "Switches forward and back per scale point (full: 3).")
+  Integer scaleCycles;
+
+  @Option(names = "--lock-samples", paramLabel = "N", description = "Lock acquisitions timed (full: 200).")
+  Integer lockSamples;
+
+  @Option(names = "--renew-locks", paramLabel = "N", description = "Locks kept alive at once (full: 100).")
+  Integer renewLocks;
+
+  @Option(names = "--renew-for", paramLabel = "DURATION", description = "How long they are kept, e.g. 10m (full: 10m).")
+  String renewFor;
+
+  @Override
+  public Integer call() throws Exception {
+    BenchPlan plan = plan();
+    String command = "java -jar bench/target/pointsman-bench-*.jar " + String.join(" ", originalArgs);
+    Bench bench = new Bench(plan, line -> System.out.println("bench: " + line));
+    String report = bench.run().report(command.trim(), Machine.describe());
+    Files.writeString(out, report, StandardCharsets.UTF_8);
+    System.out.println(report);
+    System.out.println("bench: report written to " + out.toAbsolutePath());
+    return 0;
+  }
+
+  private List<String> originalArgs = List.of();
+
+  BenchPlan plan() {
+    BenchPlan base = smoke ? BenchPlan.smoke() : BenchPlan.full();
+    LockBench.Options locks = base.locks();
+    Duration renewal = locks.renewFor();
+    if (renewFor != null) {
+      renewal = GoDurations.parseOrNull(renewFor);
+      if (renewal == null || renewal.isNegative() || renewal.isZero()) {
+        throw new IllegalArgumentException("--renew-for must be a positive duration such as 10m or 30s, was '"
+            + renewFor + "'");
+      }
+    }
+    locks = new LockBench.Options(or(lockSamples, locks.samples()), or(renewLocks, locks.renewLocks()),
+        locks.renewTtl(), renewal);
+    return new BenchPlan(or(cycles, base.cycles()), rates != null ? rates : base.rates(),
+        points(scaleShards, base.scaleShards(), "--scale-shards"), points(scaleTables, base.scaleTables(),
+        "--scale-tables"), or(scaleCycles, base.scaleCycles()), base.scaleRate(), locks);
+  }
+
+  private static int or(Integer given, int otherwise) {
+    return given != null ? given : otherwise;
+  }
+
+  private static List<Integer> points(List<String> given, List<Integer> otherwise, String flag) {
+    if (given == null) {
+      return otherwise;
+    }
+    if (given.size() == 1 && given.get(0).equals("none")) {
+      return List.of();
+    }
+    try {
+      return given.stream().map(String::trim).map(Integer::parseInt).toList();
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(flag + " takes whole numbers separated by commas, or none; was "
+          + String.join(",", given));
+    }
+  }
+
+  /** Runs the command line; returns the exit code. */
+  static int run(String... args) {
+    BenchMain main = new BenchMain();
+    main.originalArgs = List.of(args);
+    CommandLine cli = new CommandLine(main);
+    cli.setExecutionExceptionHandler((e, commandLine, parsed) -> {
+      if (e instanceof IllegalArgumentException) {
+        commandLine.getErr().println("pointsman-bench: " + e.getMessage());
+        return 2;
+      }
+      commandLine.getErr().println("pointsman-bench: failed: " + e);
+      e.printStackTrace(commandLine.getErr());
+      return 1;
+    });
+    return cli.execute(args);
+  }
+
+  public static void main(String[] args) throws IOException {
+    System.exit(run(args));
+  }
+}

@@ -1,0 +1,274 @@
+package io.pointsman.bench;
+
+import io.pointsman.bench.SwitchSeries.Block;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+/** BENCHMARKS.md: the machine, the command, the method and the figures of one run. */
+final class Report {
+  static final String TEMPORAL = "temporal";
+  static final String DIRECT = "direct";
+  /** Issue 8's targets. */
+  static final Duration TARGET_P99_W = Duration.ofSeconds(1);
+  static final double TARGET_RATIO = 1.3;
+
+  private final StringBuilder md = new StringBuilder();
+
+  static String render(String command, Machine machine, Instant started, Duration took, List<Block> windows,
+      Optional<LockBench.Figures> locks, List<Block> scale) {
+    Report r = new Report();
+    r.header(command, machine, started, took);
+    if (!windows.isEmpty()) {
+      r.windowTable(windows);
+      r.durability(windows);
+      r.steps(windows);
+    }
+    locks.ifPresent(f -> r.md.append(LockBench.markdown(f)).append('\n'));
+    if (!scale.isEmpty()) {
+      r.scale(scale);
+    }
+    List<Block> all = new ArrayList<>(windows);
+    all.addAll(scale);
+    if (!all.isEmpty()) {
+      r.history(all);
+    }
+    return r.md.toString();
+  }
+
+  private void header(String command, Machine m, Instant started, Duration took) {
+    md.append("# pointsman benchmarks\n\n");
+    md.append("Written by the `bench` module (`./scripts/bench.sh`); every figure below comes from one run of it, ")
+        .append("every switch measured under load against its baseline in that same run.\n\n");
+    md.append("| | |\n|---|---|\n");
+    row("command", "`" + command + "`");
+    row("started", started.truncatedTo(ChronoUnit.SECONDS).toString());
+    row("took", minutes(took));
+    row("machine", m.cores() + " cores, " + m.memory() + ", " + m.os());
+    row("java", m.java());
+    row("etcd", m.etcd());
+    row("MariaDB", m.mariadb());
+    row("commit", m.commit());
+    md.append('\n');
+    md.append("""
+        ## Method
+
+        Each migration runs on a sandbox of its own (etcd and one MariaDB per shard primary on loopback, the
+        stream runner, the router), with Temporal in dev mode (the SDK's test server in the same JVM, real gRPC)
+        and a pointsman worker against it. The workflow is created, copied, and its reads switched; then, under
+        constant-rate inserts into `customer` through the router (vtgate's stand-in, which buffers writes that
+        meet denied tables or a barrier, like vtgate), writes are switched back and forth. Each cycle is a
+        `SwitchTraffic --tablet-types PRIMARY` and a `ReverseTraffic` through Temporal, then the same two switches
+        executed **directly**: the same activity implementations, called in the workflow's happy-path order in
+        this process, with no Temporal, no history, no heartbeats and no compensation (`DirectSwitch`). One
+        second of load separates switches.
+
+        - **W**: the longest gap between two consecutive acknowledged writes, among the gaps that overlap the
+          switch (from the start request to the workflow's result). At rate r the gap without any switch is
+          about 1/r.
+        - **B**: the longest latency of one acknowledged write in flight during the switch (time buffered
+          included); **E**: writes in flight during it that failed.
+        - **barrier**: by the executor's own step times, from the start of `stopSourceWrites` to the end of
+          `changeRouting` (Temporal's from the workflow's progress query, in whole milliseconds).
+        - **total**: the whole action as its caller sees it, locks and state reads included.
+        - Figures are p50 / p99 / max over the switches listed, by nearest rank: with fewer than 100
+          switches p99 is the largest of them, so it equals max.
+
+        """);
+  }
+
+  private void windowTable(List<Block> blocks) {
+    md.append("## Write-unavailability window\n\n");
+    md.append("Target: p99 W under ").append(Stats.millis(TARGET_P99_W)).append(" ms through Temporal. ")
+        .append("Published anchors: Vitess cut-overs take seconds, gh-ost's cut-over lock waits up to 3 s, ")
+        .append("Shopify reports about 2.5 s.\n\n");
+    md.append("| migration | rate asked / achieved (writes/s) | executor | switches | W p50 / p99 / max (ms) "
+        + "| B p99 / max (ms) | E | barrier p50 / p99 / max (ms) | total p50 / p99 / max (ms) | p99 W < 1 s |\n");
+    md.append("|---|---|---|---|---|---|---|---|---|---|\n");
+    for (Block b : blocks) {
+      for (String executor : List.of(TEMPORAL, DIRECT)) {
+        List<SwitchMeasurement> s = b.by(executor);
+        if (s.isEmpty()) {
+          continue;
+        }
+        Stats w = windows(s);
+        Stats latency = Stats.ofDurations(s.stream().map(m -> m.window().longestWrite()).toList());
+        long errors = s.stream().mapToLong(m -> m.window().errors()).sum();
+        md.append("| ").append(b.migration().label())
+            .append(" | ").append(rate(b.rate())).append(" / ").append(rate(b.achievedRate()))
+            .append(" | ").append(executor)
+            .append(" | ").append(s.size())
+            .append(" | ").append(w.summaryMillis())
+            .append(" | ").append(Stats.millis(latency.p99())).append(" / ").append(Stats.millis(latency.max()))
+            .append(" | ").append(errors)
+            .append(" | ").append(barriers(s).map(Stats::summaryMillis).orElse("–"))
+            .append(" | ").append(totals(s).summaryMillis())
+            .append(" | ").append(w.p99().compareTo(TARGET_P99_W) < 0 ? "yes" : "**no**")
+            .append(" |\n");
+      }
+    }
+    md.append('\n');
+  }
+
+  private void durability(List<Block> blocks) {
+    md.append("## The cost of durability\n\n");
+    md.append("Temporal against direct execution of the same steps, in the same run (ratio = Temporal / direct; ")
+        .append("target ≤ ").append(TARGET_RATIO).append(").\n\n");
+    md.append("| migration | rate | W p50 ratio | W p99 ratio | barrier p50 ratio | total p50 ratio | "
+        + "total p50 Temporal / direct (ms) | W p50 ratio ≤ 1.3 |\n");
+    md.append("|---|---|---|---|---|---|---|---|\n");
+    for (Block b : blocks) {
+      List<SwitchMeasurement> t = b.by(TEMPORAL);
+      List<SwitchMeasurement> d = b.by(DIRECT);
+      if (t.isEmpty() || d.isEmpty()) {
+        continue;
+      }
+      double w50 = ratio(windows(t).p50(), windows(d).p50());
+      String barrier = barriers(t).flatMap(bt -> barriers(d).map(bd -> format(ratio(bt.p50(), bd.p50()))))
+          .orElse("–");
+      md.append("| ").append(b.migration().label())
+          .append(" | ").append(rate(b.rate()))
+          .append(" | ").append(format(w50))
+          .append(" | ").append(format(ratio(windows(t).p99(), windows(d).p99())))
+          .append(" | ").append(barrier)
+          .append(" | ").append(format(ratio(totals(t).p50(), totals(d).p50())))
+          .append(" | ").append(Stats.millis(totals(t).p50())).append(" / ").append(Stats.millis(totals(d).p50()))
+          .append(" | ").append(w50 <= TARGET_RATIO ? "yes" : "**no**")
+          .append(" |\n");
+    }
+    md.append('\n');
+  }
+
+  /** The median time of each step, Temporal and direct, so it shows where a switch spends its time. */
+  private void steps(List<Block> blocks) {
+    md.append("## Where a write switch spends its time\n\n");
+    md.append("Median step durations (ms) of the switches above, per migration and rate; Temporal's come from "
+        + "the workflow's progress query (whole milliseconds; the time between steps is not in them).\n\n");
+    for (Block b : blocks) {
+      Map<String, List<Long>> temporal = stepNanos(b, TEMPORAL);
+      Map<String, List<Long>> direct = stepNanos(b, DIRECT);
+      md.append("**").append(b.migration().label()).append(", ").append(rate(b.rate())).append(" writes/s**\n\n")
+          .append("| step | Temporal p50 | direct p50 |\n|---|---|---|\n");
+      LinkedHashMap<String, Boolean> names = new LinkedHashMap<>();
+      temporal.keySet().forEach(n -> names.put(n, true));
+      direct.keySet().forEach(n -> names.put(n, true));
+      for (String name : names.keySet()) {
+        md.append("| ").append(name)
+            .append(" | ").append(median(temporal.get(name)))
+            .append(" | ").append(median(direct.get(name)))
+            .append(" |\n");
+      }
+      md.append('\n');
+    }
+  }
+
+  private void scale(List<Block> blocks) {
+    md.append("## Scale\n\n");
+    md.append("Write switches through Temporal only, forward and back, under the same kind of load. Steps that "
+        + "work on every shard run on all shards at once, so W should grow far slower than the shard count.\n\n");
+    md.append("| migration | primaries | switches | rate (writes/s) | W p50 / p99 / max (ms) | "
+        + "barrier p50 / p99 / max (ms) | total p50 / p99 / max (ms) | E |\n");
+    md.append("|---|---|---|---|---|---|---|---|\n");
+    for (Block b : blocks) {
+      List<SwitchMeasurement> s = b.by(TEMPORAL);
+      md.append("| ").append(b.migration().label())
+          .append(" | ").append(b.migration().primaries())
+          .append(" | ").append(s.size())
+          .append(" | ").append(rate(b.rate()))
+          .append(" | ").append(windows(s).summaryMillis())
+          .append(" | ").append(barriers(s).map(Stats::summaryMillis).orElse("–"))
+          .append(" | ").append(totals(s).summaryMillis())
+          .append(" | ").append(s.stream().mapToLong(m -> m.window().errors()).sum())
+          .append(" |\n");
+    }
+    md.append('\n');
+  }
+
+  private void history(List<Block> blocks) {
+    md.append("## Temporal cost\n\n");
+    md.append("What one write switch (`SwitchTraffic` or `ReverseTraffic` with tablet type PRIMARY) leaves in "
+        + "Temporal: events in its history, bytes of the history as the server serves it, and bytes of the "
+        + "payloads in it (inputs, results, activity arguments and results, markers).\n\n");
+    md.append("| migration | runs | events p50 / max | history bytes p50 / max | payload bytes p50 / max |\n");
+    md.append("|---|---|---|---|---|\n");
+    Map<String, List<HistoryCost>> byLabel = new LinkedHashMap<>();
+    for (Block b : blocks) {
+      List<HistoryCost> costs = byLabel.computeIfAbsent(b.migration().label(), k -> new ArrayList<>());
+      b.by(TEMPORAL).forEach(m -> m.history().ifPresent(costs::add));
+    }
+    for (var e : byLabel.entrySet()) {
+      List<HistoryCost> h = e.getValue();
+      if (h.isEmpty()) {
+        continue;
+      }
+      md.append("| ").append(e.getKey())
+          .append(" | ").append(h.size())
+          .append(" | ").append(countSummary(h, c -> (long) c.events()))
+          .append(" | ").append(countSummary(h, HistoryCost::historyBytes))
+          .append(" | ").append(countSummary(h, HistoryCost::payloadBytes))
+          .append(" |\n");
+    }
+    md.append('\n');
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private void row(String name, String value) {
+    md.append("| ").append(name).append(" | ").append(value).append(" |\n");
+  }
+
+  static Stats windows(List<SwitchMeasurement> s) {
+    return Stats.ofDurations(s.stream().map(m -> m.window().longestAckGap()).toList());
+  }
+
+  static Stats totals(List<SwitchMeasurement> s) {
+    return Stats.ofDurations(s.stream().map(SwitchMeasurement::took).toList());
+  }
+
+  static Optional<Stats> barriers(List<SwitchMeasurement> s) {
+    List<Duration> b = s.stream().map(SwitchMeasurement::barrier).flatMap(Optional::stream).toList();
+    return b.isEmpty() ? Optional.empty() : Optional.of(Stats.ofDurations(b));
+  }
+
+  private static Map<String, List<Long>> stepNanos(Block b, String executor) {
+    Map<String, List<Long>> out = new LinkedHashMap<>();
+    for (SwitchMeasurement m : b.by(executor)) {
+      for (StepTiming step : m.run().steps()) {
+        out.computeIfAbsent(step.name(), k -> new ArrayList<>()).add(step.took().toNanos());
+      }
+    }
+    return out;
+  }
+
+  private static String median(List<Long> nanos) {
+    return nanos == null || nanos.isEmpty() ? "–" : Stats.millis(Stats.ofNanos(nanos).p50());
+  }
+
+  private static String countSummary(List<HistoryCost> h, Function<HistoryCost, Long> value) {
+    Stats s = Stats.ofNanos(h.stream().map(value).toList());
+    return s.p50().toNanos() + " / " + s.max().toNanos();
+  }
+
+  private static double ratio(Duration a, Duration b) {
+    return b.isZero() ? Double.NaN : (double) a.toNanos() / b.toNanos();
+  }
+
+  private static String format(double ratio) {
+    return Double.isNaN(ratio) ? "–" : String.format(Locale.ROOT, "%.2f", ratio);
+  }
+
+  private static String rate(double perSecond) {
+    return String.format(Locale.ROOT, "%.0f", perSecond);
+  }
+
+  private static String minutes(Duration d) {
+    return String.format(Locale.ROOT, "%.1f min", d.toMillis() / 60000.0);
+  }
+}

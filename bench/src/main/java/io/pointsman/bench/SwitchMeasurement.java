@@ -1,0 +1,41 @@
+package io.pointsman.bench;
+
+import io.pointsman.workflows.model.Direction;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One write switch as the benchmark measured it.
+ *
+ * @param run the switch, its executor and steps
+ * @param window what the writers saw while it ran
+ * @param history the Temporal history it left; absent when executed directly
+ */
+record SwitchMeasurement(SwitchRun run, WriteWindow window, Optional<HistoryCost> history) {
+  String executor() {
+    return run.executor();
+  }
+
+  Direction direction() {
+    return run.direction().equals("forward") ? Direction.FORWARD : Direction.BACKWARD;
+  }
+
+  Duration took() {
+    return run.took();
+  }
+
+  /**
+   * How long the executor kept writes from flowing, by its own steps: from the start of
+   * {@code stopSourceWrites} to the end of {@code changeRouting}; empty when a step is missing.
+   */
+  Optional<Duration> barrier() {
+    List<StepTiming> steps = run.steps();
+    Optional<StepTiming> stop = steps.stream().filter(s -> s.name().equals("stopSourceWrites")).findFirst();
+    Optional<StepTiming> route = steps.stream().filter(s -> s.name().equals("changeRouting")).reduce((a, b) -> b);
+    if (stop.isEmpty() || route.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(Duration.ofNanos(Math.max(0, route.get().endNanos() - stop.get().startNanos())));
+  }
+}

@@ -1,0 +1,131 @@
+package io.pointsman.bench;
+
+import io.pointsman.sandbox.cluster.CreatedWorkflow;
+import io.pointsman.sandbox.load.LoadLog;
+import io.pointsman.sandbox.load.LoadOptions;
+import io.pointsman.sandbox.load.LoadRecord;
+import io.pointsman.sandbox.load.LoadWriter;
+import io.pointsman.sandbox.load.WriteFactory;
+import io.pointsman.workflows.Pointsman;
+import io.pointsman.workflows.SwitchTrafficWorkflow;
+import io.pointsman.workflows.api.SwitchTrafficRequest;
+import io.pointsman.workflows.model.Direction;
+import io.temporal.client.WorkflowOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Write switches of one migration on one bench world, back and forth under constant-rate writers
+ * through the router: each cycle switches writes to the target and back through Temporal (the
+ * {@code SwitchTraffic} and {@code ReverseTraffic} workflows on the dev-mode worker) and, when
+ * asked, the same again executed directly ({@link DirectSwitch}), so both are measured in the same
+ * run, on the same data, under the same load.
+ */
+final class SwitchSeries {
+  static final Duration LOCK_TTL = Duration.ofMinutes(2);
+  /** Load between two switches, so each switch starts with the router settled on the last one's topology. */
+  private static final Duration SETTLE = Duration.ofSeconds(1);
+  /** Writes the load runs for at most; it is stopped when the block ends. */
+  private static final Duration LOAD_LIMIT = Duration.ofHours(2);
+
+  private final BenchWorld world;
+  private final BenchMigration migration;
+  private final TemporalSwitch temporal;
+  private final DirectSwitch direct;
+
+  SwitchSeries(BenchWorld world, BenchMigration migration) {
+    this.world = world;
+    this.migration = migration;
+    this.temporal = new TemporalSwitch(world.client());
+    this.direct = new DirectSwitch(world.services);
+  }
+
+  /** Creates the workflow, waits for its copy, and switches reads through Temporal, so that only writes move. */
+  void prepare() {
+    CreatedWorkflow created = migration.create().apply(world.sandbox);
+    world.awaitCopied(created);
+    world.client().newWorkflowStub(SwitchTrafficWorkflow.class, WorkflowOptions.newBuilder()
+            .setTaskQueue(Pointsman.TASK_QUEUE)
+            .setWorkflowId("bench-reads-" + migration.workflow())
+            .build())
+        .switchTraffic(SwitchTrafficRequest.of(migration.workflow(), migration.targetKeyspace())
+            .withTabletTypes(List.of("REPLICA", "RDONLY")));
+  }
+
+  /**
+   * Runs {@code cycles} cycles under writes at {@code rate} per second; each cycle is a Temporal
+   * switch forward and back, then, with {@code alsoDirect}, a direct one forward and back.
+   *
+   * @param firstKey the first customer_id the load writes; each block needs keys of its own
+   */
+  Block measure(double rate, int cycles, boolean alsoDirect, long firstKey) throws InterruptedException {
+    List<SwitchMeasurement> switches = new ArrayList<>();
+    LoadWriter load = LoadWriter.start(world.router, LoadOptions.builder()
+        .ratePerSecond(rate)
+        .writers(writersFor(rate))
+        .duration(LOAD_LIMIT)
+        .writes(WriteFactory.customerInserts(migration.loadTable(), firstKey))
+        .build());
+    long blockStart = System.nanoTime();
+    long blockEnd;
+    try {
+      Thread.sleep(SETTLE.toMillis());
+      for (int i = 0; i < cycles; i++) {
+        for (Direction d : Direction.values()) {
+          switches.add(measureOne(load, true, d));
+        }
+        if (alsoDirect) {
+          for (Direction d : Direction.values()) {
+            switches.add(measureOne(load, false, d));
+          }
+        }
+      }
+    } finally {
+      blockEnd = System.nanoTime();
+      load.close();
+    }
+    List<LoadRecord> records = load.loadLog().records();
+    for (int i = 0; i < switches.size(); i++) {
+      SwitchMeasurement m = switches.get(i);
+      switches.set(i, new SwitchMeasurement(m.run(), WriteWindow.of(records, m.run().startNanos(),
+          m.run().endNanos()), m.history()));
+    }
+    return new Block(migration, rate, achievedRate(load.loadLog(), blockStart, blockEnd), switches);
+  }
+
+  private SwitchMeasurement measureOne(LoadWriter load, boolean viaTemporal, Direction direction)
+      throws InterruptedException {
+    SwitchRun run = viaTemporal
+        ? temporal.switchWrites(migration.targetKeyspace(), migration.workflow(), direction, LOCK_TTL)
+        : direct.switchWrites(migration.targetKeyspace(), migration.workflow(), direction, LOCK_TTL);
+    Optional<HistoryCost> history = viaTemporal
+        ? Optional.of(HistoryCost.of(world.client(), run.workflowId())) : Optional.empty();
+    Thread.sleep(SETTLE.toMillis());
+    // the window is computed once the block's load has ended, when every write of it has been answered
+    return new SwitchMeasurement(run, null, history);
+  }
+
+  /** Enough writers that a second of buffering does not leave the schedule without a free writer. */
+  private static int writersFor(double rate) {
+    return (int) Math.min(1000, Math.max(16, Math.ceil(rate * 1.5)));
+  }
+
+  private static double achievedRate(LoadLog log, long from, long to) {
+    long acks = log.records().stream().filter(r -> r.acknowledged() && r.ackNanos() >= from && r.ackNanos() <= to)
+        .count();
+    return acks / ((to - from) / 1e9);
+  }
+
+  /**
+   * The switches of one migration at one rate.
+   *
+   * @param achievedRate acknowledged writes per second over the whole block
+   */
+  record Block(BenchMigration migration, double rate, double achievedRate, List<SwitchMeasurement> switches) {
+    List<SwitchMeasurement> by(String executor) {
+      return switches.stream().filter(s -> s.executor().equals(executor)).toList();
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package io.pointsman.bench;
+
+import io.pointsman.workflows.Pointsman;
+import io.pointsman.workflows.ReverseTrafficWorkflow;
+import io.pointsman.workflows.SwitchTrafficWorkflow;
+import io.pointsman.workflows.api.SwitchTrafficRequest;
+import io.pointsman.workflows.model.Direction;
+import io.pointsman.workflows.model.Progress;
+import io.pointsman.workflows.model.StepProgress;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A write switch as users run it: the {@code SwitchTraffic} or {@code ReverseTraffic} workflow with
+ * tablet types {@code PRIMARY}, on the pointsman worker of dev mode, started and awaited like the
+ * CLI does. Its steps come from the workflow's {@code progress} query (workflow time, in ms).
+ */
+final class TemporalSwitch {
+  private final WorkflowClient client;
+
+  TemporalSwitch(WorkflowClient client) {
+    this.client = client;
+  }
+
+  SwitchRun switchWrites(String targetKeyspace, String workflow, Direction direction, Duration lockTtl) {
+    SwitchTrafficRequest request = SwitchTrafficRequest.of(workflow, targetKeyspace)
+        .withTabletTypes(List.of("PRIMARY")).withLockTtl(lockTtl);
+    boolean forward = direction == Direction.FORWARD;
+    String action = forward ? Pointsman.SWITCH_TRAFFIC : Pointsman.REVERSE_TRAFFIC;
+    String id = Pointsman.workflowId(action, targetKeyspace, workflow);
+    WorkflowOptions options = WorkflowOptions.newBuilder().setTaskQueue(Pointsman.TASK_QUEUE).setWorkflowId(id)
+        .setWorkflowExecutionTimeout(Duration.ofMinutes(10)).build();
+    long start = System.nanoTime();
+    long startMillis = System.currentTimeMillis();
+    Progress progress;
+    if (forward) {
+      SwitchTrafficWorkflow wf = client.newWorkflowStub(SwitchTrafficWorkflow.class, options);
+      wf.switchTraffic(request);
+      long end = System.nanoTime();
+      progress = wf.progress();
+      return new SwitchRun("temporal", "forward", start, end, steps(progress, start, startMillis), id);
+    }
+    ReverseTrafficWorkflow wf = client.newWorkflowStub(ReverseTrafficWorkflow.class, options);
+    wf.reverseTraffic(request);
+    long end = System.nanoTime();
+    progress = wf.progress();
+    return new SwitchRun("temporal", "backward", start, end, steps(progress, start, startMillis), id);
+  }
+
+  /** The workflow's steps on this JVM's monotonic clock, anchored where the start was sent. */
+  private static List<StepTiming> steps(Progress progress, long startNanos, long startMillis) {
+    List<StepTiming> out = new ArrayList<>();
+    for (StepProgress s : progress.steps()) {
+      if (s.startedAt() == null || s.finishedAt() == null) {
+        continue;
+      }
+      out.add(new StepTiming(s.name(), startNanos + (s.startedAt().toEpochMilli() - startMillis) * 1_000_000,
+          startNanos + (s.finishedAt().toEpochMilli() - startMillis) * 1_000_000));
+    }
+    return out;
+  }
+}

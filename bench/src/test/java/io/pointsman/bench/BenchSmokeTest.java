@@ -1,0 +1,95 @@
+package io.pointsman.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pointsman.bench.Bench.BenchResult;
+import io.pointsman.bench.SwitchSeries.Block;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The benchmark's smoke run, as CI runs it: every part on real sandboxes (etcd, MariaDB, the stream
+ * runner, the router, dev-mode Temporal), with too few samples to publish but every figure checked
+ * for being measured, and the command line writing the report.
+ */
+class BenchSmokeTest {
+
+  @Test
+  void theSmokeRunMeasuresEverySectionAndLosesNoWrite(@TempDir Path dir) throws Exception {
+    List<String> said = new ArrayList<>();
+    BenchResult result = new Bench(BenchPlan.smoke(), said::add).run();
+
+    assertThat(result.windows()).extracting(b -> b.migration().kind())
+        .containsExactly(BenchMigration.MOVETABLES, BenchMigration.RESHARD);
+    for (Block b : result.windows()) {
+      assertThat(b.by(Report.TEMPORAL)).as(b.migration().label() + " through Temporal").hasSize(2);
+      assertThat(b.by(Report.DIRECT)).as(b.migration().label() + " direct").hasSize(2);
+      assertMeasured(b);
+    }
+    assertThat(result.scale()).extracting(b -> b.migration().label())
+        .containsExactly("Reshard 0 → 2 shards", "MoveTables of 10 tables");
+    for (Block b : result.scale()) {
+      assertThat(b.switches()).hasSize(2);
+      assertMeasured(b);
+    }
+    LockBench.Figures locks = result.locks().orElseThrow();
+    assertThat(locks.acquire().count()).isEqualTo(BenchPlan.smoke().locks().samples());
+    assertThat(locks.renewal().losses()).isZero();
+
+    String report = result.report("smoke", Machine.describe());
+    assertThat(report).contains("## Write-unavailability window", "## The cost of durability",
+        "## Where a write switch spends its time", "## Scale", "## Temporal cost", "MoveTables of 2 tables",
+        "Reshard -80,80- → 4 shards", "Reshard 0 → 2 shards", "MoveTables of 10 tables");
+    assertThat(said).anyMatch(line -> line.contains("W p50/p99/max temporal"));
+  }
+
+  @Test
+  void theCommandLineRefusesABadOptionAndNamesIt(@TempDir Path dir) {
+    Path out = dir.resolve("BENCHMARKS.md");
+
+    assertThat(BenchMain.run("--smoke", "--scale-shards", "3", "--out", out.toString())).isEqualTo(2);
+    assertThat(BenchMain.run("--smoke", "--renew-for", "soon", "--out", out.toString())).isEqualTo(2);
+    assertThat(BenchMain.run("--smoke", "--rates", "0", "--out", out.toString())).isEqualTo(2);
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void theCommandLineWritesTheReport(@TempDir Path dir) throws Exception {
+    Path out = dir.resolve("BENCHMARKS.md");
+
+    int code = BenchMain.run("--smoke", "--cycles", "0", "--scale-shards", "none", "--scale-tables", "10",
+        "--out", out.toString());
+
+    assertThat(code).isZero();
+    String report = Files.readString(out, StandardCharsets.UTF_8);
+    assertThat(report).startsWith("# pointsman benchmarks")
+        .contains("`java -jar bench/target/pointsman-bench-*.jar --smoke --cycles 0 --scale-shards none")
+        .contains("| MoveTables of 10 tables |")
+        .doesNotContain("## Write-unavailability window");
+  }
+
+  /** Every switch moved writes under load: writes were acknowledged around it, none failed, its history was read. */
+  private static void assertMeasured(Block b) {
+    assertThat(b.achievedRate()).as(b.migration().label() + " achieved rate").isGreaterThan(b.rate() / 2);
+    for (SwitchMeasurement m : b.switches()) {
+      String what = b.migration().label() + " " + m.executor() + " " + m.direction();
+      assertThat(m.window().writes()).as(what + " writes in flight").isPositive();
+      assertThat(m.window().errors()).as(what + " failed writes").isZero();
+      assertThat(m.window().longestAckGap()).as(what + " W").isPositive();
+      assertThat(m.barrier()).as(what + " barrier").isPresent();
+      if (m.executor().equals(Report.TEMPORAL)) {
+        assertThat(m.history()).as(what + " history").hasValueSatisfying(h -> {
+          assertThat(h.events()).isGreaterThan(10);
+          assertThat(h.payloadBytes()).isPositive().isLessThan(h.historyBytes());
+        });
+      } else {
+        assertThat(m.history()).isEmpty();
+      }
+    }
+  }
+}

@@ -26,10 +26,10 @@ final class Report {
       Optional<LockBench.Figures> locks, List<Block> scale) {
     Report r = new Report();
     r.header(command, machine, started, took);
+    r.summary(windows, locks, scale);
     if (!windows.isEmpty()) {
       r.windowTable(windows);
       r.durability(windows);
-      r.steps(windows);
     }
     locks.ifPresent(f -> r.md.append(LockBench.markdown(f)).append('\n'));
     if (!scale.isEmpty()) {
@@ -39,6 +39,7 @@ final class Report {
     all.addAll(scale);
     if (!all.isEmpty()) {
       r.history(all);
+      r.steps(all);
     }
     return r.md.toString();
   }
@@ -82,6 +83,42 @@ final class Report {
           switches p99 is the largest of them, so it equals max.
 
         """);
+  }
+
+  /** The targets of issue 8, each with what this run measured against it. */
+  private void summary(List<Block> windows, Optional<LockBench.Figures> locks, List<Block> scale) {
+    md.append("## Summary\n\n");
+    for (Block b : windows) {
+      List<SwitchMeasurement> t = b.by(TEMPORAL);
+      List<SwitchMeasurement> d = b.by(DIRECT);
+      if (t.isEmpty()) {
+        continue;
+      }
+      Stats w = windows(t);
+      md.append("- ").append(b.migration().label()).append(" at ").append(rate(b.rate())).append(" writes/s: p99 W ")
+          .append(Stats.millis(w.p99())).append(" ms through Temporal (target < ").append(Stats.millis(TARGET_P99_W))
+          .append(" ms: ").append(w.p99().compareTo(TARGET_P99_W) < 0 ? "met" : "**missed**").append(")");
+      if (!d.isEmpty()) {
+        double ratio = ratio(w.p50(), windows(d).p50());
+        md.append("; W p50 Temporal / direct ").append(format(ratio)).append(" (target ≤ ").append(TARGET_RATIO)
+            .append(": ").append(ratio <= TARGET_RATIO ? "met" : "**missed**").append("), total p50 ")
+            .append(format(ratio(totals(t).p50(), totals(d).p50())));
+      }
+      long errors = t.stream().mapToLong(m -> m.window().errors()).sum()
+          + d.stream().mapToLong(m -> m.window().errors()).sum();
+      md.append("; ").append(errors).append(" failed writes\n");
+    }
+    locks.ifPresent(f -> md.append("- Locks: acquire p50 ").append(Stats.millis(f.acquire().p50()))
+        .append(" ms against an etcd floor of ").append(Stats.millis(f.rawAcquire().p50())).append(" ms; ")
+        .append(f.renewal().locks()).append(" locks with TTL ").append(f.renewal().ttl().toSeconds())
+        .append(" s held for ").append(f.renewal().heldFor().toSeconds()).append(" s: ").append(f.renewal().losses())
+        .append(" lost\n"));
+    for (Block b : scale) {
+      List<SwitchMeasurement> s = b.by(TEMPORAL);
+      md.append("- Scale, ").append(b.migration().label()).append(": W p50 ").append(Stats.millis(windows(s).p50()))
+          .append(" ms, total p50 ").append(Stats.millis(totals(s).p50())).append(" ms\n");
+    }
+    md.append('\n');
   }
 
   private void windowTable(List<Block> blocks) {
@@ -149,7 +186,8 @@ final class Report {
   /** The median time of each step, Temporal and direct, so it shows where a switch spends its time. */
   private void steps(List<Block> blocks) {
     md.append("## Where a write switch spends its time\n\n");
-    md.append("Median step durations (ms) of the switches above, per migration and rate; Temporal's come from "
+    md.append("Median step durations (ms) of the switches above (write window and scale), per migration and rate; "
+        + "Temporal's come from "
         + "the workflow's progress query (whole milliseconds; the time between steps is not in them).\n\n");
     for (Block b : blocks) {
       Map<String, List<Long>> temporal = stepNanos(b, TEMPORAL);

@@ -191,6 +191,7 @@ public final class Demo {
         awaitWritesFlow(load, "after " + t.command());
       }
       command(cli, List.of("Status"));
+      validate(cli);
 
       narrator.step("Stopping the load and checking every acknowledged write against the data");
       load.close();
@@ -207,6 +208,18 @@ public final class Demo {
           new DemoReport.Footprint(world.dataDir, world.ports));
       Summary.print(narrator.out(), report, options.loadRate());
       return report;
+    }
+
+    /** What Complete left must be a defined state too: no stream, rule, barrier or lock of the workflow. */
+    private void validate(InProcessCli cli) {
+      List<String> typed = List.of("Validate", "--workflow", Playground.WORKFLOW, "--target-keyspace",
+          Playground.TARGET_KEYSPACE);
+      narrator.step("$ pointsman " + String.join(" ", typed));
+      DemoReport.ActionTiming t = cli.run(typed);
+      if (t.exitCode() != 0) {
+        throw new IllegalStateException("'pointsman Validate' exited with " + t.exitCode()
+            + ": the topology is not in a state of the workflow");
+      }
     }
 
     /** Runs one CLI command, shown first as a user would type it. */

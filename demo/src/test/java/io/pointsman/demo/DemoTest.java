@@ -45,6 +45,8 @@ class DemoTest {
         .contains("ReverseTraffic was successful for workflow customer.commerce2customer")
         .contains("Current State: All Reads Switched. Writes Switched")
         .contains("Successfully completed the commerce2customer workflow in the customer keyspace")
+        .contains("$ pointsman Validate --workflow commerce2customer --target-keyspace customer")
+        .contains("customer.commerce2customer: NO_WORKFLOW").contains("no broken invariant")
         .contains("== Summary")
         .contains("What moved:  tables customer, corder: keyspace commerce (unsharded) -> keyspace customer")
         .contains("Longest write gap seen by the load: ")

@@ -28,12 +28,13 @@ import picocli.CommandLine.Spec;
             + "durable Temporal workflows, with locks that cannot expire unnoticed.",
         "Each action starts one workflow on a pointsman worker, shows its steps as they run and prints the "
             + "result; Status starts nothing."},
-    subcommands = {MoveTablesCommand.class, ReshardCommand.class, HistoryCommand.class,
+    subcommands = {MoveTablesCommand.class, ReshardCommand.class, ValidateCommand.class, HistoryCommand.class,
         CommandLine.HelpCommand.class},
     footer = {"", "Examples:",
         "  pointsman MoveTables --workflow commerce2customer --target-keyspace customer SwitchTraffic "
             + "--tablet-types REPLICA,RDONLY",
         "  pointsman MoveTables --workflow commerce2customer --target-keyspace customer Status",
+        "  pointsman Validate --workflow commerce2customer --target-keyspace customer",
         "  pointsman Reshard --workflow cust2cust --target-keyspace customer SwitchTraffic --dry-run"})
 public final class PointsmanCli implements Runnable {
   /** How long the CLI waits for Temporal to answer before giving up with a message. */

@@ -14,6 +14,7 @@ import io.pointsman.activities.CleanupActivitiesImpl;
 import io.pointsman.activities.LockActivitiesImpl;
 import io.pointsman.activities.Services;
 import io.pointsman.activities.SwitchActivitiesImpl;
+import io.pointsman.activities.ValidateActivitiesImpl;
 import io.pointsman.etcd.EtcdClients;
 import io.pointsman.temporal.TemporalConnection;
 import io.pointsman.workflows.WorkflowRegistration;
@@ -107,7 +108,8 @@ public final class PointsmanWorker implements AutoCloseable {
           .build());
       WorkflowRegistration.registerWorkflows(worker);
       worker.registerActivitiesImplementations(new SwitchActivitiesImpl(services), new CleanupActivitiesImpl(services),
-          new LockActivitiesImpl(metrics.meter(services.locks())));
+          new LockActivitiesImpl(metrics.meter(services.locks())),
+          new ValidateActivitiesImpl(etcd, config.topoPaths(), services));
 
       MetricsServer metricsServer = config.metricsPort() > 0 ? MetricsServer.start(config.metricsPort(), registry) : null;
       if (metricsServer != null) {

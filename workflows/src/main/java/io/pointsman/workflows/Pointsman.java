@@ -11,6 +11,8 @@ public final class Pointsman {
   public static final String REVERSE_TRAFFIC = "ReverseTraffic";
   public static final String COMPLETE_MIGRATION = "CompleteMigration";
   public static final String CANCEL_MIGRATION = "CancelMigration";
+  /** Not a switching action: checks a workflow's topology against its defined states, changing nothing. */
+  public static final String VALIDATE_TOPOLOGY = "ValidateTopology";
 
   public static final SearchAttributeKey<String> TARGET_KEYSPACE = SearchAttributeKey.forKeyword("TargetKeyspace");
   public static final SearchAttributeKey<String> VREPLICATION_WORKFLOW =

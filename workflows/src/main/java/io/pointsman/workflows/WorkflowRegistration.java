@@ -21,6 +21,7 @@ public final class WorkflowRegistration {
 
   public static void registerWorkflows(Worker worker) {
     worker.registerWorkflowImplementationTypes(options(), SwitchTrafficWorkflowImpl.class,
-        ReverseTrafficWorkflowImpl.class, CompleteMigrationWorkflowImpl.class, CancelMigrationWorkflowImpl.class);
+        ReverseTrafficWorkflowImpl.class, CompleteMigrationWorkflowImpl.class, CancelMigrationWorkflowImpl.class,
+        ValidateTopologyWorkflowImpl.class);
   }
 }

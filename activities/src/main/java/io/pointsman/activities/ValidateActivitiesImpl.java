@@ -1,0 +1,28 @@
+package io.pointsman.activities;
+
+import io.etcd.jetcd.Client;
+import io.pointsman.topo.TopoPaths;
+import io.pointsman.validate.TopologyValidator;
+import io.pointsman.validate.ValidationReport;
+import io.pointsman.workflows.activities.ValidateActivities;
+import io.pointsman.workflows.model.TopologyReport;
+import java.util.Objects;
+
+/** {@link ValidateActivities} on the worker's etcd and shard primaries. */
+public final class ValidateActivitiesImpl implements ValidateActivities {
+  private final TopologyValidator validator;
+
+  public ValidateActivitiesImpl(Client etcd, TopoPaths paths, Services services) {
+    this.validator = new TopologyValidator(Objects.requireNonNull(etcd, "etcd"), Objects.requireNonNull(paths,
+        "paths"), Objects.requireNonNull(services, "services"));
+  }
+
+  @Override
+  public TopologyReport validateTopology(String targetKeyspace, String workflow) {
+    return ActivityFailures.translate(() -> {
+      ValidationReport r = validator.validate(targetKeyspace, workflow);
+      return new TopologyReport(r.targetKeyspace(), r.workflow(), r.state(), r.summary(), r.violations().stream()
+          .map(v -> new TopologyReport.Violation(v.invariant(), v.detail())).toList());
+    });
+  }
+}

@@ -461,6 +461,31 @@ class WriteBarrierTest {
   }
 
   @Test
+  void manyTablesAreDeniedOnSeveralSessionsCompletelyAndOutOfTheBinlog() throws Exception {
+    List<String> tables = new ArrayList<>(List.of("t", "u"));
+    for (int i = 0; i < 80; i++) {
+      String name = String.format("m%03d", i);
+      MySqlTestSupport.exec("CREATE TABLE " + db.table(name) + " (id int PRIMARY KEY)");
+      tables.add(name);
+    }
+    String[] mark = binlogMark();
+
+    WriteBarrier.Result denied = barrier.deny(db.endpoint, WriteScope.tables(tables), locks, DRAIN);
+
+    assertThat(denied.triggersChanged()).hasSize(3 * tables.size()).doesNotHaveDuplicates();
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactlyInAnyOrderElementsOf(tables);
+    for (String table : List.of("m000", "m041", "m079")) {
+      assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table(table) + " VALUES (1)"))
+          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    }
+    assertThat(barrierEventsSince(mark)).as("no session of the barrier logs its DDL").isEmpty();
+
+    barrier.allow(db.endpoint, WriteScope.tables(tables), locks, DRAIN);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec("INSERT INTO " + db.table("m041") + " VALUES (1)");
+  }
+
+  @Test
   void missingTablesAreRefusedBeforeAnythingChanges() {
     assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "nope")), locks, DRAIN))
         .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION))

@@ -39,6 +39,8 @@ import org.slf4j.LoggerFactory;
  * one instance serves every activity call of a worker.
  */
 public final class SwitchActivitiesImpl implements SwitchActivities {
+  /** The message of streams stopped by waitForCatchup (Vitess's words). */
+  private static final String CUTOVER_STOP = "stopped for cutover";
   private static final Logger log = LoggerFactory.getLogger(SwitchActivitiesImpl.class);
   /** How long the write barrier waits for transactions in flight before giving up. */
   private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
@@ -152,6 +154,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     return ActivityFailures.translate(() -> {
       long deadline = System.nanoTime() + timeout.toNanos();
       try (Heartbeater hb = Heartbeater.start()) {
+        restartCutoverStops(info, locks);
         FanOut.forEach(info.streams(), ref -> {
           Position wanted = Position.parse(sourcePositions.get(ref.sourceShard()));
           Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
@@ -163,7 +166,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           List<Integer> ids = info.streams().stream().filter(r -> r.targetShard().equals(shard))
               .map(r -> (int) r.id()).toList();
           if (!ids.isEmpty()) {
-            services.streams().stop(target(info, shard), ids, "stopped for cutover", locks);
+            services.streams().stop(target(info, shard), ids, CUTOVER_STOP, locks);
           }
         });
       }
@@ -299,6 +302,25 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   // ---- helpers -------------------------------------------------------------------------------
+
+  /**
+   * Streams an earlier pass of this switch stopped for cutover (its worker died before the pass was
+   * recorded) stand at that pass's positions; the barrier's own fence write has moved the sources
+   * since, so they are started again to catch up with the positions of this pass, then stopped.
+   */
+  private void restartCutoverStops(MigrationInfo info, LockSet locks) {
+    FanOut.forEach(info.targetShards(), shard -> {
+      PrimaryEndpoint target = target(info, shard);
+      boolean stoppedForCutover = services.streams().read(target, info.workflow()).stream()
+          .anyMatch(st -> st.state() == StreamState.STOPPED && CUTOVER_STOP.equals(st.message()));
+      if (stoppedForCutover) {
+        checkHeld(locks);
+        log.info("streams of {} on {}/{} were stopped for cutover by an earlier pass: starting them to catch up",
+            info.workflow(), info.targetKeyspace(), shard);
+        services.streams().start(target, info.workflow(), locks);
+      }
+    });
+  }
 
   /** The current positions of the shards' primaries, read at once, by shard. */
   private Map<String, String> positions(String keyspace, List<String> shards) {

@@ -18,7 +18,24 @@ import org.slf4j.Logger;
 final class Compensations {
   private static final Logger log = Workflow.getLogger(Compensations.class);
 
-  private record Compensation(String undoes, int stepIndex, String name, String detail, Functions.Proc action) {}
+  private static final int NOT_STARTED = -1;
+
+  /** {@code stepIndex} is {@link #NOT_STARTED} until the step it undoes starts (see {@link #addAhead}). */
+  private static final class Compensation {
+    final String undoes;
+    int stepIndex;
+    final String name;
+    final String detail;
+    final Functions.Proc action;
+
+    Compensation(String undoes, int stepIndex, String name, String detail, Functions.Proc action) {
+      this.undoes = undoes;
+      this.stepIndex = stepIndex;
+      this.name = name;
+      this.detail = detail;
+      this.action = action;
+    }
+  }
 
   private final ProgressTracker progress;
   private final Deque<Compensation> stack = new ArrayDeque<>();
@@ -36,6 +53,26 @@ final class Compensations {
    */
   void add(String undoes, String name, String detail, Functions.Proc action) {
     stack.push(new Compensation(undoes, progress.nextIndex(), name, detail, action));
+  }
+
+  /**
+   * Registers the compensation of a step that has not started yet and may never start in this run
+   * but may have run in an earlier, unrecorded pass of it (a local activity chain whose worker died
+   * is run again from its start, against what the dead pass changed). {@link #starting} ties it
+   * to the step when that starts; until then it runs on failure but marks no step.
+   */
+  void addAhead(String undoes, String name, String detail, Functions.Proc action) {
+    stack.push(new Compensation(undoes, NOT_STARTED, name, detail, action));
+  }
+
+  /** The step {@code undoes} is about to start: its compensation registered ahead now marks it. */
+  void starting(String undoes) {
+    for (Compensation c : stack) {
+      if (c.undoes.equals(undoes) && c.stepIndex == NOT_STARTED) {
+        c.stepIndex = progress.nextIndex();
+        return;
+      }
+    }
   }
 
   boolean isEmpty() {
@@ -59,18 +96,18 @@ final class Compensations {
       Compensation c = stack.pop();
       for (int attempt = 1; ; attempt++) {
         try {
-          steps.run(c.name(), "compensation: " + c.detail(), c.action());
-          progress.markCompensated(c.stepIndex(), c.undoes());
+          steps.run(c.name, "compensation: " + c.detail, c.action);
+          progress.markCompensated(c.stepIndex, c.undoes);
           break;
         } catch (LockLostSignal lost) {
           if (attempt >= 3) {
-            failures.add(c.name() + ": " + lost.getMessage());
+            failures.add(c.name + ": " + lost.getMessage());
             break;
           }
-          log.warn("lock lost during compensation {}, re-acquiring: {}", c.name(), lost.getMessage());
+          log.warn("lock lost during compensation {}, re-acquiring: {}", c.name, lost.getMessage());
           locks.reacquire();
         } catch (RuntimeException e) {
-          failures.add(c.name() + ": " + Failures.message(e));
+          failures.add(c.name + ": " + Failures.message(e));
           break;
         }
       }

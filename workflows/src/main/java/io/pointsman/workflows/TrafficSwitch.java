@@ -221,8 +221,11 @@ final class TrafficSwitch {
         keeper.acquire();
         if (!writesAlreadySwitched) {
           progress.phase("pre-checks");
+          // An activity even when the critical section is local: a replacement worker re-running the
+          // chain would otherwise re-ask, and a refusal then (lag grows while the dead worker's
+          // streams stand still) would leave whatever the dead pass changed with nothing to undo it.
           String reason = steps.run("canSwitch", "max lag " + GoDurations.format(request.maxReplicationLagAllowed()),
-              () -> critical.canSwitch(w, request.maxReplicationLagAllowed()));
+              () -> quick.canSwitch(w, request.maxReplicationLagAllowed()));
           if (reason != null && !reason.isEmpty()) {
             throw ApplicationFailure.newNonRetryableFailure("cannot switch traffic for workflow "
                 + w.qualifiedName() + " at this time: " + reason, ErrorCode.FAILED_PRECONDITION.name());
@@ -289,29 +292,48 @@ final class TrafficSwitch {
         log.info("workflow {} is frozen: writes were already switched", w.qualifiedName());
         return;
       }
+      // A local chain is recorded only when its workflow task completes; a worker that dies before
+      // leaves it unrecorded, and the next one runs it again from checkJournals against what the
+      // dead pass changed. So what its undo needs is read by an activity, recorded, before it, and
+      // checkJournals opens it (a dead pass may have written the journal).
+      boolean localChain = critical == local;
+      List<SavedStream> savedFirst = localChain ? readReverseStreams(w, quick) : null;
       boolean journaled = steps.run("checkJournals", "migration id " + w.migrationId(),
           () -> critical.checkJournals(w));
       Map<String, String> sourcePositions;
       Map<String, String> targetPositions;
       if (!journaled) {
-        // Read before writes stop when the steps are local (nothing else changes these rows while
-        // the locks are held), so the time writes are held has one step less.
-        boolean readFirst = critical == local;
-        List<SavedStream> savedFirst = readFirst ? readReverseStreams(w) : null;
         compensations.add("stopSourceWrites", "allowSourceWrites", "writes allowed on " + w.sourceKeyspace() + " again",
             () -> quick.allowSourceWrites(w, keeper.locks()));
+        if (localChain) {
+          // Every undo before the first change: a re-run failing early must also undo what the dead
+          // pass did later in the chain; each undo is harmless where its step never ran.
+          compensations.addAhead("waitForCatchup", "restartStreams", "streams of " + w.workflow() + " running again",
+              () -> quick.restartStreams(w, keeper.locks()));
+          compensations.addAhead("createReverseVReplication", "restoreReverseVReplication",
+              w.reverseWorkflow() + " as it was (" + savedFirst.size() + " rows)",
+              () -> quick.restoreReverseVReplication(w, savedFirst, keeper.locks()));
+        }
         steps.run("stopSourceWrites", "deny writes on " + w.sourceKeyspace() + " " + w.sourceShards(),
             () -> critical.stopSourceWrites(w, keeper.locks()));
         sourcePositions = steps.run("gatherSourcePositions", "after the barrier",
             () -> critical.gatherSourcePositions(w));
-        compensations.add("waitForCatchup", "restartStreams", "streams of " + w.workflow() + " running again",
-            () -> quick.restartStreams(w, keeper.locks()));
+        if (localChain) {
+          compensations.starting("waitForCatchup");
+        } else {
+          compensations.add("waitForCatchup", "restartStreams", "streams of " + w.workflow() + " running again",
+              () -> quick.restartStreams(w, keeper.locks()));
+        }
         targetPositions = steps.run("waitForCatchup", "up to " + GoDurations.format(request.timeout()),
             () -> criticalCatchup.waitForCatchup(w, sourcePositions, request.timeout(), keeper.locks()));
-        List<SavedStream> saved = readFirst ? savedFirst : readReverseStreams(w);
-        compensations.add("createReverseVReplication", "restoreReverseVReplication",
-            w.reverseWorkflow() + " as it was (" + saved.size() + " rows)",
-            () -> quick.restoreReverseVReplication(w, saved, keeper.locks()));
+        if (localChain) {
+          compensations.starting("createReverseVReplication");
+        } else {
+          List<SavedStream> saved = readReverseStreams(w, quick);
+          compensations.add("createReverseVReplication", "restoreReverseVReplication",
+              w.reverseWorkflow() + " as it was (" + saved.size() + " rows)",
+              () -> quick.restoreReverseVReplication(w, saved, keeper.locks()));
+        }
         steps.run("createReverseVReplication", w.reverseWorkflow() + " Stopped from the target positions",
             () -> critical.createReverseVReplication(w, targetPositions, keeper.locks()));
       } else {
@@ -331,9 +353,9 @@ final class TrafficSwitch {
       finishForward(w, critical);
     }
 
-    private List<SavedStream> readReverseStreams(MigrationInfo w) {
+    private List<SavedStream> readReverseStreams(MigrationInfo w, SwitchActivities via) {
       return steps.run("readReverseStreams", w.reverseWorkflow() + " on " + w.sourceKeyspace(),
-          () -> critical.readReverseStreams(w));
+          () -> via.readReverseStreams(w));
     }
 
     private void createJournals(MigrationInfo w, String detail, SwitchActivities via) {

@@ -295,7 +295,7 @@ public final class WriteBarrier {
 
   /**
    * Creates the triggers, on several sessions at once when there are many: each CREATE TRIGGER is a
-   * DDL that the server writes and syncs on its own, a few milliseconds each, so a MoveTables of a
+   * DDL of its own, a few milliseconds each here, so a MoveTables of a
    * thousand tables would otherwise hold writes for seconds on this alone (BENCHMARKS.md, Scale).
    * Returns only when every session has ended; the first failure is thrown, after the others stop.
    */

@@ -295,8 +295,8 @@ public final class WriteBarrier {
 
   /**
    * Creates the triggers, on several sessions at once when there are many: each CREATE TRIGGER is a
-   * DDL of its own, a few milliseconds each here, so a MoveTables of a
-   * thousand tables would otherwise hold writes for seconds on this alone (BENCHMARKS.md, Scale).
+   * DDL of its own, a few milliseconds each here, and a MoveTables of a thousand tables holds writes
+   * for seconds on them alone (BENCHMARKS.md, Scale); four sessions take less than half as long.
    * Returns only when every session has ended; the first failure is thrown, after the others stop.
    */
   private List<String> createTriggers(Connection c, PrimaryEndpoint endpoint, List<MissingTrigger> missing,

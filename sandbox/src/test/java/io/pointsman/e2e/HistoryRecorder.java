@@ -152,6 +152,9 @@ class HistoryRecorder {
     WorkflowStub stub = start(world, id, Pointsman.SWITCH_TRAFFIC, request);
     assertThat(block.entered.await(3, TimeUnit.MINUTES)).isTrue();
     stub.cancel();
+    // A local step is not told of a cancellation: the workflow sees it at its next workflow task,
+    // and a chain released before that would run on to its end.
+    world.awaitCancellationSeen(stub);
     block.release.countDown();
     outcome(stub);
     save(world, id, name);

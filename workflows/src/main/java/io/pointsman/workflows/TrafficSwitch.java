@@ -76,19 +76,18 @@ final class TrafficSwitch {
   ActionResult run() {
     // The reads before the locks stay activities: a local one holds the workflow task open while it
     // runs, and queries (the CLI's live progress) wait for that task; they gain nothing from speed.
-    SwitchActivities reads = quick;
     progress.phase("reading state");
     MigrationInfo info = steps.run("buildTrafficSwitcher", request.targetKeyspace() + "." + request.workflow(),
-        () -> reads.buildTrafficSwitcher(request.targetKeyspace(), request.workflow()));
+        () -> quick.buildTrafficSwitcher(request.targetKeyspace(), request.workflow()));
     WorkflowState start = steps.run("getWorkflowState", "cells " + cellsText(request.cells()),
-        () -> reads.getWorkflowState(info, request.cells()));
+        () -> quick.getWorkflowState(info, request.cells()));
     boolean writesAlreadySwitched = direction == Direction.FORWARD ? start.writesSwitched() : !start.writesSwitched();
     boolean switchWrites = request.includesPrimary() && !writesAlreadySwitched;
     MigrationInfo writeInfo = info;
     if (switchWrites && direction == Direction.BACKWARD) {
       // Vitess reverses writes by switching the reverse workflow forward.
       writeInfo = steps.run("buildTrafficSwitcher", info.sourceKeyspace() + "." + info.reverseWorkflow(),
-          () -> reads.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
+          () -> quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
     } else if (request.includesPrimary() && writesAlreadySwitched
         && Workflow.getVersion(RESUME_UNFINISHED, Workflow.DEFAULT_VERSION, 1) >= 1) {
       MigrationInfo unfinished = unfinishedWriteSwitch(info);
@@ -203,7 +202,7 @@ final class TrafficSwitch {
   private final class Run {
     private final LockKeeper keeper;
     private final Steps steps;
-    /** Where the happy path's steps from canSwitch on run: local activities, or (older runs) activities. */
+    /** Where the happy path's steps from checkJournals on run: local activities, or (older runs) activities. */
     private final SwitchActivities critical;
     private final SwitchActivities criticalCatchup;
 

@@ -3,6 +3,7 @@ package io.pointsman.activities;
 import io.pointsman.errors.LockLostException;
 import io.pointsman.gtid.Position;
 import io.pointsman.lock.LockStatus;
+import io.pointsman.concurrent.FanOut;
 import io.pointsman.locks.LockSet;
 import io.pointsman.locks.LockToken;
 import io.pointsman.mysql.Journal;

@@ -1,5 +1,6 @@
 package io.pointsman.mysql;
 
+import io.pointsman.concurrent.FanOut;
 import io.pointsman.errors.ErrorCode;
 import io.pointsman.errors.PointsmanException;
 import io.pointsman.locks.LockSet;
@@ -17,8 +18,9 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -297,7 +299,7 @@ public final class WriteBarrier {
    * Creates the triggers, on several sessions at once when there are many: each CREATE TRIGGER is a
    * DDL of its own, a few milliseconds each here, and a MoveTables of a thousand tables holds writes
    * for seconds on them alone (BENCHMARKS.md, Scale); four sessions take less than half as long.
-   * Returns only when every session has ended; the first failure is thrown, after the others stop.
+   * Returns only when every session has ended; the first failure is thrown, and stops the others.
    */
   private List<String> createTriggers(Connection c, PrimaryEndpoint endpoint, List<MissingTrigger> missing,
       long deadline, Duration drainTimeout) throws SQLException {
@@ -309,49 +311,25 @@ public final class WriteBarrier {
       return missing.stream().map(MissingTrigger::name).toList();
     }
     List<String> created = Collections.synchronizedList(new ArrayList<>());
-    AtomicReference<Exception> failure = new AtomicReference<>();
-    List<Thread> others = new ArrayList<>();
-    for (int i = 1; i < sessions; i++) {
-      List<MissingTrigger> share = share(missing, i, sessions);
-      Thread t = new Thread(() -> {
-        try (Connection extra = pools.dedicatedConnection(endpoint)) {
-          prepareSession(extra, endpoint);
-          createShare(extra, endpoint, share, deadline, drainTimeout, created, failure);
-        } catch (SQLException | RuntimeException e) {
-          failure.compareAndSet(null, e);
+    AtomicBoolean failed = new AtomicBoolean();
+    FanOut.forEach(IntStream.range(0, sessions).mapToObj(i -> share(missing, i, sessions)).toList(), share -> {
+      try (Connection session = pools.dedicatedConnection(endpoint)) {
+        prepareSession(session, endpoint);
+        for (MissingTrigger t : share) {
+          if (failed.get()) {
+            return; // another session failed: the barrier fails, and what exists stays until allow()
+          }
+          createTrigger(session, endpoint, t.table(), t.event(), deadline, drainTimeout);
+          created.add(t.name());
         }
-      }, "write-barrier-ddl-" + endpoint.dbName() + "-" + i);
-      t.setDaemon(true);
-      t.start();
-      others.add(t);
-    }
-    try {
-      createShare(c, endpoint, share(missing, 0, sessions), deadline, drainTimeout, created, failure);
-    } catch (SQLException | RuntimeException e) {
-      failure.compareAndSet(null, e);
-    }
-    boolean interrupted = false;
-    for (Thread t : others) {
-      while (true) {
-        try {
-          t.join();
-          break;
-        } catch (InterruptedException e) {
-          interrupted = true;
-          failure.compareAndSet(null, PointsmanException.unavailable("interrupted while denying writes", e));
-        }
+      } catch (SQLException e) {
+        failed.set(true);
+        throw SqlErrors.translate("denying writes to " + endpoint.dbName() + " on " + endpoint, e);
+      } catch (RuntimeException e) {
+        failed.set(true);
+        throw e;
       }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-    Exception first = failure.get();
-    if (first instanceof SQLException e) {
-      throw e;
-    }
-    if (first instanceof RuntimeException e) {
-      throw e;
-    }
+    });
     return List.copyOf(created);
   }
 
@@ -362,18 +340,6 @@ public final class WriteBarrier {
       out.add(all.get(i));
     }
     return out;
-  }
-
-  private void createShare(Connection c, PrimaryEndpoint endpoint, List<MissingTrigger> share, long deadline,
-      Duration drainTimeout, List<String> created, AtomicReference<Exception> failure)
-      throws SQLException {
-    for (MissingTrigger t : share) {
-      if (failure.get() != null) {
-        return; // another session failed: the barrier fails, and what exists stays until allow()
-      }
-      createTrigger(c, endpoint, t.table(), t.event(), deadline, drainTimeout);
-      created.add(t.name());
-    }
   }
 
   private void createTrigger(Connection c, PrimaryEndpoint endpoint, String table, DenyTriggers.Event event,

@@ -94,7 +94,7 @@ final class DirectSwitch {
       timings.add(new StepTiming("releaseLocks", releaseStart, System.nanoTime()));
     }
     timed(timings, "getWorkflowState", () -> steps.getWorkflowState(info, List.of()));
-    return new SwitchRun("direct", forward ? "forward" : "backward", start, System.nanoTime(), timings, "");
+    return new SwitchRun(Report.DIRECT, direction, start, System.nanoTime(), timings, "");
   }
 
   private static LockOptions options(Duration ttl) {

@@ -18,7 +18,7 @@ record SwitchMeasurement(SwitchRun run, WriteWindow window, Optional<HistoryCost
   }
 
   Direction direction() {
-    return run.direction().equals("forward") ? Direction.FORWARD : Direction.BACKWARD;
+    return run.direction();
   }
 
   Duration took() {

@@ -1,5 +1,6 @@
 package io.pointsman.bench;
 
+import io.pointsman.workflows.model.Direction;
 import java.time.Duration;
 import java.util.List;
 
@@ -8,10 +9,10 @@ import java.util.List;
  * and, where the executor can tell, its steps.
  *
  * @param executor {@code temporal} or {@code direct}
- * @param direction which way writes went ({@code forward}: to the target)
+ * @param direction which way writes went (FORWARD: to the target)
  * @param workflowId the Temporal workflow that ran it; empty when executed directly
  */
-record SwitchRun(String executor, String direction, long startNanos, long endNanos, List<StepTiming> steps,
+record SwitchRun(String executor, Direction direction, long startNanos, long endNanos, List<StepTiming> steps,
     String workflowId) {
   SwitchRun {
     steps = List.copyOf(steps);

@@ -74,11 +74,11 @@ final class SwitchSeries {
       Thread.sleep(SETTLE.toMillis());
       for (int i = 0; i < cycles; i++) {
         for (Direction d : Direction.values()) {
-          switches.add(measureOne(load, true, d));
+          switches.add(measureOne(true, d));
         }
         if (alsoDirect) {
           for (Direction d : Direction.values()) {
-            switches.add(measureOne(load, false, d));
+            switches.add(measureOne(false, d));
           }
         }
       }
@@ -95,7 +95,7 @@ final class SwitchSeries {
     return new Block(migration, rate, achievedRate(load.loadLog(), blockStart, blockEnd), switches);
   }
 
-  private SwitchMeasurement measureOne(LoadWriter load, boolean viaTemporal, Direction direction)
+  private SwitchMeasurement measureOne(boolean viaTemporal, Direction direction)
       throws InterruptedException {
     SwitchRun run = viaTemporal
         ? temporal.switchWrites(migration.targetKeyspace(), migration.workflow(), direction, LOCK_TTL)

@@ -7,11 +7,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 import io.pointsman.mysql.PrimaryEndpoint;
-import io.pointsman.mysql.SqlIdentifiers;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +33,6 @@ import java.util.concurrent.TimeUnit;
  */
 record WorldSnapshot(SortedMap<String, String> topology, SortedMap<String, List<String>> primaries) {
   private static final String LOCKS_DIR = "/locks/";
-  private static final int ER_NO_SUCH_TABLE = 1146;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   static WorldSnapshot take(SwitchWorld world) throws Exception {
@@ -53,7 +48,7 @@ record WorldSnapshot(SortedMap<String, String> topology, SortedMap<String, List<
     for (String keyspace : world.store().listKeyspaces()) {
       for (String shard : world.store().listShards(keyspace)) {
         PrimaryEndpoint ep = world.services.primaries().resolve(keyspace, shard);
-        primaries.put(keyspace + "/" + shard, primaryRows(world, ep));
+        primaries.put(keyspace + "/" + shard, PrimaryRows.of(world.services, ep));
       }
     }
     return new WorldSnapshot(topology, primaries);
@@ -145,42 +140,5 @@ record WorldSnapshot(SortedMap<String, String> topology, SortedMap<String, List<
     ByteSequence prefix = ByteSequence.from(world.paths.cellRootPrefix() + "/", StandardCharsets.UTF_8);
     return world.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
         .get(30, TimeUnit.SECONDS).getKvs();
-  }
-
-  private static List<String> primaryRows(SwitchWorld world, PrimaryEndpoint ep) throws SQLException {
-    List<String> rows = new ArrayList<>();
-    String sidecar = ep.sidecarDb();
-    try (Connection c = world.services.pools().connection(ep)) {
-      query(c, "SELECT id, workflow, source, state, message, stop_pos, db_name FROM "
-          + SqlIdentifiers.qualified(sidecar, "vreplication") + " ORDER BY id", "stream", rows);
-      query(c, "SELECT id, db_name, val FROM " + SqlIdentifiers.qualified(sidecar, "resharding_journal")
-          + " ORDER BY id", "journal", rows);
-    }
-    world.services.barrier().deniedTables(ep).forEach(t -> rows.add("barrier " + t));
-    return rows;
-  }
-
-  private static void query(Connection c, String sql, String label, List<String> rows) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-      read(rs, label, rows);
-    } catch (SQLException e) {
-      if (e.getErrorCode() != ER_NO_SUCH_TABLE) {
-        throw e;
-      }
-      // the sidecar table is created on first use: none yet means no rows
-    }
-  }
-
-  private static void read(ResultSet rs, String label, List<String> rows) throws SQLException {
-    int columns = rs.getMetaData().getColumnCount();
-    while (rs.next()) {
-      StringBuilder row = new StringBuilder(label);
-      for (int i = 1; i <= columns; i++) {
-        byte[] b = rs.getBytes(i);
-        row.append(' ').append(rs.getMetaData().getColumnLabel(i)).append('=')
-            .append(b == null ? "NULL" : new String(b, StandardCharsets.UTF_8));
-      }
-      rows.add(row.toString());
-    }
   }
 }

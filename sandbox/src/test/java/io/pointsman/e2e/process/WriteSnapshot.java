@@ -3,13 +3,10 @@ package io.pointsman.e2e.process;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.pointsman.e2e.PrimaryRows;
 import io.pointsman.mysql.PrimaryEndpoint;
-import io.pointsman.mysql.SqlIdentifiers;
 import io.pointsman.topo.TopoPaths;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +23,6 @@ import java.util.concurrent.TimeUnit;
  * belong to whoever holds the locks.
  */
 record WriteSnapshot(SortedMap<String, String> etcd, SortedMap<String, List<String>> primaries) {
-  private static final int ER_NO_SUCH_TABLE = 1146;
 
   static WriteSnapshot take(ProcessWorld world) throws Exception {
     SortedMap<String, String> etcd = new TreeMap<>();
@@ -41,7 +37,7 @@ record WriteSnapshot(SortedMap<String, String> etcd, SortedMap<String, List<Stri
     SortedMap<String, List<String>> primaries = new TreeMap<>();
     for (String keyspace : List.of(ProcessWorld.SOURCE, ProcessWorld.TARGET)) {
       for (String shard : world.services.store().listShards(keyspace)) {
-        primaries.put(keyspace + "/" + shard, rows(world, world.primary(keyspace, shard)));
+        primaries.put(keyspace + "/" + shard, PrimaryRows.of(world.services, world.primary(keyspace, shard)));
       }
     }
     return new WriteSnapshot(etcd, primaries);
@@ -65,41 +61,5 @@ record WriteSnapshot(SortedMap<String, String> etcd, SortedMap<String, List<Stri
       now.stream().filter(r -> !rows.contains(r)).forEach(r -> out.add(shard + " gained " + r));
     });
     return out;
-  }
-
-  private static List<String> rows(ProcessWorld world, PrimaryEndpoint ep) throws SQLException {
-    List<String> rows = new ArrayList<>();
-    try (Connection c = world.services.pools().connection(ep)) {
-      query(c, "SELECT id, workflow, source, state, message, stop_pos, db_name FROM "
-          + SqlIdentifiers.qualified(ep.sidecarDb(), "vreplication") + " ORDER BY id", "stream", rows);
-      query(c, "SELECT id, db_name, val FROM " + SqlIdentifiers.qualified(ep.sidecarDb(), "resharding_journal")
-          + " ORDER BY id", "journal", rows);
-    }
-    world.services.barrier().deniedTables(ep).forEach(t -> rows.add("barrier " + t));
-    return rows;
-  }
-
-  private static void query(Connection c, String sql, String label, List<String> rows) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-      read(rs, label, rows);
-    } catch (SQLException e) {
-      if (e.getErrorCode() != ER_NO_SUCH_TABLE) {
-        throw e;
-      }
-      // sidecar tables are created on first use: none yet means no rows
-    }
-  }
-
-  private static void read(ResultSet rs, String label, List<String> rows) throws SQLException {
-    int columns = rs.getMetaData().getColumnCount();
-    while (rs.next()) {
-      StringBuilder row = new StringBuilder(label);
-      for (int i = 1; i <= columns; i++) {
-        byte[] b = rs.getBytes(i);
-        row.append(' ').append(rs.getMetaData().getColumnLabel(i)).append('=')
-            .append(b == null ? "NULL" : new String(b, StandardCharsets.UTF_8));
-      }
-      rows.add(row.toString());
-    }
   }
 }

@@ -1,4 +1,4 @@
-package io.pointsman.activities;
+package io.pointsman.concurrent;
 
 import io.pointsman.errors.PointsmanException;
 import java.util.Arrays;
@@ -8,18 +8,18 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
- * Runs a step's work on every shard (or stream) at once, so a step over sixteen shards takes about
+ * Runs a step's work on every shard (or stream, or session) at once, so a step over sixteen shards takes about
  * as long as one over one. It returns only when every branch has ended, also when one fails or the
  * caller is interrupted (the branches are interrupted then, and waited for), so no change is still
  * being made on a shard when the step reports; the first failure is thrown, the others added to it
  * as suppressed. One item runs on the caller's thread; otherwise each item gets a thread of its own
  * for the call, so branches never queue behind another step's.
  */
-final class FanOut {
+public final class FanOut {
   private FanOut() {}
 
   /** {@code work} on each item at once. */
-  static <T> void forEach(List<T> items, Consumer<T> work) {
+  public static <T> void forEach(List<T> items, Consumer<T> work) {
     map(items, item -> {
       work.accept(item);
       return null;
@@ -27,7 +27,7 @@ final class FanOut {
   }
 
   /** {@code work} on each item at once; the results in the items' order. */
-  static <T, R> List<R> map(List<T> items, Function<T, R> work) {
+  public static <T, R> List<R> map(List<T> items, Function<T, R> work) {
     if (items.size() == 1) {
       return Collections.singletonList(work.apply(items.get(0)));
     }

@@ -43,7 +43,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   /** The message of streams stopped by waitForCatchup (Vitess's words). */
   private static final String CUTOVER_STOP = "stopped for cutover";
   private static final Logger log = LoggerFactory.getLogger(SwitchActivitiesImpl.class);
-  /** How long the write barrier waits for transactions in flight before giving up. */
+  /** How long lifting the write barrier waits for transactions in flight before giving up. */
   private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration POLL = Duration.ofMillis(50);
 
@@ -114,14 +114,14 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void stopSourceWrites(MigrationInfo info, LockSet locks) {
+  public void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet locks) {
     ActivityFailures.translate(() -> {
       // The topology first: routers start buffering instead of sending writes that would fail.
       topology.stopSourceWrites(info, locks);
       try (Heartbeater hb = Heartbeater.start()) {
         checkHeld(locks);
         FanOut.forEach(info.sourceShards(), shard -> {
-          var result = services.barrier().deny(source(info, shard), scope(info), locks, DRAIN_TIMEOUT);
+          var result = services.barrier().deny(source(info, shard), scope(info), locks, drainTimeout);
           log.info("write barrier up on {}/{}: {} tables in {}", info.sourceKeyspace(), shard,
               result.tables().size(), result.took());
         });

@@ -26,7 +26,8 @@ import java.util.function.Supplier;
  * recovery: what it measures is the work a switch cannot avoid.
  */
 final class DirectSwitch {
-  private static final Duration CATCHUP_TIMEOUT = Duration.ofSeconds(30);
+  /** SwitchTraffic's default --timeout, which bounds the drain and the catch-up as in the workflow. */
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
   private static final Duration MAX_LAG = Duration.ofSeconds(30);
 
   private final Services services;
@@ -71,11 +72,11 @@ final class DirectSwitch {
         throw new IllegalStateException("cannot switch " + w.qualifiedName() + ": " + reason);
       }
       timed(timings, "checkJournals", () -> steps.checkJournals(w));
-      run(timings, "stopSourceWrites", () -> steps.stopSourceWrites(w, locks));
+      run(timings, "stopSourceWrites", () -> steps.stopSourceWrites(w, TIMEOUT, locks));
       Map<String, String> sourcePositions = timed(timings, "gatherSourcePositions",
           () -> steps.gatherSourcePositions(w));
       Map<String, String> targetPositions = timed(timings, "waitForCatchup",
-          () -> steps.waitForCatchup(w, sourcePositions, CATCHUP_TIMEOUT, locks));
+          () -> steps.waitForCatchup(w, sourcePositions, TIMEOUT, locks));
       List<SavedStream> saved = timed(timings, "readReverseStreams", () -> steps.readReverseStreams(w));
       if (saved == null) {
         throw new IllegalStateException("readReverseStreams returned nothing");

@@ -239,8 +239,8 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
-    public void stopSourceWrites(MigrationInfo info, LockSet locks) {
-      run("stopSourceWrites", locks, () -> real.stopSourceWrites(info, locks));
+    public void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet locks) {
+      run("stopSourceWrites", locks, () -> real.stopSourceWrites(info, drainTimeout, locks));
     }
 
     @Override

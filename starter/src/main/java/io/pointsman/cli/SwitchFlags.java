@@ -16,8 +16,8 @@ final class SwitchFlags {
   List<String> cells = new ArrayList<>();
 
   @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s",
-      description = "How long replication may take to catch up once writes stopped; the write-lock timing "
-          + "follows it. Minimum 1s (default: ${DEFAULT-VALUE}).")
+      description = "How long open transactions on the moved tables may take to end once writes stop, and "
+          + "replication to catch up; past it the switch rolls back. Minimum 1s (default: ${DEFAULT-VALUE}).")
   String timeout;
 
   @Option(names = "--max-replication-lag-allowed", paramLabel = "DURATION", defaultValue = "30s",

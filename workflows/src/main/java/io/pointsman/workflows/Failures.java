@@ -16,6 +16,16 @@ final class Failures {
     return Arrays.stream(ErrorCode.values()).filter(c -> !c.retryable()).map(Enum::name).toArray(String[]::new);
   }
 
+  /**
+   * Those, and a step's own deadline, for the steps that stop writes and wait before the journal: a
+   * drain or catch-up that ran out of the request's timeout would hold writes for another whole
+   * timeout per retry. Vitess cancels the switch on its --timeout; pointsman rolls it back.
+   */
+  static String[] nonRetryableWhileWritesStopped() {
+    return Arrays.stream(ErrorCode.values()).filter(c -> !c.retryable() || c == ErrorCode.DEADLINE_EXCEEDED)
+        .map(Enum::name).toArray(String[]::new);
+  }
+
   static boolean isLockLost(Throwable t) {
     return ErrorCode.LOCK_LOST.name().equals(applicationType(t));
   }

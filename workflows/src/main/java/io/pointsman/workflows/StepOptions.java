@@ -55,6 +55,17 @@ final class StepOptions {
         .build();
   }
 
+  /**
+   * A local step bounded by the request's timeout before the journal (the drain, the catch-up):
+   * running out of it rolls the switch back instead of holding writes for another timeout per retry.
+   */
+  static LocalActivityOptions localWithinTimeout(Duration timeout) {
+    return LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(timeout.plus(Duration.ofMinutes(1)))
+        .setRetryOptions(stepRetry().toBuilder().setDoNotRetry(Failures.nonRetryableWhileWritesStopped()).build())
+        .build();
+  }
+
   /** Acquisition waits up to its own 45 s deadline inside the activity; no retry stacks another wait. */
   static ActivityOptions acquire() {
     return ActivityOptions.newBuilder()

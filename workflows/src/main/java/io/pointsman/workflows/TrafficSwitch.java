@@ -47,10 +47,11 @@ final class TrafficSwitch {
   private final Steps steps;
   private final Compensations compensations;
   private final SwitchActivities quick;
-  private final SwitchActivities catchup;
+  /** The steps bounded by the request's timeout (the drain, the catch-up), with a minute to spare. */
+  private final SwitchActivities withinTimeout;
   /** The critical section's steps as local activities (Versions.LOCAL_CRITICAL_SECTION). */
   private final SwitchActivities local;
-  private final SwitchActivities localCatchup;
+  private final SwitchActivities localWithinTimeout;
   private boolean pastPointOfNoReturn;
   /** createJournals was started: from then on a failure may have left a journal behind. */
   private boolean journalAttempted;
@@ -66,11 +67,11 @@ final class TrafficSwitch {
     this.steps = new Steps(progress, null);
     this.compensations = new Compensations(progress);
     this.quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
-    this.catchup = Workflow.newActivityStub(SwitchActivities.class,
+    this.withinTimeout = Workflow.newActivityStub(SwitchActivities.class,
         StepOptions.step(request.timeout().plus(Duration.ofMinutes(1))));
     this.local = Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.local(Duration.ofMinutes(2)));
-    this.localCatchup = Workflow.newLocalActivityStub(SwitchActivities.class,
-        StepOptions.local(request.timeout().plus(Duration.ofMinutes(1))));
+    this.localWithinTimeout = Workflow.newLocalActivityStub(SwitchActivities.class,
+        StepOptions.localWithinTimeout(request.timeout()));
   }
 
   ActionResult run() {
@@ -204,13 +205,13 @@ final class TrafficSwitch {
     private final Steps steps;
     /** Where the happy path's steps from checkJournals on run: local activities, or (older runs) activities. */
     private final SwitchActivities critical;
-    private final SwitchActivities criticalCatchup;
+    private final SwitchActivities criticalWithinTimeout;
 
     Run(LockKeeper keeper, Steps steps, SwitchActivities critical) {
       this.keeper = keeper;
       this.steps = steps;
       this.critical = critical;
-      this.criticalCatchup = critical == local ? localCatchup : catchup;
+      this.criticalWithinTimeout = critical == local ? localWithinTimeout : withinTimeout;
     }
 
     ActionResult execute(MigrationInfo info, MigrationInfo w, WorkflowState start, List<ReadSwitch> reads,
@@ -314,7 +315,7 @@ final class TrafficSwitch {
               () -> quick.restoreReverseVReplication(w, savedFirst, keeper.locks()));
         }
         steps.run("stopSourceWrites", "deny writes on " + w.sourceKeyspace() + " " + w.sourceShards(),
-            () -> critical.stopSourceWrites(w, keeper.locks()));
+            () -> criticalWithinTimeout.stopSourceWrites(w, request.timeout(), keeper.locks()));
         sourcePositions = steps.run("gatherSourcePositions", "after the barrier",
             () -> critical.gatherSourcePositions(w));
         if (localChain) {
@@ -324,7 +325,7 @@ final class TrafficSwitch {
               () -> quick.restartStreams(w, keeper.locks()));
         }
         targetPositions = steps.run("waitForCatchup", "up to " + GoDurations.format(request.timeout()),
-            () -> criticalCatchup.waitForCatchup(w, sourcePositions, request.timeout(), keeper.locks()));
+            () -> criticalWithinTimeout.waitForCatchup(w, sourcePositions, request.timeout(), keeper.locks()));
         if (localChain) {
           compensations.starting("createReverseVReplication");
         } else {

@@ -36,8 +36,12 @@ public interface SwitchActivities {
   void switchReads(MigrationInfo info, List<String> tabletTypes, List<String> cells, Direction direction,
       LockSet locks);
 
-  /** Denies writes on the source in the topology and on the source primaries, draining in-flight ones. */
-  void stopSourceWrites(MigrationInfo info, LockSet locks);
+  /**
+   * Denies writes on the source in the topology and on the source primaries, draining in-flight
+   * ones. A transaction still using a moved table after {@code drainTimeout} fails the step with
+   * DEADLINE_EXCEEDED, as Vitess's LOCK TABLES fails the switch within its {@code --timeout}.
+   */
+  void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet locks);
 
   /** Undoes {@link #stopSourceWrites} exactly: compensation. */
   void allowSourceWrites(MigrationInfo info, LockSet locks);

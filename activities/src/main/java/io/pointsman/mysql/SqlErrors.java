@@ -61,8 +61,14 @@ public final class SqlErrors {
     return ErrorCode.INTERNAL;
   }
 
+  /**
+   * A deadlock: the server rolled the transaction back, and running it again may well succeed.
+   * Connector/J also gives SQLState 40001 to a lock wait timeout (1205), which is not one: the
+   * blocker is still there, and waiting the whole timeout again would only multiply the wait.
+   */
   static boolean isDeadlock(SQLException e) {
-    return e.getErrorCode() == ER_LOCK_DEADLOCK || "40001".equals(e.getSQLState());
+    return e.getErrorCode() == ER_LOCK_DEADLOCK
+        || ("40001".equals(e.getSQLState()) && e.getErrorCode() != ER_LOCK_WAIT_TIMEOUT);
   }
 
   /** Whether the connection itself failed, so the outcome of a statement in flight is unknown. */

@@ -139,6 +139,42 @@ class MySqlFenceTest {
     assertThat(count()).isEqualTo(3);
   }
 
+  @Test
+  void aClaimStillBlockedAtTheLockWaitTimeoutFailsAsADeadlineNotAsADeadlock() throws Exception {
+    mark(db.lock(10), 0);
+    CountDownLatch olderInside = new CountDownLatch(1);
+    CountDownLatch releaseOlder = new CountDownLatch(1);
+    Future<Integer> older = executor.submit(() -> db.fence.inTransaction(db.endpoint, db.lock(10), "older", c -> {
+      olderInside.countDown();
+      awaitQuietly(releaseOlder);
+      return 0;
+    }));
+    assertThat(olderInside.await(30, TimeUnit.SECONDS)).isTrue();
+    long previous = globalLockWait();
+    // New sessions read the global: the fence's own pool, opened after this, waits 1 s, not 50.
+    MySqlTestSupport.exec("SET GLOBAL innodb_lock_wait_timeout = 1");
+    try (ConnectionPools shortWaits = new ConnectionPools(MySqlTestSupport.options())) {
+      MySqlFence fence = new MySqlFence(shortWaits, new SidecarSchema(shortWaits));
+      assertThatThrownBy(() -> fence.inTransaction(db.endpoint, db.lock(20), "newer", c -> 1))
+          .isInstanceOfSatisfying(PointsmanException.class,
+              e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED))
+          .hasMessageContaining("Lock wait timeout");
+    } finally {
+      MySqlTestSupport.exec("SET GLOBAL innodb_lock_wait_timeout = " + previous);
+      releaseOlder.countDown();
+    }
+    assertThat(older.get(30, TimeUnit.SECONDS)).isZero();
+    assertThat(db.fence.highestToken(db.endpoint, db.lockDir)).hasValue(10);
+  }
+
+  private static long globalLockWait() throws Exception {
+    try (var c = MySqlTestSupport.client(); var st = c.createStatement();
+        var rs = st.executeQuery("SELECT @@GLOBAL.innodb_lock_wait_timeout")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
   private static void awaitQuietly(CountDownLatch latch) {
     try {
       latch.await(30, TimeUnit.SECONDS);

@@ -5,12 +5,15 @@
 #   POINTSMAN_TEST_MYSQL_HOST/PORT/USER/PASSWORD
 #   POINTSMAN_ETCD_BIN, POINTSMAN_MARIADBD_BIN, POINTSMAN_MARIADB_INSTALL_DB_BIN
 #                                  for tests that must start (and kill) servers of their own
+#   POINTSMAN_LIBFAKETIME          libfaketime.so.1, preloaded into workers whose clock a test moves
 # The MySQL password below guards a throw-away server that listens on loopback only for one test run.
 
 ensure_packages() {
   local missing=()
   command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
   command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
+  # libfaketime: the clock-skew tests give a worker process a wall clock of its own
+  command -v faketime >/dev/null 2>&1 || missing+=(faketime)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "installing ${missing[*]} with apt-get"
     local sudo=""
@@ -80,6 +83,8 @@ SQL
   export POINTSMAN_ETCD_BIN=$(command -v etcd)
   export POINTSMAN_MARIADBD_BIN=$(command -v mariadbd)
   export POINTSMAN_MARIADB_INSTALL_DB_BIN=$(command -v mariadb-install-db)
+  POINTSMAN_LIBFAKETIME=$(dpkg -L libfaketime 2>/dev/null | grep '/libfaketime\.so\.1$' | head -n 1 || true)
+  export POINTSMAN_LIBFAKETIME
   echo "etcd on $POINTSMAN_TEST_ETCD (pid $ETCD_PID), MariaDB on 127.0.0.1:$mysql_port (pid $MARIADB_PID), data in $SERVICES_DIR"
 }
 

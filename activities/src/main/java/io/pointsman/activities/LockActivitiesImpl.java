@@ -78,7 +78,8 @@ public final class LockActivitiesImpl implements LockActivities {
   public LockSet acquireLocks(LockRequest request) {
     return ActivityFailures.translate(() -> {
       ActivityInfo info = Activity.getExecutionContext().getInfo();
-      return acquire(request, new LockHolder(info.getNamespace(), info.getWorkflowId(), info.getRunId()));
+      return acquire(request, new LockHolder(info.getNamespace(), info.getWorkflowId(), info.getRunId()),
+          ServerClock.of(info));
     });
   }
 
@@ -92,15 +93,18 @@ public final class LockActivitiesImpl implements LockActivities {
     ActivityFailures.translate(() -> release(set));
   }
 
-  private LockSet acquire(LockRequest request, LockHolder holder) {
+  private LockSet acquire(LockRequest request, LockHolder holder, ServerClock clock) {
     validate(request);
     long deadline = System.nanoTime() + acquireTimeout.toNanos();
     List<HeldLock> taken = new ArrayList<>();
+    List<LockToken> tokens = new ArrayList<>();
     try {
       taken.add(locks.lockNamed(request.namedLock(), options(request, holder, deadline, "named lock "
           + request.namedLock())));
+      tokens.add(taken.get(0).token().withAcquiredAt(clock.now()));
       for (String keyspace : request.keyspaces()) {
         taken.add(locks.lockKeyspace(keyspace, options(request, holder, deadline, "keyspace " + keyspace)));
+        tokens.add(taken.get(taken.size() - 1).token().withAcquiredAt(clock.now()));
       }
     } catch (RuntimeException | Error e) {
       for (int i = taken.size() - 1; i >= 0; i--) {
@@ -115,7 +119,7 @@ public final class LockActivitiesImpl implements LockActivities {
     for (HeldLock lock : taken) {
       lock.detachAfter(lock.token().ttl().dividedBy(2));
     }
-    return new LockSet(taken.stream().map(HeldLock::token).toList());
+    return new LockSet(tokens);
   }
 
   private static void validate(LockRequest request) {
@@ -150,6 +154,7 @@ public final class LockActivitiesImpl implements LockActivities {
       throw PointsmanException.invalidArgument("lock set is missing");
     }
     ActivityInfo info = context.getInfo();
+    ServerClock clock = ServerClock.of(info);
     Duration poll = pollInterval(info.getHeartbeatTimeout());
     Beats beats = new Beats(context, info.getAttempt(), set.locks().size());
     List<Holding> held = new ArrayList<>();
@@ -158,7 +163,7 @@ public final class LockActivitiesImpl implements LockActivities {
       beats.beat(); // a cancellation that came before we started ends us before we renew anything
       for (LockToken token : set.locks()) {
         held.add(new Holding(locks.attach(token, LockOptions.builder().action(HOLD_ACTION)
-            .maxHold(token.maxHold()).build())));
+            .maxHold(token.maxHold()).build(), clock.now())));
         beats.beat();
       }
       log.info("Holding {} locks for workflow {} (attempt {}), heartbeating every {}", held.size(),

@@ -72,13 +72,15 @@ public final class EtcdLockService implements LockService, AutoCloseable {
   }
 
   @Override
-  public HeldLock attach(LockToken token, LockOptions options) {
+  public HeldLock attach(LockToken token, LockOptions options, Instant now) {
     Objects.requireNonNull(token, "token");
     Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(now, "now");
     requireOpen();
     Duration renewInterval = options.renewIntervalFor(token.ttl());
-    Duration heldSoFar = Duration.between(token.acquiredAt(), Instant.now());
-    Duration holdLeft = options.maxHold().minus(heldSoFar);
+    // A clock behind the one that stamped the token must not grant more than the whole max hold.
+    Duration heldSoFar = Duration.between(token.acquiredAt(), now);
+    Duration holdLeft = heldSoFar.isNegative() ? options.maxHold() : options.maxHold().minus(heldSoFar);
     if (holdLeft.isNegative() || holdLeft.isZero()) {
       throw new LockLostException(token.key(), "lock on " + token.resource() + " was acquired at "
           + token.acquiredAt() + ", longer ago than its max hold " + options.maxHold());

@@ -1,6 +1,7 @@
 package io.pointsman.lock;
 
 import io.pointsman.locks.LockToken;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -54,12 +55,19 @@ public interface LockService {
    *
    * @param token the proof of the lock, as returned by an earlier acquisition
    * @param options renewal settings and listener; {@link LockOptions#ttl()} is ignored
+   * @param now the time now on the clock that stamped {@link LockToken#acquiredAt()}: another
+   *     process's wall clock may be minutes off or jump, which would end or stretch the max hold
    * @return a handle renewing the same lease
    * @throws io.pointsman.errors.LockLostException when the lease or the key is gone, or the lock
    *     was held longer than the max hold already
    * @throws io.pointsman.errors.PointsmanException UNAVAILABLE when etcd could not be asked
    */
-  HeldLock attach(LockToken token, LockOptions options);
+  HeldLock attach(LockToken token, LockOptions options, Instant now);
+
+  /** {@link #attach(LockToken, LockOptions, Instant)} for a token stamped by this process's wall clock. */
+  default HeldLock attach(LockToken token, LockOptions options) {
+    return attach(token, options, Instant.now());
+  }
 
   /**
    * Asks etcd whether the lock is still held: the lease answers a keep-alive (which renews it) and

@@ -213,6 +213,26 @@ class LockRenewalTest {
   }
 
   @Test
+  void attachCountsTheMaxHoldOnTheClockItIsGivenAndNeverGrantsMoreThanAllOfIt() throws Exception {
+    Duration maxHold = Duration.ofSeconds(3);
+    LockToken token;
+    try (EtcdLockService crashedWorker = new EtcdLockService(etcd, paths)) {
+      token = crashedWorker.lockKeyspace("customer", options().build()).token();
+    }
+
+    // on the token's clock the lock is older than its max hold: lost, whatever this wall clock says
+    assertThatThrownBy(() -> locks.attach(token, options().maxHold(maxHold).build(),
+        token.acquiredAt().plus(maxHold).plusSeconds(1)))
+        .isInstanceOf(LockLostException.class).hasMessageContaining("longer ago than its max hold");
+    // a clock an hour behind the token's: the hold left is the whole max hold (renewal stops within
+    // seconds, as the wait below shows), not an hour more
+    HeldLock attached = locks.attach(token, options().maxHold(maxHold).build(), token.acquiredAt().minusSeconds(3600));
+    LockLoss loss = attached.lossFuture().get(maxHold.plusSeconds(5).toSeconds(), TimeUnit.SECONDS);
+    assertThat(loss.reason()).isEqualTo(LockLoss.Reason.MAX_HOLD_REACHED);
+    attached.close();
+  }
+
+  @Test
   void aLaterAttachInTheSameProcessTakesOverAndTheEarlierHandleLetsGo() throws Exception {
     HeldLock acquired = locks.lockKeyspace("customer", options().build());
     LockToken token = acquired.token();

@@ -5,6 +5,7 @@ import io.pointsman.lock.LockOptions;
 import io.pointsman.lock.LockService;
 import io.pointsman.lock.LockStatus;
 import io.pointsman.locks.LockToken;
+import java.time.Instant;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -37,8 +38,8 @@ final class MeteredLockService implements LockService {
   }
 
   @Override
-  public HeldLock attach(LockToken token, LockOptions options) {
-    HeldLock lock = delegate.attach(token, options);
+  public HeldLock attach(LockToken token, LockOptions options, Instant now) {
+    HeldLock lock = delegate.attach(token, options, now);
     metrics.track(lock);
     return lock;
   }

@@ -14,7 +14,8 @@ import java.util.Objects;
  * @param leaseId the etcd lease the key is attached to
  * @param createRevision the key's create revision: the fencing token
  * @param ttl the lease TTL
- * @param acquiredAt when the lock was granted (wall clock; the max hold counts from it)
+ * @param acquiredAt when the lock was granted, by the clock its holders share (the Temporal server's,
+ *     for locks taken by the lock activities; see ServerClock); the max hold counts from it
  * @param maxHold how long after {@code acquiredAt} renewal stops on purpose, wherever the lock is
  *     renewed (a worker that re-attaches after a crash keeps the original budget); a token written
  *     before tokens carried it (null in its JSON) gets {@link #DEFAULT_MAX_HOLD}
@@ -44,6 +45,11 @@ public record LockToken(
   /** A token with the {@link #DEFAULT_MAX_HOLD}, for callers that do not choose one (tests, tools). */
   public LockToken(String key, String resource, long leaseId, long createRevision, Duration ttl, Instant acquiredAt) {
     this(key, resource, leaseId, createRevision, ttl, acquiredAt, DEFAULT_MAX_HOLD);
+  }
+
+  /** This token stamped with another acquisition time. */
+  public LockToken withAcquiredAt(Instant at) {
+    return new LockToken(key, resource, leaseId, createRevision, ttl, at, maxHold);
   }
 
   /** The fencing token written to MySQL fences; increases with every acquisition cluster-wide. */

@@ -188,9 +188,16 @@ final class ProcessWorld implements AutoCloseable {
 
   /** Starts another worker process on this world's task queue. */
   WorkerProcess startWorker() throws IOException {
+    return startWorker(Map.of());
+  }
+
+  /** Starts another worker process on this world's task queue, with {@code extraEnv} added to its environment. */
+  WorkerProcess startWorker(Map<String, String> extraEnv) throws IOException {
     String name = "worker-" + (char) ('A' + workerCount++);
     Files.createDirectories(logs);
-    WorkerProcess w = WorkerProcess.start(name, workerJar, workerEnv(), logs.resolve(name + ".log"));
+    Map<String, String> env = workerEnv();
+    env.putAll(extraEnv);
+    WorkerProcess w = WorkerProcess.start(name, workerJar, env, logs.resolve(name + ".log"));
     workers.add(w);
     return w;
   }

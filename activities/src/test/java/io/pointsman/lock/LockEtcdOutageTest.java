@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.etcd.jetcd.Client;
 import io.pointsman.errors.LockLostException;
 import io.pointsman.locks.LockToken;
@@ -106,6 +108,46 @@ class LockEtcdOutageTest {
     assertThatThrownBy(lock::checkHeld).isInstanceOf(LockLostException.class).hasMessageContaining("RENEWAL_FAILED");
     closeOnceEtcdAnswers(lock);
     assertThat(view.keyGone(token)).isTrue();
+  }
+
+  /**
+   * S3: etcd stalls (SIGSTOP, sockets open) for less than the TTL, so renewals hang and time out
+   * while the lease on the server is still alive. The holder must neither give the lock up too early
+   * nor pretend: it keeps retrying, and once etcd answers the same lease is renewed and still held.
+   */
+  @Test
+  void aStallShorterThanTheTtlMakesRenewalsFailButKeepsTheLock() throws Exception {
+    ListAppender<ILoggingEvent> renewals = new ListAppender<>();
+    ch.qos.logback.classic.Logger renewer = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(LockRenewer.class);
+    renewals.start();
+    renewer.addAppender(renewals);
+    try {
+      HeldLock lock = lock(LONG_TTL);
+      LockToken token = lock.token();
+
+      etcdProcess.pause();
+      try {
+        await().atMost(LONG_TTL.dividedBy(2)).pollInterval(Duration.ofMillis(50))
+            .until(() -> logged(renewals, "Renewal of lock on keyspace customer (lease " + token.leaseId() + ") failed"));
+        assertThat(lock.isHeld()).as("a renewal failed, but the lease has time left").isTrue();
+      } finally {
+        etcdProcess.resume();
+      }
+
+      await().atMost(LONG_TTL).pollInterval(Duration.ofMillis(50)).until(() -> logged(renewals, "works again after"));
+      assertThat(lock.lossFuture()).isNotDone();
+      assertThat(view.holds(token)).isTrue();
+      neverHeldLocallyWithoutTheServer(lock, token, LONG_TTL);
+      assertThat(lock.isHeld()).isTrue();
+      lock.close();
+      assertThat(view.keyGone(token)).isTrue();
+    } finally {
+      renewer.detachAppender(renewals);
+    }
+  }
+
+  private static boolean logged(ListAppender<ILoggingEvent> appender, String text) {
+    return appender.list.stream().anyMatch(e -> e.getFormattedMessage().contains(text));
   }
 
   /** Watches for two TTLs: whenever the holder thinks it holds the lock, etcd must agree. */

@@ -55,12 +55,32 @@ public final class EtcdProcess implements AutoCloseable {
     throw new IOException("etcd did not become healthy on " + endpoint());
   }
 
-  /** Stops etcd the way a crash would (SIGKILL) and waits until it is gone. */
+  /** Stops etcd the way a crash would (SIGKILL) and waits until it is gone; a paused one too. */
   public synchronized void kill() throws InterruptedException {
     if (process != null) {
       process.destroyForcibly();
       process.waitFor(30, TimeUnit.SECONDS);
       process = null;
+    }
+  }
+
+  /** SIGSTOP: etcd freezes with its sockets open, so calls hang instead of failing fast. */
+  public synchronized void pause() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  /** SIGCONT after {@link #pause()}. */
+  public synchronized void resume() throws IOException, InterruptedException {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    if (process == null) {
+      throw new IllegalStateException("etcd is not running");
+    }
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IOException("kill -" + name + " " + process.pid() + " failed");
     }
   }
 

@@ -8,11 +8,13 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.etcd.jetcd.Client;
 import io.pointsman.errors.LockLostException;
+import io.pointsman.errors.PointsmanException;
 import io.pointsman.locks.LockToken;
 import io.pointsman.testing.EtcdProcess;
 import io.pointsman.testing.TestEtcd;
 import io.pointsman.topo.TopoPaths;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -143,6 +145,33 @@ class LockEtcdOutageTest {
       assertThat(view.keyGone(token)).isTrue();
     } finally {
       renewer.detachAppender(renewals);
+    }
+  }
+
+  /**
+   * S14: etcd is down when the holder releases. The release fails within its own deadline, saying
+   * the lock expires by itself (it does not hang, as Vitess's unbounded cleanup RPCs did, PR #20149);
+   * renewal has stopped, so once etcd is back the lease runs out and the next holder gets the lock.
+   */
+  @Test
+  void aReleaseWhileEtcdIsDownFailsInBoundedTimeAndTheLockFreesItself() throws Exception {
+    HeldLock lock = lock(TTL);
+    LockToken token = lock.token();
+
+    etcdProcess.kill();
+    CompletableFuture<Void> release = CompletableFuture.runAsync(lock::close);
+    assertThatThrownBy(() -> release.get(30, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(PointsmanException.class)
+        .hasMessageContaining("could not release the lock on keyspace customer")
+        .hasMessageContaining("it expires within " + TTL);
+    assertThat(lock.isHeld()).isFalse();
+    etcdProcess.start();
+
+    try (EtcdLockService next = new EtcdLockService(etcd, paths);
+        HeldLock taken = next.lockKeyspace("customer", LockOptions.builder().action("SwitchWrites").ttl(TTL)
+            .acquireTimeout(Duration.ofSeconds(60)).build())) {
+      assertThat(taken.token().fencingToken()).isGreaterThan(token.fencingToken());
+      assertThat(view.keyGone(token)).isTrue();
     }
   }
 

@@ -16,6 +16,7 @@ import io.pointsman.errors.PointsmanException;
 import io.pointsman.etcd.EtcdClients;
 import io.pointsman.locks.LockToken;
 import io.pointsman.testing.TestEtcd;
+import io.pointsman.testing.TestServices;
 import io.pointsman.testing.VitessStyleLock;
 import io.pointsman.topo.TopoPaths;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -65,6 +67,40 @@ class LockExclusionTest {
 
   private static LockOptions options(String action) {
     return LockOptions.builder().action(action).ttl(TTL).acquireTimeout(PATIENT).build();
+  }
+
+  /**
+   * S13: the Txn creating our lock key is carried out by etcd, but its answer comes after the
+   * acquisition's deadline. The acquirer cannot know it holds a key; it fails, and its cleanup
+   * revokes the lease, which takes the key with it, so the next acquirer gets the lock at once
+   * instead of after the orphan key's whole TTL.
+   */
+  @Test
+  void aLockKeyWhoseCreationAnswerCameTooLateIsRemovedAndTheNextAcquirerIsNotKeptWaiting() throws Exception {
+    String prefix = TopoPaths.locksPrefix(paths.keyspaceDir("customer"));
+    List<WatchEvent> seen = new CopyOnWriteArrayList<>();
+    try (DelayedResponses delays = new DelayedResponses("etcdserverpb.KV/Txn");
+        Client slow = Client.builder().endpoints(TestServices.etcdEndpoint()).interceptor(delays).build();
+        EtcdLockService slowLocks = new EtcdLockService(slow, paths);
+        Watch.Watcher watcher = etcd.getWatchClient().watch(EtcdClients.bytes(prefix),
+            WatchOption.builder().isPrefix(true).build(), r -> seen.addAll(r.getEvents()))) {
+      delays.delayNext(Duration.ofSeconds(6));
+      Duration longTtl = Duration.ofMinutes(5);
+
+      assertThatThrownBy(() -> slowLocks.lockKeyspace("customer", LockOptions.builder().action("late")
+          .ttl(longTtl).acquireTimeout(Duration.ofSeconds(2)).build()))
+          .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT))
+          .hasMessageContaining("did not answer in time while creating the lock key");
+
+      // etcd did create the key, and the cleanup took it away again
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.stream().map(WatchEvent::getEventType).toList(),
+          types -> types.contains(WatchEvent.EventType.PUT) && types.contains(WatchEvent.EventType.DELETE));
+      assertThat(view.lockKeys(paths.keyspaceDir("customer"))).isEmpty();
+      try (HeldLock next = locks.lockKeyspace("customer", LockOptions.builder().action("next").ttl(TTL)
+          .acquireTimeout(Duration.ofSeconds(5)).build())) {
+        assertThat(next.isHeld()).isTrue();
+      }
+    }
   }
 
   @Test

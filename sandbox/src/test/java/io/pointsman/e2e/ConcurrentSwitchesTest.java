@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Switches started at once: on one VReplication workflow they serialize on its named lock and only
  * one switches; on workflows sharing a keyspace the second waits for the keyspace lock, changing
- * nothing meanwhile. The world's MoveTables all move tables of commerce to customer, so their lock
- * sets overlap; each test switches workflows of its own, so the tests do not depend on their order.
+ * nothing meanwhile; on workflows whose locks are disjoint neither waits for the other. The world's
+ * MoveTables of commerce to customer overlap in their keyspace locks; warehouse2archive shares none
+ * with them. Each test switches workflows of its own, so the tests do not depend on their order.
  */
 @Timeout(value = 6, unit = TimeUnit.MINUTES)
 class ConcurrentSwitchesTest {
@@ -45,6 +46,8 @@ class ConcurrentSwitchesTest {
   /** Two more MoveTables commerce → customer, one extra table each. */
   private static final String FIRST = "move_t0001";
   private static final String SECOND = "move_t0002";
+  private static final String THIRD = "move_t0003";
+  private static final String APART = SandboxLayout.WAREHOUSE_WORKFLOW;
   private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final String SWITCHED = "All Reads Switched. Writes Switched";
   private static final Set<String> MUTATING = Set.of("switchReads", "stopSourceWrites", "allowSourceWrites",
@@ -61,11 +64,13 @@ class ConcurrentSwitchesTest {
 
   @BeforeAll
   static void up() throws Exception {
-    world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(2), faults);
+    world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(3).withWarehouse(), faults);
     validator = new TopologyValidator(world.etcd, world.paths, world.services);
     world.createMoveTables();
     world.createMoveTables(new MoveTablesSpec(FIRST, SOURCE, TARGET, List.of("t0001"), true));
     world.createMoveTables(new MoveTablesSpec(SECOND, SOURCE, TARGET, List.of("t0002"), true));
+    world.createMoveTables(new MoveTablesSpec(THIRD, SOURCE, TARGET, List.of("t0003"), true));
+    world.createMoveTables(MoveTablesSpec.warehouse());
   }
 
   @AfterAll
@@ -170,12 +175,44 @@ class ConcurrentSwitchesTest {
     assertSwitchedAndUnlocked(SECOND);
   }
 
+  @Test
+  void switchesWhoseLocksAreDisjointDoNotWaitForEachOther() throws Exception {
+    // Mid-switch on commerce → customer: its workflow lock and both keyspace locks held.
+    FaultInjection.Block held = faults.blockOnce("stopSourceWrites", When.AFTER);
+    SwitchTrafficWorkflow blocked = newSwitch(THIRD);
+    WorkflowClient.start(blocked::switchTraffic, SwitchTrafficRequest.of(THIRD, TARGET));
+    await().atMost(WAIT).until(held::reached);
+    long blockedToken = held.locks().fencingToken();
+    List<String> blockedLocks = WorldSnapshot.lockKeys(world);
+    assertThat(blockedLocks).hasSize(3);
+
+    SwitchTrafficWorkflow apart = world.workflow(SwitchTrafficWorkflow.class,
+        E2eChecks.id(Pointsman.SWITCH_TRAFFIC, SandboxLayout.ARCHIVE, APART));
+    ActionResult done = apart.switchTraffic(SwitchTrafficRequest.of(APART, SandboxLayout.ARCHIVE));
+
+    assertThat(done.startState()).isEqualTo(NOT_SWITCHED);
+    assertThat(done.currentState()).isEqualTo(SWITCHED);
+    assertThat(fencingToken(apart)).as("locks taken while the other's were held").isGreaterThan(blockedToken);
+    assertThat(WorldSnapshot.lockKeys(world)).as("the blocked switch still holds its locks, and only it")
+        .containsExactlyInAnyOrderElementsOf(blockedLocks);
+    assertValid(SandboxLayout.ARCHIVE, APART, "ALL_SWITCHED");
+    held.release();
+
+    assertThat(result(blocked).currentState()).isEqualTo(SWITCHED);
+    assertSwitchedAndUnlocked(THIRD);
+    assertValid(SandboxLayout.ARCHIVE, APART, "ALL_SWITCHED");
+  }
+
   private static void assertSwitchedAndUnlocked(String workflow) throws Exception {
-    ValidationReport report = validator.validate(TARGET, workflow);
+    assertValid(TARGET, workflow, "ALL_SWITCHED");
+    assertThat(WorldSnapshot.lockKeys(world)).as("locks left behind").isEmpty();
+  }
+
+  private static void assertValid(String keyspace, String workflow, String state) {
+    ValidationReport report = validator.validate(keyspace, workflow);
     log.info("validator on {}: {}", workflow, report.describe());
     assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo("ALL_SWITCHED");
-    assertThat(WorldSnapshot.lockKeys(world)).as("locks left behind").isEmpty();
+    assertThat(report.state()).as(report.describe()).isEqualTo(state);
   }
 
   private static SwitchTrafficWorkflow newSwitch(String workflow) {

@@ -47,6 +47,7 @@ class ConcurrentSwitchesTest {
   private static final String FIRST = "move_t0001";
   private static final String SECOND = "move_t0002";
   private static final String THIRD = "move_t0003";
+  private static final String FOURTH = "move_t0004";
   private static final String APART = SandboxLayout.WAREHOUSE_WORKFLOW;
   private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final String SWITCHED = "All Reads Switched. Writes Switched";
@@ -64,12 +65,13 @@ class ConcurrentSwitchesTest {
 
   @BeforeAll
   static void up() throws Exception {
-    world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(3).withWarehouse(), faults);
+    world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(4).withWarehouse(), faults);
     validator = new TopologyValidator(world.etcd, world.paths, world.services);
     world.createMoveTables();
     world.createMoveTables(new MoveTablesSpec(FIRST, SOURCE, TARGET, List.of("t0001"), true));
     world.createMoveTables(new MoveTablesSpec(SECOND, SOURCE, TARGET, List.of("t0002"), true));
     world.createMoveTables(new MoveTablesSpec(THIRD, SOURCE, TARGET, List.of("t0003"), true));
+    world.createMoveTables(new MoveTablesSpec(FOURTH, SOURCE, TARGET, List.of("t0004"), true));
     world.createMoveTables(MoveTablesSpec.warehouse());
   }
 
@@ -133,6 +135,35 @@ class ConcurrentSwitchesTest {
         .doesNotContain("canSwitch");
     assertThat(switched.differencesTo(WorldSnapshot.take(world))).as("changes after the switch").isEmpty();
     assertSwitchedAndUnlocked(MOVE);
+  }
+
+  @Test
+  void aRunThatReadTheStateMidSwitchDoesNotRunTheFinishedSwitchAgain() throws Exception {
+    // Past changeRouting, before the freeze: writes read as switched but the streams are not frozen,
+    // which is also what an interrupted switch leaves, and a run reading it plans to resume the switch.
+    FaultInjection.Block beforeFreeze = faults.blockOnce("freezeTargetVReplication", When.BEFORE);
+    SwitchTrafficWorkflow holder = newSwitch(FOURTH);
+    WorkflowClient.start(holder::switchTraffic, SwitchTrafficRequest.of(FOURTH, TARGET));
+    await().atMost(WAIT).until(beforeFreeze::reached);
+    long holderToken = beforeFreeze.locks().fencingToken();
+
+    SwitchTrafficWorkflow waiter = newSwitch(FOURTH);
+    WorkflowClient.start(waiter::switchTraffic, SwitchTrafficRequest.of(FOURTH, TARGET));
+    await().atMost(WAIT).until(() -> waitingForLocks(waiter));
+    assertThat(run(waiter, "getWorkflowState")).extracting(StepProgress::detail).isEqualTo(SWITCHED);
+    assertThat(run(waiter, "checkJournals")).as("found the journal: planned to resume")
+        .extracting(StepProgress::detail).isEqualTo("true");
+    beforeFreeze.release();
+
+    assertThat(result(holder).currentState()).isEqualTo(SWITCHED);
+    ActionResult second = result(waiter);
+    assertThat(second.startState()).isEqualTo(SWITCHED);
+    assertThat(second.currentState()).isEqualTo(SWITCHED);
+    assertThat(faults.calls()).filteredOn(c -> MUTATING.contains(c.step())).as("every change, all the holder's")
+        .isNotEmpty().allMatch(c -> c.token() == holderToken);
+    assertThat(waiter.progress().steps()).extracting(StepProgress::name).doesNotContainAnyElementsOf(MUTATING)
+        .doesNotContain("gatherPositions");
+    assertSwitchedAndUnlocked(FOURTH);
   }
 
   @Test

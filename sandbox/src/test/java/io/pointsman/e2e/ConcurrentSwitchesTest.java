@@ -1,6 +1,7 @@
 package io.pointsman.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import io.pointsman.e2e.FaultInjection.When;
@@ -10,18 +11,23 @@ import io.pointsman.sandbox.cluster.SandboxShape;
 import io.pointsman.validate.TopologyValidator;
 import io.pointsman.validate.ValidationReport;
 import io.pointsman.workflows.Pointsman;
+import io.pointsman.workflows.CancelMigrationWorkflow;
 import io.pointsman.workflows.SwitchTrafficWorkflow;
+import io.pointsman.workflows.api.CancelRequest;
 import io.pointsman.workflows.api.SwitchTrafficRequest;
 import io.pointsman.workflows.model.ActionResult;
 import io.pointsman.workflows.model.Progress;
 import io.pointsman.workflows.model.StepProgress;
 import io.pointsman.workflows.model.StepStatus;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ApplicationFailure;
 import io.temporal.client.WorkflowStub;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,6 +54,7 @@ class ConcurrentSwitchesTest {
   private static final String SECOND = "move_t0002";
   private static final String THIRD = "move_t0003";
   private static final String FOURTH = "move_t0004";
+  private static final String FIFTH = "move_t0005";
   private static final String APART = SandboxLayout.WAREHOUSE_WORKFLOW;
   private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final String SWITCHED = "All Reads Switched. Writes Switched";
@@ -65,13 +72,14 @@ class ConcurrentSwitchesTest {
 
   @BeforeAll
   static void up() throws Exception {
-    world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(4).withWarehouse(), faults);
+    world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(5).withWarehouse(), faults);
     validator = new TopologyValidator(world.etcd, world.paths, world.services);
     world.createMoveTables();
     world.createMoveTables(new MoveTablesSpec(FIRST, SOURCE, TARGET, List.of("t0001"), true));
     world.createMoveTables(new MoveTablesSpec(SECOND, SOURCE, TARGET, List.of("t0002"), true));
     world.createMoveTables(new MoveTablesSpec(THIRD, SOURCE, TARGET, List.of("t0003"), true));
     world.createMoveTables(new MoveTablesSpec(FOURTH, SOURCE, TARGET, List.of("t0004"), true));
+    world.createMoveTables(new MoveTablesSpec(FIFTH, SOURCE, TARGET, List.of("t0005"), true));
     world.createMoveTables(MoveTablesSpec.warehouse());
   }
 
@@ -103,7 +111,7 @@ class ConcurrentSwitchesTest {
     // canSwitch runs only under the locks: the run blocked in it holds them
     SwitchTrafficWorkflow holder = fencingToken(a) > 0 ? a : b;
     SwitchTrafficWorkflow waiter = holder == a ? b : a;
-    await().atMost(WAIT).until(() -> waitingForLocks(waiter));
+    await().atMost(WAIT).until(() -> waitingForLocks(waiter::progress));
     assertThat(run(waiter, "getWorkflowState")).extracting(StepProgress::detail).isEqualTo(NOT_SWITCHED);
     assertThat(WorldSnapshot.locksUnder(world, namedLockDir(MOVE)))
         .as("the holder's key and the waiter's, queued behind it").hasSize(2);
@@ -112,7 +120,8 @@ class ConcurrentSwitchesTest {
     await().atMost(WAIT).until(afterChanges::reached);
     assertThat(world.workflowState(TARGET, MOVE)).isEqualTo(SWITCHED);
     WorldSnapshot switched = WorldSnapshot.take(world);
-    assertThat(waitingForLocks(waiter)).as("the waiter still waits while the switch holds the locks").isTrue();
+    assertThat(waitingForLocks(waiter::progress)).as("the waiter still waits while the switch holds the locks")
+        .isTrue();
     afterChanges.release();
 
     ActionResult first = result(holder);
@@ -149,7 +158,7 @@ class ConcurrentSwitchesTest {
 
     SwitchTrafficWorkflow waiter = newSwitch(FOURTH);
     WorkflowClient.start(waiter::switchTraffic, SwitchTrafficRequest.of(FOURTH, TARGET));
-    await().atMost(WAIT).until(() -> waitingForLocks(waiter));
+    await().atMost(WAIT).until(() -> waitingForLocks(waiter::progress));
     assertThat(run(waiter, "getWorkflowState")).extracting(StepProgress::detail).isEqualTo(SWITCHED);
     assertThat(run(waiter, "checkJournals")).as("found the journal: planned to resume")
         .extracting(StepProgress::detail).isEqualTo("true");
@@ -167,6 +176,40 @@ class ConcurrentSwitchesTest {
   }
 
   @Test
+  void aCancelQueuedBehindASwitchFindsItSwitchedAndDropsNothing() throws Exception {
+    FaultInjection.Block beforeChecks = faults.blockOnce("canSwitch", When.BEFORE);
+    FaultInjection.Block afterChanges = faults.blockOnce("freezeTargetVReplication", When.AFTER);
+    SwitchTrafficWorkflow switching = newSwitch(FIFTH);
+    WorkflowClient.start(switching::switchTraffic, SwitchTrafficRequest.of(FIFTH, TARGET));
+    await().atMost(WAIT).until(beforeChecks::reached);
+    // Checked before the locks, while writes are not switched: Cancel may run, and queues.
+    CancelMigrationWorkflow cancel = world.workflow(CancelMigrationWorkflow.class,
+        E2eChecks.id(Pointsman.CANCEL_MIGRATION, TARGET, FIFTH));
+    WorkflowClient.start(cancel::cancel, CancelRequest.of(FIFTH, TARGET));
+    await().atMost(WAIT).until(() -> waitingForLocks(cancel::progress));
+    beforeChecks.release();
+
+    await().atMost(WAIT).until(afterChanges::reached);
+    WorldSnapshot switched = WorldSnapshot.take(world);
+    afterChanges.release();
+    assertThat(result(switching).currentState()).isEqualTo(SWITCHED);
+
+    WorkflowFailedException failed = catchThrowableOfType(
+        () -> WorkflowStub.fromTyped(cancel).getResult(ActionResult.class), WorkflowFailedException.class);
+    assertThat(failed).as("Cancel after the writes were switched").isNotNull();
+    ApplicationFailure cause = (ApplicationFailure) failed.getCause();
+    assertThat(cause.getType()).isEqualTo("FAILED_PRECONDITION");
+    assertThat(cause.getOriginalMessage()).contains("because its writes have been switched");
+    assertThat(cancel.progress().steps()).extracting(StepProgress::name)
+        .doesNotContain("switchReads", "dropTargets", "deleteWorkflow", "deleteRoutingRules");
+    for (String shard : world.store().listShards(TARGET)) {
+      assertThat(E2eChecks.tables(world, TARGET, shard)).as("tables of %s/%s", TARGET, shard).contains("t0005");
+    }
+    assertThat(switched.differencesTo(WorldSnapshot.take(world))).as("changes after the switch").isEmpty();
+    assertSwitchedAndUnlocked(FIFTH);
+  }
+
+  @Test
   void aSwitchSharingAKeyspaceWaitsForItsLockChangingNothingThenBothFinish() throws Exception {
     // Mid-switch: source writes stopped, the commerce and customer locks held.
     FaultInjection.Block held = faults.blockOnce("stopSourceWrites", When.AFTER);
@@ -178,7 +221,7 @@ class ConcurrentSwitchesTest {
 
     SwitchTrafficWorkflow waiter = newSwitch(SECOND);
     WorkflowClient.start(waiter::switchTraffic, SwitchTrafficRequest.of(SECOND, TARGET));
-    await().atMost(WAIT).until(() -> waitingForLocks(waiter)
+    await().atMost(WAIT).until(() -> waitingForLocks(waiter::progress)
         && WorldSnapshot.locksUnder(world, world.paths.keyspaceDir(SOURCE)).size() == 2);
     // Its own workflow lock is free, so it holds it and queues on the first keyspace (they go in name order).
     assertThat(WorldSnapshot.locksUnder(world, namedLockDir(SECOND))).hasSize(1);
@@ -260,8 +303,8 @@ class ConcurrentSwitchesTest {
   }
 
   /** It read the state and is inside acquireLocks: queued for the locks, holding none of them yet. */
-  private static boolean waitingForLocks(SwitchTrafficWorkflow wf) {
-    Progress p = wf.progress();
+  private static boolean waitingForLocks(Supplier<Progress> progress) {
+    Progress p = progress.get();
     return p.steps().stream().anyMatch(s -> s.name().equals("getWorkflowState") && s.status() == StepStatus.DONE)
         && p.steps().stream().anyMatch(s -> s.name().equals("acquireLocks") && s.status() == StepStatus.RUNNING);
   }

@@ -15,6 +15,7 @@ import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.ReshardSpec;
 import io.pointsman.sandbox.cluster.Sandbox;
 import io.pointsman.sandbox.cluster.SandboxOptions;
+import io.pointsman.sandbox.cluster.SandboxShape;
 import io.pointsman.sandbox.router.Router;
 import io.pointsman.sandbox.router.RouterOptions;
 import io.pointsman.sandbox.streams.StreamRunner;
@@ -89,6 +90,11 @@ final class SwitchWorld implements AutoCloseable {
   }
 
   static SwitchWorld start(boolean moveTablesOnly, UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
+    return start(moveTablesOnly, SandboxShape.DEFAULT, switchWrapper);
+  }
+
+  static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, UnaryOperator<SwitchActivities> switchWrapper)
+      throws IOException {
     Path dir = Files.createTempDirectory("pointsman-e2e");
     String root = "/pointsman-e2e/" + UUID.randomUUID();
     SandboxOptions.Builder b = SandboxOptions.builder()
@@ -96,7 +102,8 @@ final class SwitchWorld implements AutoCloseable {
         .basePort(freeBase())
         .etcdEndpoint(TestServices.etcdEndpoint())
         .topologyRoots(root + "/global", root)
-        .stopOnJvmExit(true);
+        .stopOnJvmExit(true)
+        .shape(shape);
     if (moveTablesOnly) {
       b.withoutReshardTargets();
     }
@@ -129,7 +136,12 @@ final class SwitchWorld implements AutoCloseable {
 
   /** Creates commerce2customer and waits until its copy finished and its streams run. */
   CreatedWorkflow createMoveTables() {
-    CreatedWorkflow wf = sandbox.moveTablesCreator().create(MoveTablesSpec.sandbox());
+    return createMoveTables(MoveTablesSpec.sandbox());
+  }
+
+  /** Creates a MoveTables workflow and waits until its copy finished and its streams run. */
+  CreatedWorkflow createMoveTables(MoveTablesSpec spec) {
+    CreatedWorkflow wf = sandbox.moveTablesCreator().create(spec);
     awaitRunning(wf);
     return wf;
   }

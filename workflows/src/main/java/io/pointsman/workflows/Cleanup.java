@@ -21,6 +21,9 @@ import java.util.List;
  * (dropping what is gone is fine), so a failed run is finished by rerunning it, as in Vitess.
  */
 final class Cleanup {
+  /** Version marker: the check is made again under the locks, and the action acts on what it read there. */
+  static final String CHECK_UNDER_LOCKS = "check-under-locks";
+
   /** What one cleanup action does, beyond the shared reading and locking. */
   interface Plan {
     /** Fails the action when the workflow is not in a state it may run in. */
@@ -85,11 +88,22 @@ final class Cleanup {
     }
     LockKeeper keeper = new LockKeeper(new LockRequest(named, info.keyspaces(), action, lockTtl, maxLockHold), progress);
     Steps steps = new Steps(progress, keeper);
+    WorkflowState found = state;
     try {
       progress.phase("locking");
       keeper.acquire();
+      MigrationInfo locked = info;
+      if (Workflow.getVersion(CHECK_UNDER_LOCKS, Workflow.DEFAULT_VERSION, 1) >= 1) {
+        // The check before the locks is stale once another action held them meanwhile: a Cancel
+        // queued behind a SwitchTraffic would drop the target tables that now take the writes.
+        locked = steps.run("buildTrafficSwitcher", "again under the locks",
+            () -> reads.buildTrafficSwitcher(targetKeyspace, workflow));
+        MigrationInfo now = locked;
+        found = steps.run("getWorkflowState", "again under the locks", () -> reads.getWorkflowState(now, List.of()));
+        plan.check(locked, found);
+      }
       progress.phase("cleaning up");
-      plan.execute(info, state, steps, keeper);
+      plan.execute(locked, found, steps, keeper);
       progress.phase("done");
     } catch (LockLostSignal lost) {
       throw ApplicationFailure.newNonRetryableFailure(lost.getMessage() + "; nothing after that step ran. Rerun "
@@ -105,7 +119,7 @@ final class Cleanup {
     }
     String verb = action.equals(Pointsman.COMPLETE_MIGRATION) ? "completed" : "cancelled";
     return new ActionResult("Successfully " + verb + " the " + workflow + " workflow in the " + targetKeyspace
-        + " keyspace", state.summary(), verb, List.of());
+        + " keyspace", found.summary(), verb, List.of());
   }
 
   /** Fails the workflow with a precondition error Vitess users recognise. */

@@ -38,6 +38,7 @@ final class TrafficSwitch {
    */
   static final String JOURNAL_READ_BACK = "journal-read-back-and-completed";
   static final String RESUME_UNFINISHED = "resume-unfinished-write-switch";
+  static final String PLAN_UNDER_LOCKS = "plan-under-locks";
 
   private final String action;
   private final SwitchTrafficRequest request;
@@ -78,16 +79,50 @@ final class TrafficSwitch {
     // The reads before the locks stay activities: a local one holds the workflow task open while it
     // runs, and queries (the CLI's live progress) wait for that task; they gain nothing from speed.
     progress.phase("reading state");
-    MigrationInfo info = steps.run("buildTrafficSwitcher", request.targetKeyspace() + "." + request.workflow(),
+    MigrationInfo info = readInfo(steps, request.targetKeyspace() + "." + request.workflow());
+    Plan plan = plan(info, readState(steps, info, "cells " + cellsText(request.cells())), steps);
+
+    if (request.dryRun()) {
+      return dryRun(plan);
+    }
+
+    LockRequest lockRequest = new LockRequest(Pointsman.namedLock(request.targetKeyspace(), request.workflow()),
+        plan.keyspaces(), action, request.lockTtl(), request.maxLockHold());
+    LockKeeper keeper = new LockKeeper(lockRequest, progress);
+    // Where the critical section runs: local activities, or (runs started before that change) activities.
+    SwitchActivities critical = Versions.localCriticalSection() ? local : quick;
+    return new Run(keeper, new Steps(progress, keeper), critical).execute(plan);
+  }
+
+  /**
+   * What this action switches, decided from a read of the workflow's state.
+   *
+   * @param w the workflow whose writes switch: the reverse one for ReverseTraffic of writes
+   * @param reads each read tablet type with the cells it switches
+   */
+  private record Plan(MigrationInfo info, WorkflowState start, MigrationInfo w, List<ReadSwitch> reads,
+      boolean switchWrites, boolean writesAlreadySwitched) {
+    List<String> keyspaces() {
+      return unionKeyspaces(info, w);
+    }
+  }
+
+  private MigrationInfo readInfo(Steps via, String detail) {
+    return via.run("buildTrafficSwitcher", detail,
         () -> quick.buildTrafficSwitcher(request.targetKeyspace(), request.workflow()));
-    WorkflowState start = steps.run("getWorkflowState", "cells " + cellsText(request.cells()),
-        () -> quick.getWorkflowState(info, request.cells()));
+  }
+
+  private WorkflowState readState(Steps via, MigrationInfo info, String detail) {
+    return via.run("getWorkflowState", detail, () -> quick.getWorkflowState(info, request.cells()));
+  }
+
+  private Plan plan(MigrationInfo info, WorkflowState start, Steps via) {
     boolean writesAlreadySwitched = direction == Direction.FORWARD ? start.writesSwitched() : !start.writesSwitched();
     boolean switchWrites = request.includesPrimary() && !writesAlreadySwitched;
     MigrationInfo writeInfo = info;
     if (switchWrites && direction == Direction.BACKWARD) {
       // Vitess reverses writes by switching the reverse workflow forward.
-      writeInfo = steps.run("buildTrafficSwitcher", info.sourceKeyspace() + "." + info.reverseWorkflow(),
+      writeInfo = via.run("buildTrafficSwitcher", info.sourceKeyspace() + "." + info.reverseWorkflow(),
           () -> quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
     } else if (request.includesPrimary() && writesAlreadySwitched
         && Workflow.getVersion(RESUME_UNFINISHED, Workflow.DEFAULT_VERSION, 1) >= 1) {
@@ -97,20 +132,7 @@ final class TrafficSwitch {
         switchWrites = true;
       }
     }
-    MigrationInfo w = writeInfo;
-    List<ReadSwitch> readSwitches = planReads(info, start);
-
-    if (request.dryRun()) {
-      return dryRun(info, w, start, readSwitches, switchWrites, writesAlreadySwitched);
-    }
-
-    LockRequest lockRequest = new LockRequest(Pointsman.namedLock(request.targetKeyspace(), request.workflow()),
-        unionKeyspaces(info, w), action, request.lockTtl(), request.maxLockHold());
-    LockKeeper keeper = new LockKeeper(lockRequest, progress);
-    // Where the critical section runs: local activities, or (runs started before that change) activities.
-    SwitchActivities critical = Versions.localCriticalSection() ? local : quick;
-    return new Run(keeper, new Steps(progress, keeper), critical).execute(info, w, start, readSwitches, switchWrites,
-        writesAlreadySwitched);
+    return new Plan(info, start, writeInfo, planReads(info, start), switchWrites, writesAlreadySwitched);
   }
 
   /**
@@ -160,21 +182,23 @@ final class TrafficSwitch {
     return out;
   }
 
-  private ActionResult dryRun(MigrationInfo info, MigrationInfo w, WorkflowState start, List<ReadSwitch> reads,
-      boolean switchWrites, boolean writesAlreadySwitched) {
+  private ActionResult dryRun(Plan p) {
+    MigrationInfo info = p.info();
+    MigrationInfo w = p.w();
+    WorkflowState start = p.start();
     progress.phase("dry run");
     SwitchPlan plan = new SwitchPlan();
     String named = Pointsman.namedLock(request.targetKeyspace(), request.workflow());
-    List<String> keyspaces = unionKeyspaces(info, w);
+    List<String> keyspaces = p.keyspaces();
     plan.locks(named, keyspaces);
-    for (ReadSwitch r : reads) {
+    for (ReadSwitch r : p.reads()) {
       if (r.cells().isEmpty()) {
         plan.readsAlreadySwitched(r.tabletType(), direction);
       } else {
         plan.reads(info, r.tabletType(), r.cells(), direction);
       }
     }
-    if (switchWrites && !w.frozen()) {
+    if (p.switchWrites() && !w.frozen()) {
       ShardPositions now = steps.run("gatherPositions", "current positions for the plan",
           () -> quick.gatherPositions(w));
       plan.writes(w, now.source(), GoDurations.format(request.timeout()), request.enableReverseReplication());
@@ -206,6 +230,8 @@ final class TrafficSwitch {
     /** Where the happy path's steps from checkJournals on run: local activities, or (older runs) activities. */
     private final SwitchActivities critical;
     private final SwitchActivities criticalWithinTimeout;
+    /** What this run switches: first as read before the locks, then as read under them. */
+    private Plan plan;
 
     Run(LockKeeper keeper, Steps steps, SwitchActivities critical) {
       this.keeper = keeper;
@@ -214,12 +240,16 @@ final class TrafficSwitch {
       this.criticalWithinTimeout = critical == local ? localWithinTimeout : withinTimeout;
     }
 
-    ActionResult execute(MigrationInfo info, MigrationInfo w, WorkflowState start, List<ReadSwitch> reads,
-        boolean switchWrites, boolean writesAlreadySwitched) {
+    ActionResult execute(Plan planned) {
+      plan = planned;
       try {
         progress.phase("locking");
         keeper.acquire();
-        if (!writesAlreadySwitched) {
+        if (Workflow.getVersion(PLAN_UNDER_LOCKS, Workflow.DEFAULT_VERSION, 1) >= 1) {
+          plan = planUnderTheLocks(planned);
+        }
+        MigrationInfo w = plan.w();
+        if (!plan.writesAlreadySwitched()) {
           progress.phase("pre-checks");
           // An activity even when the critical section is local: a replacement worker re-running the
           // chain would otherwise re-ask, and a refusal then (lag grows while the dead worker's
@@ -231,14 +261,14 @@ final class TrafficSwitch {
                 + w.qualifiedName() + " at this time: " + reason, ErrorCode.FAILED_PRECONDITION.name());
           }
         }
-        switchReads(info, reads);
-        if (switchWrites) {
+        switchReads(plan.info(), plan.reads());
+        if (plan.switchWrites()) {
           switchWrites(w);
         }
         progress.phase("done");
       } catch (LockLostSignal lost) {
         // Re-acquiring and compensating must not be cut short by a cancellation arriving meanwhile.
-        Workflow.newDetachedCancellationScope(() -> recoverFromLockLoss(w, lost)).run();
+        Workflow.newDetachedCancellationScope(() -> recoverFromLockLoss(plan.w(), lost)).run();
         if (CancellationScope.current().isCancelRequested()) {
           throw new CanceledFailure("the workflow was cancelled; " + action + " finished the switch under new locks");
         }
@@ -250,9 +280,9 @@ final class TrafficSwitch {
         String why = cancelled ? "the workflow was cancelled" : Failures.message(failure);
         try {
           Workflow.newDetachedCancellationScope(() -> {
-            settlePointOfNoReturn(w);
+            settlePointOfNoReturn(plan.w());
             if (cancelled || !pastPointOfNoReturn) {
-              undoOrFinish(w, why);
+              undoOrFinish(plan.w(), why);
             }
           }).run();
         } finally {
@@ -264,11 +294,37 @@ final class TrafficSwitch {
         throw failure(failure);
       }
       keeper.release();
+      MigrationInfo info = plan.info();
       // Read-only, and after the release: must not race the locks just given back.
       WorkflowState end = TrafficSwitch.this.steps.run("getWorkflowState", "state after " + action,
           () -> quick.getWorkflowState(info, request.cells()));
-      return new ActionResult(action + " was successful for workflow " + info.qualifiedName(), start.summary(),
-          end.summary(), List.of());
+      return new ActionResult(action + " was successful for workflow " + info.qualifiedName(),
+          plan.start().summary(), end.summary(), List.of());
+    }
+
+    /**
+     * The plan was made from reads before the locks, and another action may have switched the
+     * workflow while this one waited for them (a second run of it under another workflow id, which
+     * the id conflict policy does not stop): it would then run steps on a stale plan, or refuse a
+     * switch that is already done. So read again under the locks, and when anything changed decide
+     * anew from what is there, as a run started after the other would.
+     */
+    private Plan planUnderTheLocks(Plan before) {
+      MigrationInfo info = readInfo(steps, "again under the locks");
+      WorkflowState now = readState(steps, info, "again under the locks");
+      if (info.equals(before.info()) && now.equals(before.start())) {
+        return before;
+      }
+      progress.phase("re-planning: the workflow changed while waiting for the locks");
+      Plan after = plan(info, now, steps);
+      log.info("{}: {} changed while waiting for the locks, from {} to {}", action, info.qualifiedName(),
+          before.start().summary(), after.start().summary());
+      if (!after.keyspaces().equals(before.keyspaces())) {
+        throw ApplicationFailure.newNonRetryableFailure("the keyspaces of workflow " + info.qualifiedName()
+            + " changed while waiting for their locks, from " + before.keyspaces() + " to " + after.keyspaces()
+            + "; nothing was changed", ErrorCode.FAILED_PRECONDITION.name());
+      }
+      return after;
     }
 
     private void switchReads(MigrationInfo info, List<ReadSwitch> reads) {

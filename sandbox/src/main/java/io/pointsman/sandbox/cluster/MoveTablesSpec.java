@@ -39,6 +39,12 @@ public record MoveTablesSpec(
         SandboxLayout.MOVED_TABLES, true);
   }
 
+  /** The unrelated workflow of a shape with the warehouse: {@code warehouse2archive} moves stock. */
+  public static MoveTablesSpec warehouse() {
+    return new MoveTablesSpec(SandboxLayout.WAREHOUSE_WORKFLOW, SandboxLayout.WAREHOUSE, SandboxLayout.ARCHIVE,
+        SandboxLayout.WAREHOUSE_TABLES, true);
+  }
+
   public MoveTablesSpec withAutoStart(boolean start) {
     return new MoveTablesSpec(workflow, sourceKeyspace, targetKeyspace, tables, start);
   }

@@ -24,6 +24,10 @@ final class SampleSchema {
       + " order_id bigint NOT NULL%s, customer_id bigint, sku varchar(128), price bigint,"
       + " PRIMARY KEY (order_id)) ENGINE=InnoDB";
 
+  static final String STOCK = "CREATE TABLE IF NOT EXISTS %s.stock ("
+      + " sku varchar(128) NOT NULL, quantity bigint, PRIMARY KEY (sku)) ENGINE=InnoDB";
+  static final String STOCK_ROWS = "INSERT INTO %s.stock (sku, quantity) VALUES ('SKU-1001', 7), ('SKU-1002', 12)";
+
   /** The sample rows; customer ids 1..5 spread over both customer shards under the hash vindex. */
   static final List<String> COMMERCE_ROWS = List.of(
       "INSERT INTO %s.product (sku, description, price) VALUES"
@@ -64,6 +68,17 @@ final class SampleSchema {
         } finally {
           c.setAutoCommit(true);
         }
+      }
+    }
+  }
+
+  /** Creates the warehouse's stock table, and loads its rows unless it holds some. */
+  static void warehouse(Connection c, String dbName) throws SQLException {
+    String db = createDatabase(c, dbName);
+    try (Statement s = c.createStatement()) {
+      s.execute(String.format(STOCK, db));
+      if (isEmpty(s, db + ".stock")) {
+        s.execute(String.format(STOCK_ROWS, db));
       }
     }
   }

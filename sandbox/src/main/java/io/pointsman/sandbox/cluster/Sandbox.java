@@ -383,9 +383,12 @@ public final class Sandbox implements AutoCloseable {
   private void prepareDatabase(RunningPrimary p) {
     try (Connection c = p.connect(options.credentials())) {
       String db = p.primary().dbName();
-      if (p.primary().keyspace().equals(SandboxLayout.COMMERCE)) {
+      String keyspace = p.primary().keyspace();
+      if (keyspace.equals(SandboxLayout.COMMERCE)) {
         SampleSchema.commerce(c, db, options.shape().extraTableNames());
-      } else if (options.shape().servesInitially(p.primary())) {
+      } else if (keyspace.equals(SandboxLayout.WAREHOUSE)) {
+        SampleSchema.warehouse(c, db);
+      } else if (keyspace.equals(SandboxLayout.CUSTOMER) && options.shape().servesInitially(p.primary())) {
         SampleSchema.customerShard(c, db);
       } else {
         SampleSchema.createDatabase(c, db);

@@ -23,6 +23,16 @@ public final class SandboxLayout {
   public static final String VINDEX_NAME = "hash";
 
   public static final String MOVETABLES_WORKFLOW = "commerce2customer";
+
+  /**
+   * A second, unrelated migration when the shape has it ({@link SandboxShape#withWarehouse()}): the
+   * unsharded {@code warehouse} moves its {@code stock} table to the unsharded {@code archive}. It
+   * shares no keyspace with commerce and customer, so its switches take none of their locks.
+   */
+  public static final String WAREHOUSE = "warehouse";
+  public static final String ARCHIVE = "archive";
+  public static final List<String> WAREHOUSE_TABLES = List.of("stock");
+  public static final String WAREHOUSE_WORKFLOW = "warehouse2archive";
   public static final String RESHARD_WORKFLOW = "cust2cust";
   public static final List<String> RESHARD_SOURCE_SHARDS = SandboxShape.DEFAULT.customerShards();
   public static final List<String> RESHARD_TARGET_SHARDS = SandboxShape.DEFAULT.reshardTargets();

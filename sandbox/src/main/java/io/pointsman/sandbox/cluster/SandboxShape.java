@@ -26,8 +26,11 @@ import java.util.stream.Stream;
  * @param reshardTargets the not-yet-serving shards a Reshard of customer streams into
  * @param extraTables how many tables {@code t0001 ...} commerce holds beyond product, customer and
  *     corder; each is shaped like customer, and sharded by the hash of {@code customer_id} in customer
+ * @param warehouse whether the unrelated keyspaces {@code warehouse} and {@code archive} (one unsharded
+ *     shard each, uids 200 and 250) are there too, for a migration that shares no lock with the others
  */
-public record SandboxShape(List<String> customerShards, List<String> reshardTargets, int extraTables) {
+public record SandboxShape(List<String> customerShards, List<String> reshardTargets, int extraTables,
+    boolean warehouse) {
   /** The Vitess local example: customer in two shards, a Reshard into four, commerce's three tables. */
   public static final SandboxShape DEFAULT = new SandboxShape(List.of("-80", "80-"),
       List.of("-40", "40-80", "80-c0", "c0-"), 0);
@@ -35,6 +38,8 @@ public record SandboxShape(List<String> customerShards, List<String> reshardTarg
   public static final int MAX_EXTRA_TABLES = 5000;
   private static final long COMMERCE_UID = 100;
   private static final long FIRST_CUSTOMER_UID = 300;
+  private static final long WAREHOUSE_UID = 200;
+  private static final long ARCHIVE_UID = 250;
 
   public SandboxShape {
     customerShards = List.copyOf(customerShards);
@@ -53,6 +58,10 @@ public record SandboxShape(List<String> customerShards, List<String> reshardTarg
     }
   }
 
+  public SandboxShape(List<String> customerShards, List<String> reshardTargets, int extraTables) {
+    this(customerShards, reshardTargets, extraTables, false);
+  }
+
   /** The default shape with customer served by {@code sources} and resharded into {@code targets}. */
   public static SandboxShape reshard(List<String> sources, List<String> targets) {
     return new SandboxShape(sources, targets, 0);
@@ -60,7 +69,12 @@ public record SandboxShape(List<String> customerShards, List<String> reshardTarg
 
   /** The default shape with {@code extra} more tables in commerce. */
   public SandboxShape withExtraTables(int extra) {
-    return new SandboxShape(customerShards, reshardTargets, extra);
+    return new SandboxShape(customerShards, reshardTargets, extra, warehouse);
+  }
+
+  /** This shape with the keyspaces warehouse and archive as well. */
+  public SandboxShape withWarehouse() {
+    return new SandboxShape(customerShards, reshardTargets, extraTables, true);
   }
 
   /**
@@ -81,12 +95,16 @@ public record SandboxShape(List<String> customerShards, List<String> reshardTarg
     return shards;
   }
 
-  /** commerce/0 and the serving customer shards. */
+  /** commerce/0, the serving customer shards, and warehouse/0 and archive/0 when the shape has them. */
   public List<ShardPrimary> servingPrimaries() {
     List<ShardPrimary> out = new ArrayList<>();
     out.add(new ShardPrimary(SandboxLayout.COMMERCE, "0", COMMERCE_UID));
     for (int i = 0; i < customerShards.size(); i++) {
       out.add(new ShardPrimary(SandboxLayout.CUSTOMER, customerShards.get(i), FIRST_CUSTOMER_UID + 100L * i));
+    }
+    if (warehouse) {
+      out.add(new ShardPrimary(SandboxLayout.WAREHOUSE, "0", WAREHOUSE_UID));
+      out.add(new ShardPrimary(SandboxLayout.ARCHIVE, "0", ARCHIVE_UID));
     }
     return out;
   }

@@ -48,4 +48,16 @@ class SandboxShapeTest {
     assertThatThrownBy(() -> new SandboxShape(List.of("-80"), List.of("-80"), 0))
         .hasMessageContaining("both serving and a Reshard target");
   }
+
+  @Test
+  void theWarehouseAddsTwoServingPrimariesAfterTheCustomerShardsAndMovesNothingElse() {
+    SandboxShape shape = SandboxShape.DEFAULT.withExtraTables(1).withWarehouse();
+    assertThat(shape.servingPrimaries()).endsWith(new ShardPrimary("warehouse", "0", 200),
+        new ShardPrimary("archive", "0", 250));
+    assertThat(shape.allPrimaries()).hasSize(9).endsWith(new ShardPrimary("customer", "c0-", 800));
+    assertThat(shape.servesInitially(new ShardPrimary("archive", "0", 250))).isTrue();
+    assertThat(shape.extraTables()).isEqualTo(1);
+    assertThat(shape.withExtraTables(2).warehouse()).isTrue();
+    assertThat(SandboxShape.DEFAULT.warehouse()).isFalse();
+  }
 }

@@ -56,6 +56,18 @@ final class ProcessControl {
     throw new IllegalStateException("pid " + handle.pid() + " survived SIGKILL for " + KILL_WAIT);
   }
 
+  /** Kills a process this JVM holds a handle of at once (SIGKILL), and waits until it is gone. */
+  static StopOutcome kill(ProcessHandle handle) {
+    if (!isRunning(handle)) {
+      return StopOutcome.NOT_RUNNING;
+    }
+    handle.destroyForcibly();
+    if (awaitExit(handle, KILL_WAIT)) {
+      return StopOutcome.KILLED;
+    }
+    throw new IllegalStateException("pid " + handle.pid() + " survived SIGKILL for " + KILL_WAIT);
+  }
+
   /**
    * Whether the process runs. A zombie does not: once a parent that never reaps (a container's
    * init, say) inherits an exited server, its PID lingers in state Z, yet the server is gone.

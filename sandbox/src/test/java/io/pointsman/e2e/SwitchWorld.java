@@ -46,7 +46,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * A whole pointsman world for end-to-end tests: the sandbox (its own MariaDB primaries, topology
- * under a fresh root of the test etcd), the stream runner, a router, and a Temporal test
+ * under a fresh root of the test etcd or of an etcd of its own), the stream runner, a router, and a Temporal test
  * environment whose worker runs pointsman's workflows and real activities.
  */
 final class SwitchWorld implements AutoCloseable {
@@ -62,7 +62,7 @@ final class SwitchWorld implements AutoCloseable {
 
   private SwitchWorld(Sandbox sandbox, UnaryOperator<SwitchActivities> switchWrapper) {
     this.sandbox = sandbox;
-    this.etcd = TestEtcd.client();
+    this.etcd = TestEtcd.client(sandbox.etcdEndpoint());
     this.paths = sandbox.options().topoPaths();
     this.runner = StreamRunner.start(StreamRunnerOptions.builder()
         .topology(sandbox.store())
@@ -89,14 +89,32 @@ final class SwitchWorld implements AutoCloseable {
   }
 
   static SwitchWorld start(boolean moveTablesOnly, UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
+    return start(moveTablesOnly, false, switchWrapper);
+  }
+
+  /**
+   * A world whose sandbox starts an etcd of its own, which a test may stop and start again
+   * ({@link Sandbox#stopEtcd}) without taking the shared test etcd from other suites.
+   */
+  static SwitchWorld startWithOwnEtcd(boolean moveTablesOnly, UnaryOperator<SwitchActivities> switchWrapper)
+      throws IOException {
+    return start(moveTablesOnly, true, switchWrapper);
+  }
+
+  private static SwitchWorld start(boolean moveTablesOnly, boolean ownEtcd,
+      UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
     Path dir = Files.createTempDirectory("pointsman-e2e");
     String root = "/pointsman-e2e/" + UUID.randomUUID();
     SandboxOptions.Builder b = SandboxOptions.builder()
         .dataDir(dir)
         .basePort(freeBase())
-        .etcdEndpoint(TestServices.etcdEndpoint())
         .topologyRoots(root + "/global", root)
         .stopOnJvmExit(true);
+    if (ownEtcd) {
+      b.etcdPorts(0, 0);
+    } else {
+      b.etcdEndpoint(TestServices.etcdEndpoint());
+    }
     if (moveTablesOnly) {
       b.withoutReshardTargets();
     }

@@ -7,6 +7,8 @@ import io.pointsman.activities.CleanupActivitiesImpl;
 import io.pointsman.activities.LockActivitiesImpl;
 import io.pointsman.activities.Services;
 import io.pointsman.activities.SwitchActivitiesImpl;
+import io.pointsman.errors.ErrorCode;
+import io.pointsman.errors.PointsmanException;
 import io.pointsman.mysql.PrimaryEndpoint;
 import io.pointsman.mysql.Stream;
 import io.pointsman.mysql.StreamState;
@@ -163,18 +165,21 @@ final class SwitchWorld implements AutoCloseable {
    * compensation restarted them, or a switch started its reverse).
    */
   void awaitStreamsRunning(String keyspace, String workflow) {
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      int found = 0;
-      for (String shard : store().listShards(keyspace)) {
-        for (Stream st : services.streams().read(services.primaries().resolve(keyspace, shard), workflow)) {
-          found++;
-          if (st.state() != StreamState.RUNNING || st.copyPending()) {
-            return false;
+    // a primary just restarted fails the first use of a pooled connection from before, once
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+        .ignoreExceptionsMatching(e -> e instanceof PointsmanException pe && pe.code() == ErrorCode.UNAVAILABLE)
+        .until(() -> {
+          int found = 0;
+          for (String shard : store().listShards(keyspace)) {
+            for (Stream st : services.streams().read(services.primaries().resolve(keyspace, shard), workflow)) {
+              found++;
+              if (st.state() != StreamState.RUNNING || st.copyPending()) {
+                return false;
+              }
+            }
           }
-        }
-      }
-      return found > 0;
-    });
+          return found > 0;
+        });
   }
 
   /** The workflow's state as Vitess words it, read now (e.g. "All Reads Switched. Writes Switched"). */

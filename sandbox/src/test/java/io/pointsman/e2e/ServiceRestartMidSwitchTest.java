@@ -149,7 +149,7 @@ class ServiceRestartMidSwitchTest {
     // a TTL long enough that a renewal fails well before the lease could run out
     SwitchTrafficRequest request = request().withLockTtl(Duration.ofSeconds(45));
     try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
-      SwitchTrafficWorkflow wf = startHeldAfterStopSourceWrites(request);
+      SwitchTrafficWorkflow wf = startHeld("stopSourceWrites", When.AFTER, request);
       LockSet held = block.locks();
 
       try (LogWatch renewals = LogWatch.of("io.pointsman.lock.LockRenewer")) {
@@ -181,7 +181,7 @@ class ServiceRestartMidSwitchTest {
   @Test
   void etcdDownWhileTheNextStepsNeedItEndsInADefinedState() throws Exception {
     try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
-      SwitchTrafficWorkflow wf = startHeldAfterStopSourceWrites(request());
+      SwitchTrafficWorkflow wf = startHeld("stopSourceWrites", When.AFTER, request());
 
       world.sandbox.stopEtcd(ServerStop.CRASH);
       int before = faults.calls().size();
@@ -219,11 +219,7 @@ class ServiceRestartMidSwitchTest {
     WorldSnapshot before = WorldSnapshot.take(world);
     SwitchTrafficRequest request = request().withLockTtl(Duration.ofSeconds(6));
     try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
-      block = faults.blockOnce("waitForCatchup", When.BEFORE);
-      SwitchTrafficWorkflow wf = newSwitch();
-      WorkflowClient.start(wf::switchTraffic, request);
-      running = WorkflowStub.fromTyped(wf);
-      await().atMost(LONG).until(block::reached);
+      SwitchTrafficWorkflow wf = startHeld("waitForCatchup", When.BEFORE, request);
       LockSet old = block.locks();
 
       world.sandbox.stopEtcd(ServerStop.GRACEFUL);
@@ -261,11 +257,7 @@ class ServiceRestartMidSwitchTest {
   void etcdDownAtUnlockLetsTheLocksExpireOnTheirOwnAndTheSwitchIsStillReportedDone() throws Exception {
     Duration ttl = Duration.ofSeconds(10);
     try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
-      block = faults.blockOnce("freezeTargetVReplication", When.AFTER);
-      SwitchTrafficWorkflow wf = newSwitch();
-      WorkflowClient.start(wf::switchTraffic, request().withLockTtl(ttl));
-      running = WorkflowStub.fromTyped(wf);
-      await().atMost(LONG).until(block::reached);
+      SwitchTrafficWorkflow wf = startHeld("freezeTargetVReplication", When.AFTER, request().withLockTtl(ttl));
 
       world.sandbox.stopEtcd(ServerStop.GRACEFUL);
       block.release();
@@ -295,7 +287,7 @@ class ServiceRestartMidSwitchTest {
   @EnumSource(ServerStop.class)
   void theSourcePrimaryRestartedBehindTheWriteBarrierKeepsItAndTheSwitchFinishes(ServerStop how) throws Exception {
     try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
-      SwitchTrafficWorkflow wf = startHeldAfterStopSourceWrites(request());
+      SwitchTrafficWorkflow wf = startHeld("stopSourceWrites", When.AFTER, request());
       PrimaryEndpoint source = world.services.primaries().resolve(SOURCE, "0");
       SortedSet<String> barrier = world.services.barrier().deniedTables(source);
       assertThat(barrier).as("the write barrier up before the restart").contains("customer", "corder");
@@ -324,11 +316,12 @@ class ServiceRestartMidSwitchTest {
   }
 
   /**
-   * Starts a switch and waits until it holds in stopSourceWrites, after the step took effect: the
-   * topology denies writes on the source and its write barrier is up, inside the locks.
+   * Starts a switch and waits until it holds in {@code step}, before or after the step took effect.
+   * After stopSourceWrites, the topology denies writes on the source and its write barrier is up,
+   * inside the locks: the moment most of the cases break something in.
    */
-  private SwitchTrafficWorkflow startHeldAfterStopSourceWrites(SwitchTrafficRequest request) {
-    block = faults.blockOnce("stopSourceWrites", When.AFTER);
+  private SwitchTrafficWorkflow startHeld(String step, When when, SwitchTrafficRequest request) {
+    block = faults.blockOnce(step, when);
     SwitchTrafficWorkflow wf = newSwitch();
     WorkflowClient.start(wf::switchTraffic, request);
     running = WorkflowStub.fromTyped(wf);
@@ -377,7 +370,7 @@ class ServiceRestartMidSwitchTest {
   @Test
   void aTargetPrimaryCrashedMidSwitchResumesItsStreamAndTheSwitchFinishes() throws Exception {
     try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
-      SwitchTrafficWorkflow wf = startHeldAfterStopSourceWrites(request());
+      SwitchTrafficWorkflow wf = startHeld("stopSourceWrites", When.AFTER, request());
 
       world.sandbox.stopPrimary(TARGET, "-80", ServerStop.CRASH);
       world.sandbox.startPrimary(TARGET, "-80");

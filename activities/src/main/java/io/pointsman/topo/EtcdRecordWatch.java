@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * Watches one record. jetcd calls back on its event loop, where nothing may block, so every
  * callback only hands work to this watch's own thread, which decodes and delivers in order. When
  * the stream breaks it re-watches from the last seen revision + 1; after compaction it re-reads.
+ *
+ * <p>Only the watcher opened last is listened to. jetcd keeps retrying a broken watcher on its own
+ * and reports every failed retry; were each report from a watcher already given up to start yet
+ * another one, an etcd outage would multiply the watchers without bound, and their retries would
+ * crowd out every other call of the client long after etcd is back.
  */
 final class EtcdRecordWatch<T> implements TopoWatch {
   private static final Logger log = LoggerFactory.getLogger(EtcdRecordWatch.class);
@@ -36,6 +41,8 @@ final class EtcdRecordWatch<T> implements TopoWatch {
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Watch.Watcher watcher;
   private long lastRevision; // only touched on `thread`
+  /** Counts the watchers opened; callbacks of any but the current one are ignored. Only touched on `thread`. */
+  private long generation;
 
   private EtcdRecordWatch(Client client, RecordKey<T> key, Consumer<Optional<Versioned<T>>> listener,
       Function<RecordKey<T>, Optional<Versioned<T>>> reader) {
@@ -81,10 +88,11 @@ final class EtcdRecordWatch<T> implements TopoWatch {
     if (!fromNow || fromRevision > 1) {
       opt.withRevision(fromRevision);
     }
+    long mine = ++generation;
     Watch.Watcher opened = client.getWatchClient().watch(EtcdClients.bytes(key.key()), opt.build(),
-        Watch.listener(resp -> hand(() -> onEvents(resp)),
-            err -> hand(() -> onError(err)),
-            () -> hand(() -> scheduleRewatch(false))));
+        Watch.listener(resp -> hand(mine, () -> onEvents(resp)),
+            err -> hand(mine, () -> onError(err)),
+            () -> hand(mine, () -> scheduleRewatch(false))));
     watcher = opened;
     if (closed.get()) {
       // close() ran while this watcher was being opened and could not see it
@@ -92,10 +100,17 @@ final class EtcdRecordWatch<T> implements TopoWatch {
     }
   }
 
-  /** Hands a callback to this watch's thread; after close() there is nothing left to do with it. */
-  private void hand(Runnable work) {
+  /**
+   * Hands a callback of the watcher of generation {@code from} to this watch's thread, where it
+   * runs only if that watcher is still the current one; after close() there is nothing left to do.
+   */
+  private void hand(long from, Runnable work) {
     try {
-      thread.execute(work);
+      thread.execute(() -> {
+        if (from == generation) {
+          work.run();
+        }
+      });
     } catch (RejectedExecutionException closedAlready) {
       // the watch was closed; jetcd may still deliver a last event or the client's shutdown
     }
@@ -139,6 +154,7 @@ final class EtcdRecordWatch<T> implements TopoWatch {
     if (closed.get()) {
       return;
     }
+    generation++; // what the given-up watcher still reports is of no interest
     Watch.Watcher old = watcher;
     if (old != null) {
       old.close();

@@ -295,11 +295,26 @@ final class TrafficSwitch {
       }
       keeper.release();
       MigrationInfo info = plan.info();
-      // Read-only, and after the release: must not race the locks just given back.
-      WorkflowState end = TrafficSwitch.this.steps.run("getWorkflowState", "state after " + action,
-          () -> quick.getWorkflowState(info, request.cells()));
       return new ActionResult(action + " was successful for workflow " + info.qualifiedName(),
-          plan.start().summary(), end.summary(), List.of());
+          plan.start().summary(), stateAfter(info), List.of());
+    }
+
+    /**
+     * Read-only, and after the release: must not race the locks just given back. The switch is done
+     * by then, so a read that fails for good (etcd away past its retries) leaves the state unknown
+     * in the result rather than reporting the switch itself as failed.
+     */
+    private String stateAfter(MigrationInfo info) {
+      try {
+        return TrafficSwitch.this.steps.run("getWorkflowState", "state after " + action,
+            () -> quick.getWorkflowState(info, request.cells())).summary();
+      } catch (ActivityFailure e) {
+        if (Failures.isCancellation(e)) {
+          throw e;
+        }
+        log.warn("{} finished, but its state could not be read after it: {}", action, Failures.message(e));
+        return "unknown (could not be read after " + action + ": " + Failures.message(e) + ")";
+      }
     }
 
     /**

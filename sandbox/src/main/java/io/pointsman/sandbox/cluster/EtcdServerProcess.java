@@ -120,6 +120,16 @@ public final class EtcdServerProcess implements AutoCloseable {
     log.info("etcd pid {} on {}: {}", process.pid(), options.endpoint(), outcome);
   }
 
+  /** Kills etcd at once (SIGKILL), as a crash would; a later start on the folder recovers its data. Idempotent. */
+  public void kill() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    StopOutcome outcome = ProcessControl.kill(process.toHandle());
+    log.info("etcd pid {} on {}: {}", process.pid(), options.endpoint(), outcome);
+  }
+
   private void awaitHealthy() {
     long deadline = System.nanoTime() + options.startTimeout().toNanos();
     try {

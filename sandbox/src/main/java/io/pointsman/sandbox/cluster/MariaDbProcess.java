@@ -173,6 +173,20 @@ public final class MariaDbProcess implements AutoCloseable {
     }
   }
 
+  /** Kills the server at once (SIGKILL), as a crash would; a later start recovers its data. Idempotent. */
+  public void kill() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      StopOutcome outcome = ProcessControl.kill(process.toHandle());
+      log.info("mariadbd pid {} on port {}: {}", process.pid(), options.port(), outcome);
+    } finally {
+      deleteQuietly(options.initFile());
+    }
+  }
+
   private PointsmanException failure(String message, Throwable cause) {
     PointsmanException e = PointsmanException.unavailable(message + "; last lines of " + options.log() + ":\n"
         + tail(options.log()), cause);

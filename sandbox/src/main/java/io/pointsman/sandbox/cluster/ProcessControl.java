@@ -6,6 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,6 +57,29 @@ final class ProcessControl {
       return StopOutcome.KILLED;
     }
     throw new IllegalStateException("pid " + handle.pid() + " survived SIGKILL for " + KILL_WAIT);
+  }
+
+  /**
+   * Kills a child process of this JVM at once (SIGKILL), and waits until it is reaped. Not until
+   * it looks like a zombie: a killed multi-threaded server's main thread shows as one while its
+   * other threads still exit, holding its sockets and files open a little longer.
+   */
+  static StopOutcome kill(ProcessHandle handle) {
+    if (!isRunning(handle)) {
+      return StopOutcome.NOT_RUNNING;
+    }
+    handle.destroyForcibly();
+    try {
+      handle.onExit().get(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      return StopOutcome.KILLED;
+    } catch (TimeoutException e) {
+      throw new IllegalStateException("pid " + handle.pid() + " survived SIGKILL for " + KILL_WAIT, e);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot wait for pid " + handle.pid() + " to exit", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for pid " + handle.pid() + " to exit", e);
+    }
   }
 
   /**

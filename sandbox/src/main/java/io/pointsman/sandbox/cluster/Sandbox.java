@@ -189,6 +189,75 @@ public final class Sandbox implements AutoCloseable {
   }
 
   /**
+   * Takes down the etcd this sandbox started, keeping its data folder: a topology server outage.
+   * Clients of the sandbox stay open and fail their calls until {@link #startEtcd}.
+   *
+   * @throws PointsmanException FAILED_PRECONDITION when the sandbox uses an etcd it did not start
+   */
+  public synchronized void stopEtcd(ServerStop how) {
+    checkUp();
+    EtcdServerProcess etcd = ownEtcd();
+    if (how == ServerStop.CRASH) {
+      etcd.kill();
+    } else {
+      etcd.close();
+    }
+    forget(ETCD_NAME);
+  }
+
+  /**
+   * Starts the sandbox's own etcd again on the same ports and data folder, so the topology, leases
+   * and revisions are those it had, and waits until it is healthy.
+   *
+   * @throws PointsmanException FAILED_PRECONDITION when it runs or is not the sandbox's own
+   */
+  public synchronized void startEtcd() {
+    checkUp();
+    EtcdServerProcess stopped = ownEtcd();
+    if (stopped.isRunning()) {
+      throw PointsmanException.failedPrecondition("the sandbox's etcd on " + stopped.endpoint() + " already runs");
+    }
+    startedEtcd = EtcdServerProcess.start(stopped.options());
+    remember(new SandboxState.ManagedProcess(ETCD_NAME, SandboxState.Kind.ETCD, startedEtcd.pid(),
+        startedEtcd.options().clientPort(), startedEtcd.options().folder().toString()));
+  }
+
+  /**
+   * Takes down the MariaDB of a shard's primary that this sandbox started, keeping its data: a
+   * primary outage. Connections to it break; {@link #startPrimary} brings it back.
+   *
+   * @throws PointsmanException FAILED_PRECONDITION when the sandbox reused that server
+   */
+  public synchronized void stopPrimary(String keyspace, String shard, ServerStop how) {
+    MariaDbProcess server = ownPrimary(keyspace, shard);
+    if (how == ServerStop.CRASH) {
+      server.kill();
+    } else {
+      server.close();
+    }
+    forget(primary(keyspace, shard).alias().toString());
+  }
+
+  /**
+   * Starts a stopped primary again with the options it first ran with (port, server id, folder),
+   * and waits until the sandbox account logs in; after a crash, InnoDB recovers on the way.
+   *
+   * @throws PointsmanException FAILED_PRECONDITION when it runs or is not the sandbox's own
+   */
+  public synchronized void startPrimary(String keyspace, String shard) {
+    MariaDbProcess stopped = ownPrimary(keyspace, shard);
+    if (stopped.isRunning()) {
+      throw PointsmanException.failedPrecondition("the primary of " + keyspace + "/" + shard + " already runs");
+    }
+    String alias = primary(keyspace, shard).alias().toString();
+    MariaDbProcess started = MariaDbProcess.launch(stopped.options());
+    startedPrimaries.put(alias, started);
+    remember(new SandboxState.ManagedProcess(alias, SandboxState.Kind.MARIADB, started.pid(), started.port(),
+        started.options().folder().toString()));
+    started.awaitReady();
+  }
+
+  /**
    * Leaves the servers running for another process to use and stop ({@link #stopAll}); closes
    * this instance's etcd client. Idempotent.
    */
@@ -444,6 +513,24 @@ public final class Sandbox implements AutoCloseable {
     } catch (RuntimeException e) {
       log.error("stopping the sandbox at JVM exit failed", e);
     }
+  }
+
+  private EtcdServerProcess ownEtcd() {
+    if (startedEtcd == null) {
+      throw PointsmanException.failedPrecondition("the sandbox uses the etcd at " + state.etcdEndpoint()
+          + ", which it did not start and does not stop or start");
+    }
+    return startedEtcd;
+  }
+
+  private MariaDbProcess ownPrimary(String keyspace, String shard) {
+    RunningPrimary p = primary(keyspace, shard);
+    MariaDbProcess server = startedPrimaries.get(p.alias().toString());
+    if (server == null) {
+      throw PointsmanException.failedPrecondition("the sandbox reused the MariaDB of " + keyspace + "/" + shard
+          + " on port " + p.port() + ", which it does not stop or start");
+    }
+    return server;
   }
 
   private void checkUp() {

@@ -10,10 +10,10 @@ import java.util.concurrent.TimeUnit;
  * How a switch run ended: completed with its result, or failed with the message it failed with
  * (a rolled-back switch fails, saying so).
  */
-record Outcome(ActionResult result, String failure) {
+public record Outcome(ActionResult result, String failure) {
 
   /** Waits for the run to end; a run that does not end in three minutes is a failure of the test. */
-  static Outcome of(WorkflowStub stub) throws Exception {
+  public static Outcome of(WorkflowStub stub) throws Exception {
     try {
       return new Outcome(stub.getResult(3, TimeUnit.MINUTES, ActionResult.class), null);
     } catch (WorkflowFailedException e) {
@@ -25,7 +25,7 @@ record Outcome(ActionResult result, String failure) {
     }
   }
 
-  boolean switched() {
+  public boolean switched() {
     return result != null;
   }
 

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * Constant inserts into {@code customer.customer} through the sandbox's router for the length of one
  * case, and the check at its end that every acknowledged insert is there exactly once.
  */
-final class RouterLoad implements AutoCloseable {
+public final class RouterLoad implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(RouterLoad.class);
   /** How many acknowledged writes must come before and after a switch, so the load provably spans it. */
   private static final int SPAN = 20;
@@ -32,7 +32,7 @@ final class RouterLoad implements AutoCloseable {
   }
 
   /** Starts writing customer ids from {@code firstId}; each case takes ids of its own. */
-  static RouterLoad start(Router router, long firstId) {
+  public static RouterLoad start(Router router, long firstId) {
     LoadWriter w = LoadWriter.start(router, LoadOptions.builder()
         .ratePerSecond(30).writers(4).duration(Duration.ofMinutes(5))
         .writes(WriteFactory.customerInserts("customer", firstId)).build());
@@ -42,7 +42,7 @@ final class RouterLoad implements AutoCloseable {
   }
 
   /** Waits for {@value #SPAN} acknowledged writes beyond those of the last call (or the start). */
-  void awaitMoreAcknowledged() {
+  public void awaitMoreAcknowledged() {
     long target = mark + SPAN;
     await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
         .until(() -> writer.loadLog().acknowledged() >= target);
@@ -50,7 +50,7 @@ final class RouterLoad implements AutoCloseable {
   }
 
   /** Stops the load and checks every acknowledged write was kept exactly once. */
-  VerificationReport stopAndVerify(String what) {
+  public VerificationReport stopAndVerify(String what) {
     writer.close();
     VerificationReport report = LoadVerifier.forCustomers(router).verify(writer.loadLog());
     log.info("load across {}: {}", what, report.summary());

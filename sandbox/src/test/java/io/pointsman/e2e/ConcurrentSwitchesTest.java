@@ -55,6 +55,7 @@ class ConcurrentSwitchesTest {
   private static final String THIRD = "move_t0003";
   private static final String FOURTH = "move_t0004";
   private static final String FIFTH = "move_t0005";
+  private static final String SIXTH = "move_t0006";
   private static final String APART = SandboxLayout.WAREHOUSE_WORKFLOW;
   private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final String SWITCHED = "All Reads Switched. Writes Switched";
@@ -72,7 +73,7 @@ class ConcurrentSwitchesTest {
 
   @BeforeAll
   static void up() throws Exception {
-    world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(5).withWarehouse(), faults);
+    world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(6).withWarehouse(), faults);
     validator = new TopologyValidator(world.etcd, world.paths, world.services);
     world.createMoveTables();
     world.createMoveTables(new MoveTablesSpec(FIRST, SOURCE, TARGET, List.of("t0001"), true));
@@ -80,6 +81,7 @@ class ConcurrentSwitchesTest {
     world.createMoveTables(new MoveTablesSpec(THIRD, SOURCE, TARGET, List.of("t0003"), true));
     world.createMoveTables(new MoveTablesSpec(FOURTH, SOURCE, TARGET, List.of("t0004"), true));
     world.createMoveTables(new MoveTablesSpec(FIFTH, SOURCE, TARGET, List.of("t0005"), true));
+    world.createMoveTables(new MoveTablesSpec(SIXTH, SOURCE, TARGET, List.of("t0006"), true));
     world.createMoveTables(MoveTablesSpec.warehouse());
   }
 
@@ -207,6 +209,34 @@ class ConcurrentSwitchesTest {
     }
     assertThat(switched.differencesTo(WorldSnapshot.take(world))).as("changes after the switch").isEmpty();
     assertSwitchedAndUnlocked(FIFTH);
+  }
+
+  @Test
+  void aCancelWhoseWorkflowAnotherCancelEndedWhileItWaitedSaysSoAndChangesNothing() throws Exception {
+    // The later Cancel has read the workflow (there, not switched: it may go on) and stops there...
+    FaultInjection.Block read = faults.blockOnce("getWorkflowState", When.AFTER);
+    String id = E2eChecks.id(Pointsman.CANCEL_MIGRATION, TARGET, SIXTH);
+    CancelMigrationWorkflow later = world.workflow(CancelMigrationWorkflow.class, id + "-later");
+    WorkflowClient.start(later::cancel, CancelRequest.of(SIXTH, TARGET));
+    await().atMost(WAIT).until(read::reached);
+    // ...while another Cancel of the same workflow runs to its end.
+    ActionResult first = world.workflow(CancelMigrationWorkflow.class, id + "-first")
+        .cancel(CancelRequest.of(SIXTH, TARGET));
+    assertThat(first.currentState()).isEqualTo("cancelled");
+    WorldSnapshot cancelled = WorldSnapshot.take(world);
+    read.release();
+
+    WorkflowFailedException failed = catchThrowableOfType(
+        () -> WorkflowStub.fromTyped(later).getResult(ActionResult.class), WorkflowFailedException.class);
+    assertThat(failed).as("a Cancel of a workflow that is gone").isNotNull();
+    ApplicationFailure cause = (ApplicationFailure) failed.getCause();
+    assertThat(cause.getType()).isEqualTo("NOT_FOUND");
+    assertThat(cause.getOriginalMessage()).contains("no longer exists").contains("nothing was changed")
+        .doesNotContain("Rerun");
+    assertThat(later.progress().steps()).extracting(StepProgress::name)
+        .doesNotContain("switchReads", "dropTargets", "deleteWorkflow", "deleteRoutingRules");
+    assertThat(cancelled.differencesTo(WorldSnapshot.take(world))).as("changes by the later Cancel").isEmpty();
+    assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
   }
 
   @Test

@@ -96,8 +96,7 @@ final class Cleanup {
       if (Workflow.getVersion(CHECK_UNDER_LOCKS, Workflow.DEFAULT_VERSION, 1) >= 1) {
         // The check before the locks is stale once another action held them meanwhile: a Cancel
         // queued behind a SwitchTraffic would drop the target tables that now take the writes.
-        locked = steps.run("buildTrafficSwitcher", "again under the locks",
-            () -> reads.buildTrafficSwitcher(targetKeyspace, workflow));
+        locked = readUnderTheLocks(steps);
         MigrationInfo now = locked;
         found = steps.run("getWorkflowState", "again under the locks", () -> reads.getWorkflowState(now, List.of()));
         plan.check(locked, found);
@@ -120,6 +119,24 @@ final class Cleanup {
     String verb = action.equals(Pointsman.COMPLETE_MIGRATION) ? "completed" : "cancelled";
     return new ActionResult("Successfully " + verb + " the " + workflow + " workflow in the " + targetKeyspace
         + " keyspace", found.summary(), verb, List.of());
+  }
+
+  /**
+   * The workflow as it is now that the locks are held. Gone means another Complete or Cancel ended
+   * it while this one waited: nothing is left to do, and a rerun would only fail the same way.
+   */
+  private MigrationInfo readUnderTheLocks(Steps steps) {
+    try {
+      return steps.run("buildTrafficSwitcher", "again under the locks",
+          () -> reads.buildTrafficSwitcher(targetKeyspace, workflow));
+    } catch (RuntimeException e) {
+      if (ErrorCode.NOT_FOUND.name().equals(Failures.applicationType(e))) {
+        throw ApplicationFailure.newNonRetryableFailure("workflow " + workflow + " no longer exists in keyspace "
+            + targetKeyspace + ": another action ended it while this " + action + " waited for the locks; "
+            + "nothing was changed", ErrorCode.NOT_FOUND.name());
+      }
+      throw e;
+    }
   }
 
   /** Fails the workflow with a precondition error Vitess users recognise. */

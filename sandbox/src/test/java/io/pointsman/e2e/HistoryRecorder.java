@@ -107,6 +107,39 @@ class HistoryRecorder {
       log.info("after the lock loss: {}", new TopologyValidator(world.etcd, world.paths, world.services)
           .validate(TARGET, WF).describe());
     }
+    Faults queueFaults = new Faults();
+    try (SwitchWorld world = SwitchWorld.start(true, queueFaults)) {
+      world.createMoveTables();
+      queuedBehindASwitch(world, queueFaults);
+    }
+  }
+
+  /**
+   * The paths that decide again under the locks (markers plan-under-locks, check-under-locks):
+   * a second SwitchTraffic and a Cancel read the state while a switch holds the locks, queue, and
+   * find it switched once they hold them; the switch is a no-op, the Cancel is refused.
+   */
+  private void queuedBehindASwitch(SwitchWorld world, Faults faults) throws Exception {
+    SwitchTrafficRequest request = SwitchTrafficRequest.of(WF, TARGET);
+    String base = Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, TARGET, WF);
+    Faults.Block block = faults.blockOnce("canSwitch");
+    WorkflowStub holder = start(world, base + "-holder", Pointsman.SWITCH_TRAFFIC, request);
+    assertThat(block.entered.await(3, TimeUnit.MINUTES)).isTrue();
+    String laterId = base + "-replanned";
+    WorkflowStub later = start(world, laterId, Pointsman.SWITCH_TRAFFIC, request);
+    String cancelId = Pointsman.workflowId(Pointsman.CANCEL_MIGRATION, TARGET, WF) + "-refused";
+    WorkflowStub cancel = start(world, cancelId, Pointsman.CANCEL_MIGRATION, CancelRequest.of(WF, TARGET));
+    ByteSequence named = ByteSequence.from(TopoPaths.locksPrefix(world.paths.namedLockDir(
+        Pointsman.namedLock(TARGET, WF))), StandardCharsets.UTF_8);
+    // both have read the state and queued behind the holder's key on the workflow's named lock
+    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> world.etcd.getKVClient()
+        .get(named, GetOption.builder().isPrefix(true).build()).get(30, TimeUnit.SECONDS).getKvs().size() == 3);
+    block.release.countDown();
+    outcome(holder);
+    outcome(later);
+    outcome(cancel);
+    save(world, laterId, "switch-traffic-replanned-under-locks");
+    save(world, cancelId, "cancel-refused-under-locks");
   }
 
   private void rejectedInput(SwitchWorld world) throws Exception {

@@ -116,16 +116,12 @@ class MySqlFenceTest {
   @Test
   void aNewerHolderWaitsForAnOlderChangeInFlightAndThenFencesItOut() throws Exception {
     mark(db.lock(10), 0);
-    CountDownLatch olderInside = new CountDownLatch(1);
     CountDownLatch releaseOlder = new CountDownLatch(1);
-    Future<Integer> older = executor.submit(() -> db.fence.inTransaction(db.endpoint, db.lock(10), "older", c -> {
-      olderInside.countDown();
-      awaitQuietly(releaseOlder);
+    Future<Integer> older = olderInFlight(releaseOlder, c -> {
       try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + db.table("marks") + " VALUES (1)")) {
         return ps.executeUpdate();
       }
-    }));
-    assertThat(olderInside.await(30, TimeUnit.SECONDS)).isTrue();
+    });
     Future<Integer> newer = executor.submit(() -> mark(db.lock(20), 2));
 
     // The newer claim blocks on the fence row the older transaction holds.
@@ -142,14 +138,8 @@ class MySqlFenceTest {
   @Test
   void aClaimStillBlockedAtTheLockWaitTimeoutFailsAsADeadlineNotAsADeadlock() throws Exception {
     mark(db.lock(10), 0);
-    CountDownLatch olderInside = new CountDownLatch(1);
     CountDownLatch releaseOlder = new CountDownLatch(1);
-    Future<Integer> older = executor.submit(() -> db.fence.inTransaction(db.endpoint, db.lock(10), "older", c -> {
-      olderInside.countDown();
-      awaitQuietly(releaseOlder);
-      return 0;
-    }));
-    assertThat(olderInside.await(30, TimeUnit.SECONDS)).isTrue();
+    Future<Integer> older = olderInFlight(releaseOlder, c -> 0);
     long previous = globalLockWait();
     // New sessions read the global: the fence's own pool, opened after this, waits 1 s, not 50.
     MySqlTestSupport.exec("SET GLOBAL innodb_lock_wait_timeout = 1");
@@ -165,6 +155,21 @@ class MySqlFenceTest {
     }
     assertThat(older.get(30, TimeUnit.SECONDS)).isZero();
     assertThat(db.fence.highestToken(db.endpoint, db.lockDir)).hasValue(10);
+  }
+
+  /**
+   * A change under token 10 in flight: its transaction has claimed the fence row and holds it until
+   * {@code release}, then runs {@code work} and commits. Returns once the row is claimed.
+   */
+  private Future<Integer> olderInFlight(CountDownLatch release, SqlWork<Integer> work) throws InterruptedException {
+    CountDownLatch inside = new CountDownLatch(1);
+    Future<Integer> older = executor.submit(() -> db.fence.inTransaction(db.endpoint, db.lock(10), "older", c -> {
+      inside.countDown();
+      awaitQuietly(release);
+      return work.run(c);
+    }));
+    assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+    return older;
   }
 
   private static long globalLockWait() throws Exception {

@@ -8,8 +8,6 @@ import io.pointsman.e2e.FaultInjection.When;
 import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.SandboxLayout;
 import io.pointsman.sandbox.cluster.SandboxShape;
-import io.pointsman.validate.TopologyValidator;
-import io.pointsman.validate.ValidationReport;
 import io.pointsman.workflows.Pointsman;
 import io.pointsman.workflows.CancelMigrationWorkflow;
 import io.pointsman.workflows.SwitchTrafficWorkflow;
@@ -69,12 +67,10 @@ class ConcurrentSwitchesTest {
 
   private static final FaultInjection faults = new FaultInjection();
   private static SwitchWorld world;
-  private static TopologyValidator validator;
 
   @BeforeAll
   static void up() throws Exception {
     world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(6).withWarehouse(), faults);
-    validator = new TopologyValidator(world.etcd, world.paths, world.services);
     world.createMoveTables();
     world.createMoveTables(new MoveTablesSpec(FIRST, SOURCE, TARGET, List.of("t0001"), true));
     world.createMoveTables(new MoveTablesSpec(SECOND, SOURCE, TARGET, List.of("t0002"), true));
@@ -314,10 +310,7 @@ class ConcurrentSwitchesTest {
   }
 
   private static void assertValid(String keyspace, String workflow, String state) {
-    ValidationReport report = validator.validate(keyspace, workflow);
-    log.info("validator on {}: {}", workflow, report.describe());
-    assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo(state);
+    log.info("validator on {}: {}", workflow, world.assertDefinedState(keyspace, workflow, state).describe());
   }
 
   private static SwitchTrafficWorkflow newSwitch(String workflow) {

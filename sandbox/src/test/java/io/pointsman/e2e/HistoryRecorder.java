@@ -10,7 +10,6 @@ import io.etcd.jetcd.options.GetOption;
 import io.pointsman.mysql.Stream;
 import io.pointsman.mysql.StreamState;
 import io.pointsman.topo.TopoPaths;
-import io.pointsman.validate.TopologyValidator;
 import io.pointsman.workflows.CancelMigrationWorkflow;
 import io.pointsman.workflows.CompleteMigrationWorkflow;
 import io.pointsman.workflows.Pointsman;
@@ -104,8 +103,7 @@ class HistoryRecorder {
     try (SwitchWorld world = SwitchWorld.start(true, lockFaults)) {
       world.createMoveTables();
       lockLostAndReacquired(world, lockFaults, SwitchTrafficRequest.of(WF, TARGET));
-      log.info("after the lock loss: {}", new TopologyValidator(world.etcd, world.paths, world.services)
-          .validate(TARGET, WF).describe());
+      log.info("after the lock loss: {}", world.validator.validate(TARGET, WF).describe());
     }
     Faults queueFaults = new Faults();
     try (SwitchWorld world = SwitchWorld.start(true, queueFaults)) {

@@ -13,8 +13,6 @@ import io.pointsman.sandbox.load.LoadVerifier;
 import io.pointsman.sandbox.load.LoadWriter;
 import io.pointsman.sandbox.load.VerificationReport;
 import io.pointsman.sandbox.load.WriteFactory;
-import io.pointsman.validate.TopologyValidator;
-import io.pointsman.validate.ValidationReport;
 import io.pointsman.workflows.Pointsman;
 import io.pointsman.workflows.ReverseTrafficWorkflow;
 import io.pointsman.workflows.SwitchTrafficWorkflow;
@@ -62,14 +60,12 @@ class LongTransactionAtCutoverTest {
 
   private static final FaultInjection faults = new FaultInjection();
   private static SwitchWorld world;
-  private static TopologyValidator validator;
   private LoadWriter load;
 
   @BeforeAll
   static void up() throws Exception {
     world = SwitchWorld.start(true, faults);
     world.createMoveTables();
-    validator = new TopologyValidator(world.etcd, world.paths, world.services);
   }
 
   @AfterAll
@@ -200,9 +196,7 @@ class LongTransactionAtCutoverTest {
   }
 
   private static void assertDefinedState(String state) {
-    ValidationReport report = validator.validate(TARGET, WORKFLOW);
-    assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo(state);
+    world.assertDefinedState(TARGET, WORKFLOW, state);
   }
 
   private static List<KeyValue> switchLocks() throws Exception {

@@ -16,8 +16,6 @@ import io.pointsman.sandbox.cluster.HashVindex;
 import io.pointsman.sandbox.cluster.ServerStop;
 import io.pointsman.testing.LogWatch;
 import io.pointsman.topo.model.KeyRange;
-import io.pointsman.validate.TopologyValidator;
-import io.pointsman.validate.ValidationReport;
 import io.pointsman.workflows.Pointsman;
 import io.pointsman.workflows.ReverseTrafficWorkflow;
 import io.pointsman.workflows.SwitchTrafficWorkflow;
@@ -83,7 +81,6 @@ class ServiceRestartMidSwitchTest {
 
   private static final FaultInjection faults = new FaultInjection();
   private static SwitchWorld world;
-  private static TopologyValidator validator;
   private static long nextCustomerId = 5_000_000;
   /** Ids of single rows written straight to a primary, far from any load's. */
   private static long nextProbeId = 900_000_000;
@@ -96,7 +93,6 @@ class ServiceRestartMidSwitchTest {
   static void up() throws Exception {
     world = SwitchWorld.startWithOwnEtcd(true, faults);
     world.createMoveTables();
-    validator = new TopologyValidator(world.etcd, world.paths, world.services);
   }
 
   @AfterAll
@@ -131,7 +127,7 @@ class ServiceRestartMidSwitchTest {
     if (running != null) {
       log.info("the case's switch {}", Outcome.of(running));
       // back to "not switched" for the next case, as an operator would
-      if (validator.validate(TARGET, WORKFLOW).state().equals("ALL_SWITCHED")) {
+      if (world.validator.validate(TARGET, WORKFLOW).state().equals("ALL_SWITCHED")) {
         awaitRunningAndCaughtUp(SOURCE, REVERSE);
         reverseTraffic();
       }
@@ -420,10 +416,7 @@ class ServiceRestartMidSwitchTest {
   }
 
   private static void assertDefinedState(String state) {
-    ValidationReport report = validator.validate(TARGET, WORKFLOW);
-    log.info("validator: {}", report.describe());
-    assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo(state);
+    log.info("validator: {}", world.assertDefinedState(TARGET, WORKFLOW, state).describe());
   }
 
   /**

@@ -40,7 +40,7 @@ class SwitchSoakTest {
   void switchingBackAndForthLeavesADefinedStateAfterEveryActionAndLosesNoWrite() throws Exception {
     int cycles = Integer.getInteger("pointsman.soakCycles", BUILD_CYCLES);
     try (SwitchWorld world = SwitchWorld.moveTables()) {
-      TopologyValidator validator = new TopologyValidator(world.etcd, world.paths, world.services);
+      TopologyValidator validator = world.validator;
       world.createMoveTables();
       LoadWriter load = LoadWriter.start(world.router(), LoadOptions.builder()
           .ratePerSecond(20).writers(2).duration(Duration.ofHours(4))

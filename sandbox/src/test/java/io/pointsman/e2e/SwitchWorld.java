@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.Client;
@@ -26,6 +27,8 @@ import io.pointsman.testing.TestEtcd;
 import io.pointsman.testing.TestServices;
 import io.pointsman.topo.TopoPaths;
 import io.pointsman.topo.TopologyStore;
+import io.pointsman.validate.TopologyValidator;
+import io.pointsman.validate.ValidationReport;
 import io.pointsman.workflows.Pointsman;
 import io.pointsman.workflows.WorkflowRegistration;
 import io.pointsman.workflows.activities.SwitchActivities;
@@ -60,6 +63,8 @@ final class SwitchWorld implements AutoCloseable {
   final Services services;
   final TestWorkflowEnvironment env;
   final Worker worker;
+  /** The oracle of the failure tests: every invariant of the topology, and the state it is in. */
+  final TopologyValidator validator;
   private final List<AutoCloseable> extras = new ArrayList<>();
   private Router router;
 
@@ -74,6 +79,7 @@ final class SwitchWorld implements AutoCloseable {
         .heartbeatInterval(Duration.ofMillis(500))
         .build());
     this.services = new Services(etcd, paths, sandbox.mysqlOptions());
+    this.validator = new TopologyValidator(etcd, paths, services);
     TestEnvironmentOptions.Builder options = TestEnvironmentOptions.newBuilder();
     for (var key : Pointsman.SEARCH_ATTRIBUTES) {
       options.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
@@ -192,6 +198,14 @@ final class SwitchWorld implements AutoCloseable {
           }
           return found > 0;
         });
+  }
+
+  /** The validator names no broken invariant of the workflow and finds it in {@code state} (e.g. ALL_SWITCHED). */
+  ValidationReport assertDefinedState(String targetKeyspace, String workflow, String state) {
+    ValidationReport report = validator.validate(targetKeyspace, workflow);
+    assertThat(report.violations()).as(report.describe()).isEmpty();
+    assertThat(report.state()).as(report.describe()).isEqualTo(state);
+    return report;
   }
 
   /** The workflow's state as Vitess words it, read now (e.g. "All Reads Switched. Writes Switched"). */

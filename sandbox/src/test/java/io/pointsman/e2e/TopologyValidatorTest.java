@@ -50,7 +50,7 @@ class TopologyValidatorTest {
   @Test
   void legitimateStatesPassAndEachBrokenStateIsNamed() throws Exception {
     try (SwitchWorld world = SwitchWorld.moveTables()) {
-      TopologyValidator validator = new TopologyValidator(world.etcd, world.paths, world.services);
+      TopologyValidator validator = world.validator;
       world.createMoveTables();
       assertValid(validator, "NOT_SWITCHED");
 
@@ -80,7 +80,7 @@ class TopologyValidatorTest {
   @Test
   void reshardStatesPassAndTwoServingShardSetsAreNamed() throws Exception {
     try (SwitchWorld world = SwitchWorld.start(false, UnaryOperator.identity())) {
-      TopologyValidator validator = new TopologyValidator(world.etcd, world.paths, world.services);
+      TopologyValidator validator = world.validator;
       world.createReshard();
       String wf = SandboxLayout.RESHARD_WORKFLOW;
       assertValid(validator, wf, "NOT_SWITCHED");

@@ -43,9 +43,7 @@ class PausedWorkerLosesItsLocksTest {
   @BeforeAll
   static void up() throws Exception {
     world = ProcessWorld.start();
-    worker = world.startWorker();
-    world.switchReads();
-    world.assertDefinedState("READS_SWITCHED");
+    worker = world.startWorkerAndSwitchReads();
   }
 
   @AfterAll

@@ -230,6 +230,17 @@ final class ProcessWorld implements AutoCloseable {
     return SwitchTrafficRequest.of(WORKFLOW, TARGET).withTabletTypes(List.of("PRIMARY"));
   }
 
+  /**
+   * Starts a worker and switches reads with it: where the cases start, writes not switched yet (the
+   * validator, like Vitess, wants reads before writes).
+   */
+  WorkerProcess startWorkerAndSwitchReads() throws IOException {
+    WorkerProcess w = startWorker();
+    switchReads();
+    assertDefinedState("READS_SWITCHED");
+    return w;
+  }
+
   /** Reads first, as Vitess wants them before writes; run by whichever worker polls. */
   void switchReads() {
     ActionResult r = workflow(SwitchTrafficWorkflow.class, Pointsman.SWITCH_TRAFFIC)

@@ -44,9 +44,7 @@ class WorkerClockSkewTest {
   @BeforeAll
   static void up() throws Exception {
     world = ProcessWorld.start();
-    a = world.startWorker();
-    world.switchReads();
-    world.assertDefinedState("READS_SWITCHED");
+    a = world.startWorkerAndSwitchReads();
   }
 
   @AfterAll

@@ -88,9 +88,7 @@ class WorkerKilledInCriticalSectionTest {
   @BeforeAll
   static void up() throws Exception {
     world = ProcessWorld.start();
-    polling = world.startWorker();
-    world.switchReads();
-    world.assertDefinedState("READS_SWITCHED");
+    polling = world.startWorkerAndSwitchReads();
   }
 
   @AfterAll

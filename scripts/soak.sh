@@ -11,5 +11,5 @@ if ! [[ "$cycles" =~ ^[1-9][0-9]*$ ]]; then
   echo "usage: $0 [CYCLES]   (a positive whole number, default 50; got '$cycles')" >&2
   exit 2
 fi
-exec ./scripts/test.sh -pl sandbox -am -Dtest=SwitchSoakTest -Dsurefire.failIfNoSpecifiedTests=false \
+exec ./scripts/test.sh -pl e2e -am -Dtest=SwitchSoakTest -Dsurefire.failIfNoSpecifiedTests=false \
   -Dpointsman.soakCycles="$cycles"

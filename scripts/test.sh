@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of pointsman on real components: installs etcd and MariaDB when missing,
 # starts them on loopback with data in a temporary folder, runs `mvn -B verify`, and stops them
-# (by PID, also on failure or Ctrl-C). Extra arguments go to Maven, e.g. -pl activities -Dtest=...
+# (by PID, also on failure or Ctrl-C). Extra arguments go to Maven, e.g. -pl engine -Dtest=...
 # First it checks that docker/docker-compose.yml parses, with Debian's docker-compose, which reads
 # and validates compose files without a Docker engine (installed with apt-get when missing).
 set -euo pipefail

@@ -1,7 +1,7 @@
 package io.pointsman.activities;
 
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TemporalFailure;
 import java.sql.SQLException;

@@ -1,20 +1,21 @@
 package io.pointsman.activities;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.locks.LockSet;
-import io.pointsman.mysql.PrimaryEndpoint;
-import io.pointsman.mysql.TableDrops;
-import io.pointsman.mysql.WriteScope;
-import io.pointsman.switching.TopologySwitcher;
-import io.pointsman.topo.TabletAlias;
-import io.pointsman.topo.TopologyStore;
-import io.pointsman.topo.Versioned;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.SrvKeyspace;
-import io.pointsman.topo.model.VSchema;
-import io.pointsman.workflows.activities.CleanupActivities;
-import io.pointsman.workflows.model.MigrationInfo;
-import io.pointsman.workflows.model.MigrationType;
+import io.pointsman.api.activities.CleanupActivities;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
+import io.pointsman.engine.Services;
+import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.mysql.TableDrops;
+import io.pointsman.engine.mysql.WriteScope;
+import io.pointsman.engine.switching.TopologySwitcher;
+import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.SrvKeyspace;
+import io.pointsman.engine.topo.model.VSchema;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -122,7 +123,7 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
       return;
     }
     store.update(store.keys().vschema(keyspace), v -> {
-      Map<String, io.pointsman.topo.model.VSchemaTable> kept = new TreeMap<>(v.tables());
+      Map<String, io.pointsman.engine.topo.model.VSchemaTable> kept = new TreeMap<>(v.tables());
       names.forEach(kept::remove);
       return new VSchema(v.sharded(), v.vindexes(), kept);
     }, locks);

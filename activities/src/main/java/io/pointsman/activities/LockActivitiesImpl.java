@@ -1,16 +1,16 @@
 package io.pointsman.activities;
 
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.lock.HeldLock;
-import io.pointsman.lock.LockHolder;
-import io.pointsman.lock.LockLoss;
-import io.pointsman.lock.LockOptions;
-import io.pointsman.lock.LockService;
-import io.pointsman.locks.LockSet;
-import io.pointsman.locks.LockToken;
-import io.pointsman.workflows.activities.LockActivities;
-import io.pointsman.workflows.activities.LockRequest;
+import io.pointsman.api.activities.LockActivities;
+import io.pointsman.api.activities.LockRequest;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
+import io.pointsman.engine.lock.HeldLock;
+import io.pointsman.engine.lock.LockHolder;
+import io.pointsman.engine.lock.LockLoss;
+import io.pointsman.engine.lock.LockOptions;
+import io.pointsman.engine.lock.LockService;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.activity.ActivityInfo;

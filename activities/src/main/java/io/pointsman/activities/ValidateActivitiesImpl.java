@@ -1,11 +1,12 @@
 package io.pointsman.activities;
 
 import io.etcd.jetcd.Client;
-import io.pointsman.topo.TopoPaths;
-import io.pointsman.validate.TopologyValidator;
-import io.pointsman.validate.ValidationReport;
-import io.pointsman.workflows.activities.ValidateActivities;
-import io.pointsman.workflows.model.TopologyReport;
+import io.pointsman.api.activities.ValidateActivities;
+import io.pointsman.api.model.TopologyReport;
+import io.pointsman.engine.Services;
+import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.engine.validate.TopologyValidator;
+import io.pointsman.engine.validate.ValidationReport;
 import java.util.Objects;
 
 /** {@link ValidateActivities} on the worker's etcd and shard primaries. */

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.Client;
-import io.pointsman.lock.EtcdLockService;
-import io.pointsman.locks.LockSet;
-import io.pointsman.testing.TestEtcd;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.lock.EtcdLockService;
+import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.workflows.LockActivitiesTestWorkflow;
 import io.pointsman.workflows.LockActivitiesTestWorkflow.Mode;
 import io.pointsman.workflows.LockActivitiesTestWorkflow.Outcome;

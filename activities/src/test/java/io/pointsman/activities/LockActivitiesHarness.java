@@ -1,19 +1,19 @@
 package io.pointsman.activities;
 
-import static io.pointsman.etcd.EtcdClients.bytes;
+import static io.pointsman.engine.etcd.EtcdClients.bytes;
 
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
-import io.pointsman.etcd.EtcdClients;
-import io.pointsman.lock.LockContents;
-import io.pointsman.locks.LockSet;
-import io.pointsman.locks.LockToken;
-import io.pointsman.testing.TestEtcd;
-import io.pointsman.topo.TopoPaths;
+import io.pointsman.api.activities.LockRequest;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
+import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.lock.LockContents;
+import io.pointsman.engine.testing.TestEtcd;
+import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.workflows.LockActivitiesTestWorkflow;
-import io.pointsman.workflows.activities.LockRequest;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.workflow.v1.PendingActivityInfo;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;

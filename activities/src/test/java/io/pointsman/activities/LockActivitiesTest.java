@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.pointsman.lock.EtcdLockService;
-import io.pointsman.lock.LockContents;
-import io.pointsman.locks.LockSet;
-import io.pointsman.locks.LockToken;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
+import io.pointsman.engine.lock.EtcdLockService;
+import io.pointsman.engine.lock.LockContents;
 import io.pointsman.workflows.LockActivitiesTestWorkflow;
 import io.pointsman.workflows.LockActivitiesTestWorkflow.Mode;
 import io.pointsman.workflows.LockActivitiesTestWorkflow.Outcome;

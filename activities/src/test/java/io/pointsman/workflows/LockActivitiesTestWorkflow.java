@@ -1,8 +1,8 @@
 package io.pointsman.workflows;
 
-import io.pointsman.locks.LockSet;
-import io.pointsman.workflows.activities.LockActivities;
-import io.pointsman.workflows.activities.LockRequest;
+import io.pointsman.api.activities.LockActivities;
+import io.pointsman.api.activities.LockRequest;
+import io.pointsman.api.lock.LockSet;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;

@@ -1,7 +1,8 @@
 package io.pointsman.bench;
 
-import io.pointsman.activities.Services;
-import io.pointsman.etcd.EtcdOptions;
+import io.pointsman.client.TemporalOptions;
+import io.pointsman.engine.Services;
+import io.pointsman.engine.etcd.EtcdOptions;
 import io.pointsman.sandbox.cluster.CopyWaiter;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
 import io.pointsman.sandbox.cluster.Folders;
@@ -11,7 +12,6 @@ import io.pointsman.sandbox.router.Router;
 import io.pointsman.sandbox.router.RouterOptions;
 import io.pointsman.sandbox.streams.StreamRunner;
 import io.pointsman.sandbox.streams.StreamRunnerOptions;
-import io.pointsman.temporal.TemporalOptions;
 import io.pointsman.worker.DevMode;
 import io.pointsman.worker.WorkerConfig;
 import io.temporal.client.WorkflowClient;

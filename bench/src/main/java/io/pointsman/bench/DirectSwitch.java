@@ -1,15 +1,15 @@
 package io.pointsman.bench;
 
-import io.pointsman.activities.Services;
 import io.pointsman.activities.SwitchActivitiesImpl;
-import io.pointsman.lock.HeldLock;
-import io.pointsman.lock.LockOptions;
-import io.pointsman.locks.LockSet;
-import io.pointsman.workflows.Pointsman;
-import io.pointsman.workflows.model.Direction;
-import io.pointsman.workflows.model.MigrationInfo;
-import io.pointsman.workflows.model.SavedStream;
-import io.pointsman.workflows.model.WorkflowState;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.SavedStream;
+import io.pointsman.api.model.WorkflowState;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.engine.Services;
+import io.pointsman.engine.lock.HeldLock;
+import io.pointsman.engine.lock.LockOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -1,6 +1,6 @@
 package io.pointsman.bench;
 
-import static io.pointsman.etcd.EtcdClients.bytes;
+import static io.pointsman.engine.etcd.EtcdClients.bytes;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -12,15 +12,15 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.lock.EtcdLockService;
-import io.pointsman.lock.HeldLock;
-import io.pointsman.lock.LockContents;
-import io.pointsman.lock.LockHolder;
-import io.pointsman.lock.LockListener;
-import io.pointsman.lock.LockOptions;
-import io.pointsman.lock.LockStatus;
-import io.pointsman.topo.TopoPaths;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.lock.EtcdLockService;
+import io.pointsman.engine.lock.HeldLock;
+import io.pointsman.engine.lock.LockContents;
+import io.pointsman.engine.lock.LockHolder;
+import io.pointsman.engine.lock.LockListener;
+import io.pointsman.engine.lock.LockOptions;
+import io.pointsman.engine.lock.LockStatus;
+import io.pointsman.engine.topo.TopoPaths;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

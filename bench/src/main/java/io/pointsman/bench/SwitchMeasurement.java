@@ -1,6 +1,6 @@
 package io.pointsman.bench;
 
-import io.pointsman.workflows.model.Direction;
+import io.pointsman.api.model.Direction;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -1,15 +1,15 @@
 package io.pointsman.bench;
 
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
 import io.pointsman.sandbox.load.LoadLog;
 import io.pointsman.sandbox.load.LoadOptions;
 import io.pointsman.sandbox.load.LoadRecord;
 import io.pointsman.sandbox.load.LoadWriter;
 import io.pointsman.sandbox.load.WriteFactory;
-import io.pointsman.workflows.Pointsman;
-import io.pointsman.workflows.SwitchTrafficWorkflow;
-import io.pointsman.workflows.api.SwitchTrafficRequest;
-import io.pointsman.workflows.model.Direction;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,12 +1,12 @@
 package io.pointsman.bench;
 
-import io.pointsman.workflows.Pointsman;
-import io.pointsman.workflows.ReverseTrafficWorkflow;
-import io.pointsman.workflows.SwitchTrafficWorkflow;
-import io.pointsman.workflows.api.SwitchTrafficRequest;
-import io.pointsman.workflows.model.Direction;
-import io.pointsman.workflows.model.Progress;
-import io.pointsman.workflows.model.StepProgress;
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.Progress;
+import io.pointsman.api.model.StepProgress;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.ReverseTrafficWorkflow;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;

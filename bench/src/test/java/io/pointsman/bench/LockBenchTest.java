@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.Client;
-import io.pointsman.etcd.EtcdClients;
-import io.pointsman.etcd.EtcdOptions;
-import io.pointsman.topo.TopoPaths;
+import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.etcd.EtcdOptions;
+import io.pointsman.engine.topo.TopoPaths;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;

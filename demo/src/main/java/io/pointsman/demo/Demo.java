@@ -4,6 +4,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import io.micrometer.core.instrument.Timer;
+import io.pointsman.api.request.GoDurations;
 import io.pointsman.sandbox.load.LoadOptions;
 import io.pointsman.sandbox.load.LoadVerifier;
 import io.pointsman.sandbox.load.LoadWriter;
@@ -11,7 +12,6 @@ import io.pointsman.sandbox.load.VerificationReport;
 import io.pointsman.sandbox.load.WriteFactory;
 import io.pointsman.sandbox.router.Router;
 import io.pointsman.sandbox.router.RouterOptions;
-import io.pointsman.workflows.api.GoDurations;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -129,7 +129,7 @@ public final class Demo {
       System.exit(1);
       return;
     }
-    String cli = "java -jar starter/target/pointsman-starter-*.jar"
+    String cli = "java -jar cli/target/pointsman-cli-*.jar"
         + (temporalPort == DEFAULT_TEMPORAL_PORT ? "" : " --temporal-address " + world.dev.address());
     narrator.step("Ready. In another terminal, from the repository:");
     narrator.say(cli + " MoveTables --workflow " + Playground.WORKFLOW + " --target-keyspace "

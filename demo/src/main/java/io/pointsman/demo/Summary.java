@@ -1,7 +1,7 @@
 package io.pointsman.demo;
 
+import io.pointsman.api.request.GoDurations;
 import io.pointsman.sandbox.load.VerificationReport;
-import io.pointsman.workflows.api.GoDurations;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;

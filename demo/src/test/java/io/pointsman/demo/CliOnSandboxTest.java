@@ -2,7 +2,7 @@ package io.pointsman.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pointsman.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.RoutingRules;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -3,8 +3,8 @@ package io.pointsman.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.ByteSequence;
-import io.pointsman.topo.TopoPaths;
-import io.pointsman.workflows.Pointsman;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.engine.topo.TopoPaths;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;

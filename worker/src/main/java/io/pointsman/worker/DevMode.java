@@ -1,6 +1,6 @@
 package io.pointsman.worker;
 
-import io.pointsman.temporal.TemporalOptions;
+import io.pointsman.client.TemporalOptions;
 import io.temporal.testserver.TestServer;
 import java.util.HashMap;
 import java.util.Map;
@@ -106,7 +106,7 @@ public final class DevMode implements AutoCloseable {
       System.out.println("pointsman dev mode: Temporal on " + dev.address() + " (namespace "
           + config.temporal().namespace() + "), worker on task queue " + config.temporal().taskQueue()
           + ", etcd " + String.join(",", config.etcd().endpoints()) + ". Ctrl-C stops it.");
-      System.out.println("Try: java -jar starter/target/pointsman-starter-*.jar --temporal-address "
+      System.out.println("Try: java -jar cli/target/pointsman-cli-*.jar --temporal-address "
           + dev.address() + " MoveTables --workflow commerce2customer --target-keyspace customer Status");
       return dev;
     });

@@ -1,6 +1,6 @@
 package io.pointsman.worker;
 
-import io.pointsman.workflows.api.GoDurations;
+import io.pointsman.api.request.GoDurations;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

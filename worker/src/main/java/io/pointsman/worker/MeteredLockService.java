@@ -1,10 +1,10 @@
 package io.pointsman.worker;
 
-import io.pointsman.lock.HeldLock;
-import io.pointsman.lock.LockOptions;
-import io.pointsman.lock.LockService;
-import io.pointsman.lock.LockStatus;
-import io.pointsman.locks.LockToken;
+import io.pointsman.api.lock.LockToken;
+import io.pointsman.engine.lock.HeldLock;
+import io.pointsman.engine.lock.LockOptions;
+import io.pointsman.engine.lock.LockService;
+import io.pointsman.engine.lock.LockStatus;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.Supplier;

@@ -7,8 +7,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import io.pointsman.lock.HeldLock;
-import io.pointsman.lock.LockService;
+import io.pointsman.engine.lock.HeldLock;
+import io.pointsman.engine.lock.LockService;
 import io.temporal.common.interceptors.WorkerInterceptor;
 import java.time.Duration;
 import java.util.Locale;
@@ -22,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code pointsman_locks_held}: topology locks this worker renews right now;
  *   <li>{@code pointsman_lock_acquisitions_total{kind,outcome}}: locks taken (named, keyspace, shard);
  *   <li>{@code pointsman_lock_renewals_total{outcome}}: lease renewals (renewed, lease_gone, failed);
- *   <li>{@code pointsman_lock_losses_total{reason}}: locks lost, by {@link io.pointsman.lock.LockLoss.Reason};
+ *   <li>{@code pointsman_lock_losses_total{reason}}: locks lost, by {@link io.pointsman.engine.lock.LockLoss.Reason};
  *   <li>{@code pointsman_step_duration_seconds{step,outcome}}: each step (activity) as it ran here;
  *   <li>{@code pointsman_write_barrier_duration_seconds{outcome}}: how long writes were stopped, from
  *       the start of {@code stopSourceWrites} to the end of {@code changeRouting} (switched) or of

@@ -2,8 +2,8 @@ package io.pointsman.worker;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.pointsman.temporal.TemporalConnection;
-import io.pointsman.workflows.Pointsman;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.client.TemporalConnection;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;

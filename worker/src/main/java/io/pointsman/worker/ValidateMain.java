@@ -1,10 +1,10 @@
 package io.pointsman.worker;
 
 import io.etcd.jetcd.Client;
-import io.pointsman.activities.Services;
-import io.pointsman.etcd.EtcdClients;
-import io.pointsman.validate.TopologyValidator;
-import io.pointsman.validate.ValidationReport;
+import io.pointsman.engine.Services;
+import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.validate.TopologyValidator;
+import io.pointsman.engine.validate.ValidationReport;
 import java.io.PrintStream;
 import java.util.Map;
 
@@ -12,7 +12,7 @@ import java.util.Map;
  * {@code java -jar pointsman-worker.jar validate --workflow W --target-keyspace K}: reads etcd and
  * the shard primaries directly, configured from the same environment as the worker, and prints
  * every invariant of the workflow's defined states that the world breaks. It lives here, not in
- * the {@code pointsman} CLI, because the CLI (starter) talks to Temporal only and carries no jetcd
+ * the {@code pointsman} CLI, because the CLI talks to Temporal only and carries no jetcd
  * or JDBC; the worker jar already has both and their configuration. Exit codes: 0 no violation,
  * 1 violations (or etcd/MySQL could not be read), 2 a wrong command line or setting.
  */

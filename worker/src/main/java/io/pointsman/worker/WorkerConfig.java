@@ -1,11 +1,11 @@
 package io.pointsman.worker;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.etcd.EtcdOptions;
-import io.pointsman.mysql.MySqlOptions;
-import io.pointsman.temporal.TemporalOptions;
-import io.pointsman.topo.TopoPaths;
-import io.pointsman.workflows.Pointsman;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.client.TemporalOptions;
+import io.pointsman.engine.etcd.EtcdOptions;
+import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.topo.TopoPaths;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;

@@ -3,7 +3,7 @@ package io.pointsman.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.pointsman.mysql.MySqlOptions;
+import io.pointsman.engine.mysql.MySqlOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

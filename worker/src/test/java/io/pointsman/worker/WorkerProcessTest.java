@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.pointsman.testing.TestServices;
-import io.pointsman.workflows.Pointsman;
-import io.pointsman.workflows.SwitchTrafficWorkflow;
-import io.pointsman.workflows.api.SwitchTrafficRequest;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.engine.testing.TestServices;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;

@@ -1,14 +1,16 @@
 package io.pointsman.workflows;
 
-import io.pointsman.workflows.activities.CleanupActivities;
-import io.pointsman.workflows.activities.SwitchActivities;
-import io.pointsman.workflows.api.CancelRequest;
-import io.pointsman.workflows.model.ActionResult;
-import io.pointsman.workflows.model.Direction;
-import io.pointsman.workflows.model.MigrationInfo;
-import io.pointsman.workflows.model.MigrationType;
-import io.pointsman.workflows.model.Progress;
-import io.pointsman.workflows.model.WorkflowState;
+import io.pointsman.api.activities.CleanupActivities;
+import io.pointsman.api.activities.SwitchActivities;
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.Progress;
+import io.pointsman.api.model.WorkflowState;
+import io.pointsman.api.request.CancelRequest;
+import io.pointsman.api.workflows.CancelMigrationWorkflow;
+import io.pointsman.api.workflows.Pointsman;
 import java.util.ArrayList;
 import java.util.List;
 

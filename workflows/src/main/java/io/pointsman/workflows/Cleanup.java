@@ -1,13 +1,14 @@
 package io.pointsman.workflows;
 
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.workflows.activities.CleanupActivities;
-import io.pointsman.workflows.activities.LockRequest;
-import io.pointsman.workflows.activities.SwitchActivities;
-import io.pointsman.workflows.model.ActionResult;
-import io.pointsman.workflows.model.MigrationInfo;
-import io.pointsman.workflows.model.MigrationType;
-import io.pointsman.workflows.model.WorkflowState;
+import io.pointsman.api.activities.CleanupActivities;
+import io.pointsman.api.activities.LockRequest;
+import io.pointsman.api.activities.SwitchActivities;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.WorkflowState;
+import io.pointsman.api.workflows.Pointsman;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;

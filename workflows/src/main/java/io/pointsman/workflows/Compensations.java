@@ -1,6 +1,6 @@
 package io.pointsman.workflows;
 
-import io.pointsman.workflows.model.StepStatus;
+import io.pointsman.api.model.StepStatus;
 import io.temporal.workflow.Functions;
 import io.temporal.workflow.Workflow;
 import java.util.ArrayDeque;

@@ -1,6 +1,6 @@
 package io.pointsman.workflows;
 
-import io.pointsman.errors.ErrorCode;
+import io.pointsman.api.errors.ErrorCode;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;

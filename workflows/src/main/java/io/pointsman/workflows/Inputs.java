@@ -1,7 +1,7 @@
 package io.pointsman.workflows;
 
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.workflows.model.Progress;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.model.Progress;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
 

@@ -1,9 +1,9 @@
 package io.pointsman.workflows;
 
-import io.pointsman.locks.LockSet;
-import io.pointsman.workflows.activities.LockActivities;
-import io.pointsman.workflows.activities.LockRequest;
-import io.pointsman.workflows.model.StepStatus;
+import io.pointsman.api.activities.LockActivities;
+import io.pointsman.api.activities.LockRequest;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.StepStatus;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.CompletablePromise;

@@ -1,10 +1,11 @@
 package io.pointsman.workflows;
 
-import io.pointsman.locks.LockSet;
-import io.pointsman.locks.LockToken;
-import io.pointsman.workflows.model.Progress;
-import io.pointsman.workflows.model.StepProgress;
-import io.pointsman.workflows.model.StepStatus;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
+import io.pointsman.api.model.Progress;
+import io.pointsman.api.model.StepProgress;
+import io.pointsman.api.model.StepStatus;
+import io.pointsman.api.workflows.Pointsman;
 import io.temporal.common.SearchAttributeUpdate;
 import io.temporal.workflow.Workflow;
 import java.time.Instant;

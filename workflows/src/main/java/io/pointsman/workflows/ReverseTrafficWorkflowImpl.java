@@ -1,9 +1,11 @@
 package io.pointsman.workflows;
 
-import io.pointsman.workflows.api.SwitchTrafficRequest;
-import io.pointsman.workflows.model.ActionResult;
-import io.pointsman.workflows.model.Direction;
-import io.pointsman.workflows.model.Progress;
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.Progress;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 
 public class ReverseTrafficWorkflowImpl implements ReverseTrafficWorkflow {
   private ProgressTracker progress;

@@ -1,6 +1,6 @@
 package io.pointsman.workflows;
 
-import io.pointsman.errors.ErrorCode;
+import io.pointsman.api.errors.ErrorCode;
 import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;

@@ -1,9 +1,9 @@
 package io.pointsman.workflows;
 
-import io.pointsman.workflows.model.MigrationInfo;
-import io.pointsman.workflows.model.ShardPositions;
-import io.pointsman.workflows.model.StepStatus;
-import io.pointsman.workflows.model.WorkflowState;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.StepStatus;
+import io.pointsman.api.model.WorkflowState;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;

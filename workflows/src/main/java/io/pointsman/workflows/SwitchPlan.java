@@ -1,9 +1,9 @@
 package io.pointsman.workflows;
 
-import io.pointsman.workflows.model.Direction;
-import io.pointsman.workflows.model.MigrationInfo;
-import io.pointsman.workflows.model.MigrationType;
-import io.pointsman.workflows.model.StreamRef;
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.StreamRef;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,10 @@
 package io.pointsman.workflows;
 
-import io.pointsman.workflows.activities.ValidateActivities;
-import io.pointsman.workflows.api.ValidateRequest;
-import io.pointsman.workflows.model.TopologyReport;
+import io.pointsman.api.activities.ValidateActivities;
+import io.pointsman.api.model.TopologyReport;
+import io.pointsman.api.request.ValidateRequest;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.ValidateTopologyWorkflow;
 import io.temporal.workflow.Workflow;
 
 public class ValidateTopologyWorkflowImpl implements ValidateTopologyWorkflow {

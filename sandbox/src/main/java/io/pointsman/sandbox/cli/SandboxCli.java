@@ -2,7 +2,7 @@ package io.pointsman.sandbox.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.PointsmanException;
 import java.io.PrintWriter;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;

@@ -1,15 +1,15 @@
 package io.pointsman.sandbox.cli;
 
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.cluster.PrimaryTablet;
 import io.pointsman.sandbox.cluster.PrimaryTablets;
 import io.pointsman.sandbox.cluster.SandboxState;
 import io.pointsman.sandbox.cluster.VReplicationStream;
 import io.pointsman.sandbox.cluster.VReplicationTable;
-import io.pointsman.topo.TopologyStore;
-import io.pointsman.topo.Versioned;
-import io.pointsman.topo.model.RoutingRules;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.TabletType;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;

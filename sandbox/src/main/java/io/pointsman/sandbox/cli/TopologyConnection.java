@@ -1,14 +1,14 @@
 package io.pointsman.sandbox.cli;
 
 import io.etcd.jetcd.Client;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.etcd.EtcdClients;
-import io.pointsman.etcd.EtcdOptions;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.etcd.EtcdOptions;
+import io.pointsman.engine.topo.EtcdTopologyStore;
+import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.sandbox.cluster.SandboxState;
 import io.pointsman.sandbox.cluster.SandboxStateFile;
-import io.pointsman.topo.EtcdTopologyStore;
-import io.pointsman.topo.TopoPaths;
-import io.pointsman.topo.TopologyStore;
 import java.nio.file.Path;
 
 /** The topology of a running sandbox, found through its state file. Closing it closes the etcd client. */

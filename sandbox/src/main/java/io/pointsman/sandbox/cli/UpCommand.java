@@ -1,9 +1,9 @@
 package io.pointsman.sandbox.cli;
 
+import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.sandbox.cluster.RunningPrimary;
 import io.pointsman.sandbox.cluster.Sandbox;
 import io.pointsman.sandbox.cluster.SandboxOptions;
-import io.pointsman.topo.TopoPaths;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;

@@ -1,11 +1,11 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.activities.Services;
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.mysql.PrimaryEndpoint;
-import io.pointsman.mysql.Stream;
-import io.pointsman.mysql.StreamState;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.Services;
+import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.mysql.Stream;
+import io.pointsman.engine.mysql.StreamState;
 import java.time.Duration;
 
 /**

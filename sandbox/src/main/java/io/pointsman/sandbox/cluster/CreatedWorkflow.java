@@ -1,9 +1,9 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.mysql.BinlogSource;
-import io.pointsman.mysql.StreamState;
-import io.pointsman.mysql.WorkflowType;
-import io.pointsman.topo.TabletAlias;
+import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.StreamState;
+import io.pointsman.engine.mysql.WorkflowType;
+import io.pointsman.engine.topo.TabletAlias;
 import java.util.List;
 
 /**

@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.PointsmanException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;

@@ -1,8 +1,8 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.names.Names;
-import io.pointsman.topo.model.KeyRange;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.topo.model.KeyRange;
 import java.util.Comparator;
 import java.util.List;
 

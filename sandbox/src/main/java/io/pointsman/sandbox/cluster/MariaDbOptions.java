@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.PointsmanException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

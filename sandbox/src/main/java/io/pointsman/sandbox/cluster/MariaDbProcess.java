@@ -1,7 +1,7 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,7 +1,7 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.names.Names;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.names.Names;
 import java.util.List;
 
 /**

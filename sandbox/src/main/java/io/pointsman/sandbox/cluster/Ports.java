@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.PointsmanException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

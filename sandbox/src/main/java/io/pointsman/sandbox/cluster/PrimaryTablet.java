@@ -1,8 +1,8 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.names.Names;
-import io.pointsman.topo.TabletAlias;
-import io.pointsman.topo.model.KeyRange;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.model.KeyRange;
 import java.sql.Connection;
 import java.util.Objects;
 

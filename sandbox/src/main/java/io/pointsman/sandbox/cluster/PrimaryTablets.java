@@ -1,12 +1,12 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.topo.TopoKeys;
-import io.pointsman.topo.TopologyStore;
-import io.pointsman.topo.Versioned;
-import io.pointsman.topo.model.Keyspace;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.Tablet;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.topo.TopoKeys;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.Tablet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;

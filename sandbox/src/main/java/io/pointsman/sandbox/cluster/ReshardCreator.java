@@ -1,13 +1,13 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.mysql.BinlogSource;
-import io.pointsman.mysql.StreamState;
-import io.pointsman.mysql.WorkflowType;
-import io.pointsman.topo.TopologyStore;
-import io.pointsman.topo.Versioned;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.VSchema;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.StreamState;
+import io.pointsman.engine.mysql.WorkflowType;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.VSchema;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.mysql.PrimaryEndpoint;
-import io.pointsman.topo.TabletAlias;
-import io.pointsman.topo.model.Keyspace;
+import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.model.Keyspace;
 import java.sql.Connection;
 
 /**
@@ -12,7 +12,7 @@ import java.sql.Connection;
 public record RunningPrimary(ShardPrimary primary, TabletAlias alias, int port, boolean reused) {
   public static final String HOST = "127.0.0.1";
 
-  /** This primary as io.pointsman.mysql addresses it (sidecar database {@code _vt}). */
+  /** This primary as io.pointsman.engine.mysql addresses it (sidecar database {@code _vt}). */
   public PrimaryEndpoint endpoint() {
     return new PrimaryEndpoint(primary.keyspace(), primary.shard(), alias, HOST, port, primary.dbName(),
         Keyspace.DEFAULT_SIDECAR_DB);

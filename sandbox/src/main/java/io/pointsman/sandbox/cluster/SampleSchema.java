@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.names.Names;
+import io.pointsman.api.names.Names;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -1,16 +1,16 @@
 package io.pointsman.sandbox.cluster;
 
 import io.etcd.jetcd.Client;
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.etcd.EtcdClients;
-import io.pointsman.etcd.EtcdOptions;
-import io.pointsman.mysql.ConnectionPools;
-import io.pointsman.mysql.MySqlOptions;
-import io.pointsman.mysql.SidecarSchema;
-import io.pointsman.topo.EtcdTopologyStore;
-import io.pointsman.topo.TabletAlias;
-import io.pointsman.topo.TopologyStore;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.etcd.EtcdOptions;
+import io.pointsman.engine.mysql.ConnectionPools;
+import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.mysql.SidecarSchema;
+import io.pointsman.engine.topo.EtcdTopologyStore;
+import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.TopologyStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -165,12 +165,12 @@ public final class Sandbox implements AutoCloseable {
     return primary(keyspace, shard).connect(options.credentials());
   }
 
-  /** How to connect to the primaries with io.pointsman.mysql (the sandbox account, no TLS on loopback). */
+  /** How to connect to the primaries with io.pointsman.engine.mysql (the sandbox account, no TLS on loopback). */
   public MySqlOptions mysqlOptions() {
     return mysqlOptions(options.credentials());
   }
 
-  /** io.pointsman.mysql's options for an account of the sandbox's primaries. */
+  /** io.pointsman.engine.mysql's options for an account of the sandbox's primaries. */
   public static MySqlOptions mysqlOptions(MysqlCredentials credentials) {
     return MySqlOptions.builder()
         .user(credentials.user())

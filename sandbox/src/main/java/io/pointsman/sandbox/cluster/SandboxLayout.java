@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.topo.model.VSchema;
+import io.pointsman.engine.topo.model.VSchema;
 import java.util.List;
 
 /**

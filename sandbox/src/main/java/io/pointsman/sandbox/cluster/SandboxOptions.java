@@ -1,8 +1,8 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.names.Names;
-import io.pointsman.topo.TopoPaths;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.topo.TopoPaths;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.names.Names;
-import io.pointsman.topo.TabletAlias;
-import io.pointsman.topo.model.KeyRange;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.model.KeyRange;
 
 /**
  * One shard primary of the sandbox: the MariaDB instance that serves {@code keyspace/shard} as

@@ -1,12 +1,12 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.names.Names;
-import io.pointsman.topo.model.KeyRange;
-import io.pointsman.topo.model.KeyspacePartition;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.ShardReference;
-import io.pointsman.topo.model.SrvKeyspace;
-import io.pointsman.topo.model.TabletType;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.topo.model.KeyRange;
+import io.pointsman.engine.topo.model.KeyspacePartition;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.ShardReference;
+import io.pointsman.engine.topo.model.SrvKeyspace;
+import io.pointsman.engine.topo.model.TabletType;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;

@@ -1,16 +1,16 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.locks.LockSet;
-import io.pointsman.switching.SrvVSchemaBuilder;
-import io.pointsman.topo.RecordKey;
-import io.pointsman.topo.TopoKeys;
-import io.pointsman.topo.TopologyStore;
-import io.pointsman.topo.model.CellInfo;
-import io.pointsman.topo.model.Keyspace;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.Tablet;
-import io.pointsman.topo.model.TabletType;
-import io.pointsman.topo.model.VSchema;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.switching.SrvVSchemaBuilder;
+import io.pointsman.engine.topo.RecordKey;
+import io.pointsman.engine.topo.TopoKeys;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.model.CellInfo;
+import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.Tablet;
+import io.pointsman.engine.topo.model.TabletType;
+import io.pointsman.engine.topo.model.VSchema;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;

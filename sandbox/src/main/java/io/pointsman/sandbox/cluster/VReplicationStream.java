@@ -1,11 +1,11 @@
 package io.pointsman.sandbox.cluster;
 
-import io.pointsman.mysql.BinlogSource;
-import io.pointsman.mysql.WorkflowType;
+import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.WorkflowType;
 
 /**
  * One row of {@code _vt.vreplication} as the sandbox reads it back, with the columns as stored
- * (the workflows read streams through io.pointsman.mysql.VReplicationStreams instead).
+ * (the workflows read streams through io.pointsman.engine.mysql.VReplicationStreams instead).
  *
  * @param id the stream id
  * @param workflow the workflow name

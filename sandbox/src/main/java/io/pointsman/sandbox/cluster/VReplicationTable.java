@@ -1,12 +1,12 @@
 package io.pointsman.sandbox.cluster;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.mysql.BinlogSource;
-import io.pointsman.mysql.StreamState;
-import io.pointsman.mysql.WorkflowType;
-import io.pointsman.names.Names;
-import io.pointsman.topo.TopoCodec;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.StreamState;
+import io.pointsman.engine.mysql.WorkflowType;
+import io.pointsman.engine.topo.TopoCodec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -19,8 +19,8 @@ import java.util.List;
 /**
  * Inserts and reads {@code _vt.vreplication} rows on one primary, unfenced: for creating workflows
  * in the sandbox, where no topology lock guards the primaries (the switching workflows change
- * streams through io.pointsman.mysql.VReplicationStreams, fenced by their locks). The
- * {@code source} column holds the BinlogSource as snake_case JSON, the shape io.pointsman.mysql
+ * streams through io.pointsman.engine.mysql.VReplicationStreams, fenced by their locks). The
+ * {@code source} column holds the BinlogSource as snake_case JSON, the shape io.pointsman.engine.mysql
  * and the stream runner read.
  */
 public final class VReplicationTable {

@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.load;
 
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.PointsmanException;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,9 +1,9 @@
 package io.pointsman.sandbox.load;
 
-import io.pointsman.names.Names;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.router.Read;
 import io.pointsman.sandbox.router.Router;
-import io.pointsman.topo.model.TabletType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

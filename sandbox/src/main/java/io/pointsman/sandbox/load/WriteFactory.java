@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.load;
 
-import io.pointsman.names.Names;
+import io.pointsman.api.names.Names;
 import io.pointsman.sandbox.router.Write;
 
 /** Makes the write numbered {@code seq} of a load run. */

@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.router;
 
-import io.pointsman.topo.model.TabletType;
+import io.pointsman.engine.topo.model.TabletType;
 import java.util.List;
 
 /**

@@ -1,7 +1,7 @@
 package io.pointsman.sandbox.router;
 
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
 import java.util.Optional;
 
 /**

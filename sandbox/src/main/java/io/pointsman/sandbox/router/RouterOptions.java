@@ -1,11 +1,11 @@
 package io.pointsman.sandbox.router;
 
 import io.etcd.jetcd.Client;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.names.Names;
-import io.pointsman.topo.EtcdTopologyStore;
-import io.pointsman.topo.TopoPaths;
-import io.pointsman.topo.TopologyStore;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.topo.EtcdTopologyStore;
+import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.engine.topo.TopologyStore;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,12 +1,12 @@
 package io.pointsman.sandbox.router;
 
-import io.pointsman.topo.RecordKey;
-import io.pointsman.topo.TabletAlias;
-import io.pointsman.topo.TopoKeys;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.SrvKeyspace;
-import io.pointsman.topo.model.SrvVSchema;
-import io.pointsman.topo.model.Tablet;
+import io.pointsman.engine.topo.RecordKey;
+import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.TopoKeys;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.SrvKeyspace;
+import io.pointsman.engine.topo.model.SrvVSchema;
+import io.pointsman.engine.topo.model.Tablet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

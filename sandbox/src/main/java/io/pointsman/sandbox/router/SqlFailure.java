@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.router;
 
-import io.pointsman.mysql.WriteBarrier;
+import io.pointsman.engine.mysql.WriteBarrier;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;

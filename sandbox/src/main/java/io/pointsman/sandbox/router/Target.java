@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.router;
 
-import io.pointsman.topo.TabletAlias;
+import io.pointsman.engine.topo.TabletAlias;
 
 /**
  * Where a statement goes: the keyspace and table the routing rules resolved to, the shard whose key

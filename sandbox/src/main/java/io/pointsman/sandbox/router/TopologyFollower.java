@@ -1,16 +1,16 @@
 package io.pointsman.sandbox.router;
 
-import io.pointsman.topo.RecordKey;
-import io.pointsman.topo.TopoKeys;
-import io.pointsman.topo.TopoWatch;
-import io.pointsman.topo.TopologyStore;
-import io.pointsman.topo.Versioned;
-import io.pointsman.topo.model.KeyspacePartition;
-import io.pointsman.topo.model.RoutingRules;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.ShardReference;
-import io.pointsman.topo.model.SrvKeyspace;
-import io.pointsman.topo.model.SrvVSchema;
+import io.pointsman.engine.topo.RecordKey;
+import io.pointsman.engine.topo.TopoKeys;
+import io.pointsman.engine.topo.TopoWatch;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.KeyspacePartition;
+import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.ShardReference;
+import io.pointsman.engine.topo.model.SrvKeyspace;
+import io.pointsman.engine.topo.model.SrvVSchema;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;

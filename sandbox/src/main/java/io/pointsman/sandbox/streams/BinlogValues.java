@@ -1,7 +1,7 @@
 package io.pointsman.sandbox.streams;
 
 import com.github.shyiko.mysql.binlog.event.deserialization.json.JsonBinary;
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.PointsmanException;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;

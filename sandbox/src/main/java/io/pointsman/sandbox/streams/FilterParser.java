@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.PointsmanException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

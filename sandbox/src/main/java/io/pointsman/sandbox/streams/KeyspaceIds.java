@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.sandbox.cluster.HashVindex;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;

@@ -1,9 +1,9 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.gtid.GtidFlavor;
-import io.pointsman.gtid.MariadbGtidSet;
-import io.pointsman.gtid.Position;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.gtid.GtidFlavor;
+import io.pointsman.api.gtid.MariadbGtidSet;
+import io.pointsman.api.gtid.Position;
 import java.util.ArrayList;
 import java.util.List;
 

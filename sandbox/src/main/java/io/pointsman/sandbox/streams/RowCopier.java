@@ -2,9 +2,9 @@ package io.pointsman.sandbox.streams;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.gtid.MariadbGtidSet;
-import io.pointsman.mysql.StreamState;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.gtid.MariadbGtidSet;
+import io.pointsman.engine.mysql.StreamState;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

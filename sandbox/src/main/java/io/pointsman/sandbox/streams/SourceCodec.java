@@ -5,12 +5,12 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.mysql.BinlogSource;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.mysql.BinlogSource;
 
 /**
  * Reads the {@code source} column into the shared {@link BinlogSource}: JSON with Vitess's proto
- * field names, as io.pointsman.mysql writes it. A malformed value is a permanent error of the
+ * field names, as io.pointsman.engine.mysql writes it. A malformed value is a permanent error of the
  * stream, reported in its row, never a crash of the runner.
  */
 final class SourceCodec {

@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.gtid.MariadbGtidSet;
+import io.pointsman.api.gtid.MariadbGtidSet;
 import java.io.Serializable;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.mysql.WriteBarrier;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.mysql.WriteBarrier;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;

@@ -2,7 +2,7 @@ package io.pointsman.sandbox.streams;
 
 import com.github.shyiko.mysql.binlog.network.AuthenticationException;
 import com.github.shyiko.mysql.binlog.network.ServerException;
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.PointsmanException;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;

@@ -1,13 +1,13 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.mysql.BinlogSource;
-import io.pointsman.names.Names;
-import io.pointsman.topo.model.ColumnVindex;
-import io.pointsman.topo.model.KeyRange;
-import io.pointsman.topo.model.VSchema;
-import io.pointsman.topo.model.VSchemaTable;
-import io.pointsman.topo.model.Vindex;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.topo.model.ColumnVindex;
+import io.pointsman.engine.topo.model.KeyRange;
+import io.pointsman.engine.topo.model.VSchema;
+import io.pointsman.engine.topo.model.VSchemaTable;
+import io.pointsman.engine.topo.model.Vindex;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.mysql.StreamState;
+import io.pointsman.engine.mysql.StreamState;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Set;

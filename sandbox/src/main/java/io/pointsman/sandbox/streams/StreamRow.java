@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.mysql.StreamState;
+import io.pointsman.engine.mysql.StreamState;
 import java.util.Objects;
 import java.util.Optional;
 

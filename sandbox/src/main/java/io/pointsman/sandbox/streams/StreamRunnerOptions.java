@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.topo.TopologyStore;
+import io.pointsman.engine.topo.TopologyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

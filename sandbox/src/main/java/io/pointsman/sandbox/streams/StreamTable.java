@@ -1,7 +1,7 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.mysql.StreamState;
-import io.pointsman.mysql.VReplicationStreams;
+import io.pointsman.engine.mysql.StreamState;
+import io.pointsman.engine.mysql.VReplicationStreams;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

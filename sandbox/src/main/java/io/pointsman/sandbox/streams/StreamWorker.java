@@ -1,10 +1,10 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.gtid.MariadbGtidSet;
-import io.pointsman.gtid.Position;
-import io.pointsman.mysql.BinlogSource;
-import io.pointsman.mysql.StreamState;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.gtid.MariadbGtidSet;
+import io.pointsman.api.gtid.Position;
+import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.StreamState;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.topo.model.KeyRange;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.topo.model.KeyRange;
 import java.util.List;
 
 /**

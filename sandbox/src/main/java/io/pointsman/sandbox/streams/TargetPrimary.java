@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.names.Names;
+import io.pointsman.api.names.Names;
 import java.util.Objects;
 
 /**

@@ -1,13 +1,13 @@
 package io.pointsman.sandbox.streams;
 
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.topo.TopologyStore;
-import io.pointsman.topo.Versioned;
-import io.pointsman.topo.model.Keyspace;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.Tablet;
-import io.pointsman.topo.model.VSchema;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.Tablet;
+import io.pointsman.engine.topo.model.VSchema;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

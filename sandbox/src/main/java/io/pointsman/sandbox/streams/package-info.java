@@ -13,7 +13,7 @@
  * {@code transaction_timestamp} and {@code time_updated} change in the same transaction.
  * {@code stop_pos} stops a stream with Vitess's message; permanent failures put it in state Error
  * with the reason; connection failures are retried with backoff. Apply sessions are marked as a
- * stream's, so a {@link io.pointsman.mysql.WriteBarrier} on the target lets them through.
+ * stream's, so a {@link io.pointsman.engine.mysql.WriteBarrier} on the target lets them through.
  *
  * <p>Limits: MariaDB sources only (GTID positions in MariaDB's form); filters are
  * {@code select * from t [where in_keyrange(...)]} or a key range for {@code /regexp} rules, with

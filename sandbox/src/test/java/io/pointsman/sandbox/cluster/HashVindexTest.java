@@ -3,8 +3,8 @@ package io.pointsman.sandbox.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.topo.model.KeyRange;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.topo.model.KeyRange;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -2,7 +2,7 @@ package io.pointsman.sandbox.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pointsman.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.RoutingRules;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

@@ -3,8 +3,8 @@ package io.pointsman.sandbox.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -3,9 +3,9 @@ package io.pointsman.sandbox.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.sandbox.streams.StreamRunner;
 import io.pointsman.sandbox.streams.StreamRunnerOptions;
-import io.pointsman.topo.model.KeyRange;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -3,30 +3,30 @@ package io.pointsman.sandbox.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.pointsman.errors.ErrorCode;
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.mysql.BinlogSource;
-import io.pointsman.mysql.ConnectionPools;
-import io.pointsman.mysql.MySqlFence;
-import io.pointsman.mysql.SidecarSchema;
-import io.pointsman.mysql.Stream;
-import io.pointsman.mysql.StreamState;
-import io.pointsman.mysql.VReplicationStreams;
-import io.pointsman.mysql.WorkflowType;
-import io.pointsman.topo.TabletAlias;
-import io.pointsman.topo.TopoKeys;
-import io.pointsman.topo.TopologyStore;
-import io.pointsman.topo.Versioned;
-import io.pointsman.topo.model.CellInfo;
-import io.pointsman.topo.model.KeyRange;
-import io.pointsman.topo.model.KeyspacePartition;
-import io.pointsman.topo.model.RoutingRules;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.ShardReference;
-import io.pointsman.topo.model.SrvKeyspace;
-import io.pointsman.topo.model.SrvVSchema;
-import io.pointsman.topo.model.Tablet;
-import io.pointsman.topo.model.TabletType;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.ConnectionPools;
+import io.pointsman.engine.mysql.MySqlFence;
+import io.pointsman.engine.mysql.SidecarSchema;
+import io.pointsman.engine.mysql.Stream;
+import io.pointsman.engine.mysql.StreamState;
+import io.pointsman.engine.mysql.VReplicationStreams;
+import io.pointsman.engine.mysql.WorkflowType;
+import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.TopoKeys;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.CellInfo;
+import io.pointsman.engine.topo.model.KeyRange;
+import io.pointsman.engine.topo.model.KeyspacePartition;
+import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.ShardReference;
+import io.pointsman.engine.topo.model.SrvKeyspace;
+import io.pointsman.engine.topo.model.SrvVSchema;
+import io.pointsman.engine.topo.model.Tablet;
+import io.pointsman.engine.topo.model.TabletType;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -238,7 +238,7 @@ class SandboxTest {
             + "{\"match\":\"customer\",\"filter\":\"select * from customer where " + range + "\"}]},"
             + "\"on_ddl\":\"IGNORE\",\"stop_after_copy\":false}");
 
-        // The workflows read streams through io.pointsman.mysql: the rows must read back there too.
+        // The workflows read streams through io.pointsman.engine.mysql: the rows must read back there too.
         List<Stream> shared = repository.read(sandbox.primary("customer", shard).endpoint(), "commerce2customer");
         assertThat(shared).singleElement().satisfies(r -> {
           assertThat(r.state()).isEqualTo(StreamState.INIT);

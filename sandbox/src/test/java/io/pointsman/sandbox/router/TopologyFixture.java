@@ -2,28 +2,28 @@ package io.pointsman.sandbox.router;
 
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.DeleteOption;
-import io.pointsman.etcd.EtcdClients;
-import io.pointsman.locks.LockSet;
-import io.pointsman.testing.TestEtcd;
-import io.pointsman.testing.TestServices;
-import io.pointsman.topo.EtcdTopologyStore;
-import io.pointsman.topo.TabletAlias;
-import io.pointsman.topo.TopoPaths;
-import io.pointsman.topo.model.ColumnVindex;
-import io.pointsman.topo.model.KeyRange;
-import io.pointsman.topo.model.Keyspace;
-import io.pointsman.topo.model.KeyspacePartition;
-import io.pointsman.topo.model.RoutingRules;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.ShardReference;
-import io.pointsman.topo.model.ShardTabletControl;
-import io.pointsman.topo.model.SrvKeyspace;
-import io.pointsman.topo.model.SrvVSchema;
-import io.pointsman.topo.model.Tablet;
-import io.pointsman.topo.model.TabletType;
-import io.pointsman.topo.model.VSchema;
-import io.pointsman.topo.model.VSchemaTable;
-import io.pointsman.topo.model.Vindex;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.testing.TestEtcd;
+import io.pointsman.engine.testing.TestServices;
+import io.pointsman.engine.topo.EtcdTopologyStore;
+import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.engine.topo.model.ColumnVindex;
+import io.pointsman.engine.topo.model.KeyRange;
+import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.KeyspacePartition;
+import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.ShardReference;
+import io.pointsman.engine.topo.model.ShardTabletControl;
+import io.pointsman.engine.topo.model.SrvKeyspace;
+import io.pointsman.engine.topo.model.SrvVSchema;
+import io.pointsman.engine.topo.model.Tablet;
+import io.pointsman.engine.topo.model.TabletType;
+import io.pointsman.engine.topo.model.VSchema;
+import io.pointsman.engine.topo.model.VSchemaTable;
+import io.pointsman.engine.topo.model.Vindex;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -251,7 +251,7 @@ public final class TopologyFixture implements AutoCloseable {
   }
 
   /**
-   * Works around a race in {@code io.pointsman.topo.EtcdRecordWatch} (reported, not ours to edit):
+   * Works around a race in {@code io.pointsman.engine.topo.EtcdRecordWatch} (reported, not ours to edit):
    * a watch closed while its own thread was opening the etcd watcher leaves that watcher open, and
    * closing the client then calls its listener, which hands work to the watch's terminated executor
    * and throws {@link RejectedExecutionException} out of {@link Client#close()}. The client is closed

@@ -3,9 +3,9 @@ package io.pointsman.sandbox.streams;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.pointsman.errors.PointsmanException;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.sandbox.cluster.HashVindex;
-import io.pointsman.topo.model.KeyRange;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;

@@ -3,9 +3,9 @@ package io.pointsman.sandbox.streams;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.pointsman.errors.PointsmanException;
-import io.pointsman.gtid.MariadbGtidSet;
-import io.pointsman.gtid.Position;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.gtid.MariadbGtidSet;
+import io.pointsman.api.gtid.Position;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

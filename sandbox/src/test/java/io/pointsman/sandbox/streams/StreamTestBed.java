@@ -1,31 +1,31 @@
 package io.pointsman.sandbox.streams;
 
 import io.etcd.jetcd.Client;
-import io.pointsman.gtid.Position;
-import io.pointsman.locks.LockSet;
-import io.pointsman.locks.LockToken;
-import io.pointsman.mysql.BinlogSource;
-import io.pointsman.mysql.ConnectionPools;
-import io.pointsman.mysql.MySqlFence;
-import io.pointsman.mysql.MySqlOptions;
-import io.pointsman.mysql.NewStream;
-import io.pointsman.mysql.PrimaryEndpoint;
-import io.pointsman.mysql.SidecarSchema;
-import io.pointsman.mysql.StreamState;
-import io.pointsman.mysql.VReplicationStreams;
-import io.pointsman.mysql.WorkflowSubType;
-import io.pointsman.mysql.WorkflowType;
-import io.pointsman.mysql.WriteBarrier;
-import io.pointsman.testing.TestEtcd;
-import io.pointsman.testing.TestServices;
-import io.pointsman.topo.EtcdTopologyStore;
-import io.pointsman.topo.TabletAlias;
-import io.pointsman.topo.model.KeyRange;
-import io.pointsman.topo.model.Keyspace;
-import io.pointsman.topo.model.Shard;
-import io.pointsman.topo.model.Tablet;
-import io.pointsman.topo.model.TabletType;
-import io.pointsman.topo.model.VSchema;
+import io.pointsman.api.gtid.Position;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
+import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.ConnectionPools;
+import io.pointsman.engine.mysql.MySqlFence;
+import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.mysql.NewStream;
+import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.mysql.SidecarSchema;
+import io.pointsman.engine.mysql.StreamState;
+import io.pointsman.engine.mysql.VReplicationStreams;
+import io.pointsman.engine.mysql.WorkflowSubType;
+import io.pointsman.engine.mysql.WorkflowType;
+import io.pointsman.engine.mysql.WriteBarrier;
+import io.pointsman.engine.testing.TestEtcd;
+import io.pointsman.engine.testing.TestServices;
+import io.pointsman.engine.topo.EtcdTopologyStore;
+import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.model.KeyRange;
+import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.Tablet;
+import io.pointsman.engine.topo.model.TabletType;
+import io.pointsman.engine.topo.model.VSchema;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -123,7 +123,7 @@ final class StreamTestBed implements AutoCloseable {
     topo.create(topo.keys().vschema(keyspace), vschema);
   }
 
-  /** Inserts a stream the way workflows do (io.pointsman.mysql); returns its id. */
+  /** Inserts a stream the way workflows do (io.pointsman.engine.mysql); returns its id. */
   long insertStream(String workflow, BinlogSource source, StreamState state, Position pos, String targetDb) {
     NewStream s = new NewStream(workflow, source, pos, Position.ZERO, state, targetDb, "", "", WorkflowType.MOVE_TABLES,
         WorkflowSubType.NONE, "{}");

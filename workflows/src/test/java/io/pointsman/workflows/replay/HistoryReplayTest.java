@@ -2,12 +2,12 @@ package io.pointsman.workflows.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pointsman.workflows.SwitchTrafficWorkflow;
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.Progress;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.workflows.SwitchTrafficWorkflowImpl;
 import io.pointsman.workflows.WorkflowRegistration;
-import io.pointsman.workflows.api.SwitchTrafficRequest;
-import io.pointsman.workflows.model.ActionResult;
-import io.pointsman.workflows.model.Progress;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.ReplayResults;
 import io.temporal.testing.TestWorkflowEnvironment;

@@ -1,4 +1,0 @@
-package io.pointsman.topo.model;
-
-/** topodata.CellInfo: where a cell's topology lives. */
-public record CellInfo(String serverAddress, String root) {}

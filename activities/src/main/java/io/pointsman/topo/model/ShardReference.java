@@ -1,4 +1,0 @@
-package io.pointsman.topo.model;
-
-/** topodata.ShardReference inside a SrvKeyspace partition. */
-public record ShardReference(String name, KeyRange keyRange) {}

@@ -1,4 +1,0 @@
-package io.pointsman.topo.model;
-
-/** topodata.ShardTabletControl inside a SrvKeyspace partition. */
-public record ShardTabletControl(String name, KeyRange keyRange, boolean queryServiceDisabled) {}

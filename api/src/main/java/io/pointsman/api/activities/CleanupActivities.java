@@ -1,0 +1,28 @@
+package io.pointsman.api.activities;
+
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.MigrationInfo;
+import io.temporal.activity.ActivityInterface;
+
+/** The steps of Complete and Cancel; each converges when run again (nothing left to drop is fine). */
+@ActivityInterface
+public interface CleanupActivities {
+  /**
+   * Complete: drops (or renames) the moved tables on the source primaries and removes them from
+   * the source VSchema and denied tables (TABLES), or deletes the source shards (SHARDS).
+   */
+  void dropSources(MigrationInfo info, boolean renameTables, LockSet locks);
+
+  /**
+   * Cancel: stops the target streams and drops the copied tables on the target primaries, and
+   * removes the workflow's denied tables on both sides (TABLES) or the tablet controls its read
+   * switches left in SrvKeyspace (SHARDS).
+   */
+  void dropTargets(MigrationInfo info, boolean keepData, LockSet locks);
+
+  /** Deletes the reverse streams on the sources and the streams on the targets. */
+  void deleteStreams(MigrationInfo info, LockSet locks);
+
+  /** Deletes the routing rules of the moved tables (TABLES) and rebuilds SrvVSchema. */
+  void deleteRoutingRules(MigrationInfo info, LockSet locks);
+}

@@ -1,0 +1,29 @@
+package io.pointsman.api.activities;
+
+import io.pointsman.api.lock.LockSet;
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+
+/** Taking, holding and releasing the topology locks of one action (DESIGN.md §2.5). */
+@ActivityInterface
+public interface LockActivities {
+  /**
+   * Takes the named workflow lock, then the keyspace locks, each with its own etcd lease; on any
+   * failure releases what it took. The returned set names the holder (this workflow) in etcd.
+   */
+  @ActivityMethod(name = "acquireLocks")
+  LockSet acquireLocks(LockRequest request);
+
+  /**
+   * Keeps the leases alive and heartbeats on every renewal until cancelled, or until releaseLocks
+   * released them in the same worker (then it completes), or until a lease is lost or maxLockHold
+   * passes (then fails with type LOCK_LOST). A retry on another worker re-attaches to the same
+   * leases, or fails LOCK_LOST if they are gone.
+   */
+  @ActivityMethod(name = "holdLocks")
+  void holdLocks(LockSet locks);
+
+  /** Revokes the leases; idempotent, and a lease that is already gone is fine. */
+  @ActivityMethod(name = "releaseLocks")
+  void releaseLocks(LockSet locks);
+}

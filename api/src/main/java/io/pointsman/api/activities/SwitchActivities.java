@@ -1,0 +1,97 @@
+package io.pointsman.api.activities;
+
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.SavedStream;
+import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.WorkflowState;
+import io.temporal.activity.ActivityInterface;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The steps of SwitchTraffic and ReverseTraffic, each named after the Vitess step it performs so
+ * the Temporal UI timeline reads like Vitess's log. Every mutating step takes the LockSet and
+ * fences each etcd and MySQL change with it; every step is idempotent, because Temporal may run it
+ * again after a timeout even when the first attempt took effect. Positions are keyed by shard and
+ * printed as Vitess prints them ({@code MariaDB/0-1-42}, {@code MySQL56/<uuid>:1-42}).
+ */
+@ActivityInterface
+public interface SwitchActivities {
+  /** Reads the workflow's streams and the topology into the traffic switcher (read-only). */
+  MigrationInfo buildTrafficSwitcher(String targetKeyspace, String workflow);
+
+  /** Which cells and types read from the target, and whether writes are switched (read-only). */
+  WorkflowState getWorkflowState(MigrationInfo info, List<String> cells);
+
+  /** Why the switch cannot happen now (lag, frozen, copying, errors), or "" when it can (read-only). */
+  String canSwitch(MigrationInfo info, Duration maxReplicationLagAllowed);
+
+  /** Whether a journal of this migration exists on any source primary: the point of no return passed. */
+  boolean checkJournals(MigrationInfo info);
+
+  /** Points reads of the given tablet types in the given cells (all if empty) at target or source. */
+  void switchReads(MigrationInfo info, List<String> tabletTypes, List<String> cells, Direction direction,
+      LockSet locks);
+
+  /**
+   * Denies writes on the source in the topology and on the source primaries, draining in-flight
+   * ones. A transaction still using a moved table after {@code drainTimeout} fails the step with
+   * DEADLINE_EXCEEDED, as Vitess's LOCK TABLES fails the switch within its {@code --timeout}.
+   */
+  void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet locks);
+
+  /** Undoes {@link #stopSourceWrites} exactly: compensation. */
+  void allowSourceWrites(MigrationInfo info, LockSet locks);
+
+  /** The source primaries' positions, read after their writes stopped. */
+  Map<String, String> gatherSourcePositions(MigrationInfo info);
+
+  /**
+   * Waits until every stream reached its source shard's position, then stops it "for cutover";
+   * returns the target primaries' positions. Heartbeats while waiting.
+   */
+  Map<String, String> waitForCatchup(MigrationInfo info, Map<String, String> sourcePositions, Duration timeout,
+      LockSet locks);
+
+  /** Sets the workflow's streams Running again (compensation of the catch-up stop). */
+  void restartStreams(MigrationInfo info, LockSet locks);
+
+  /** The rows named {@code <wf>_reverse} on the source primaries now, so a compensation can restore them. */
+  List<SavedStream> readReverseStreams(MigrationInfo info);
+
+  /**
+   * Creates {@code <wf>_reverse} on the source primaries, Stopped, from the target positions, after
+   * deleting any rows of that name (as Vitess does, so the new streams get new ids and the next
+   * switch a new journal id).
+   */
+  void createReverseVReplication(MigrationInfo info, Map<String, String> targetPositions, LockSet locks);
+
+  /**
+   * Compensation of {@link #createReverseVReplication}: replaces the rows of that name with the
+   * saved ones, ids included. Vitess's cancel deletes them for good, which loses the frozen forward
+   * streams of a failed ReverseTraffic (vitessio/vitess#14276); this puts them back.
+   */
+  void restoreReverseVReplication(MigrationInfo info, List<SavedStream> saved, LockSet locks);
+
+  /** Writes the journal on every source primary that lacks it: the point of no return. */
+  void createJournals(MigrationInfo info, Map<String, String> sourcePositions, Map<String, String> targetPositions,
+      LockSet locks);
+
+  /** Lets the target take writes (denied tables removed, or query service enabled). */
+  void allowTargetWrites(MigrationInfo info, LockSet locks);
+
+  /** Points writes at the target (routing rules, or shard records and SrvKeyspace). */
+  void changeRouting(MigrationInfo info, LockSet locks);
+
+  /** Sets the reverse streams Running. */
+  void startReverseVReplication(MigrationInfo info, LockSet locks);
+
+  /** Marks the workflow's streams FROZEN: writes are switched. */
+  void freezeTargetVReplication(MigrationInfo info, LockSet locks);
+
+  /** The current source and target positions, for resuming after the journal (read-only). */
+  ShardPositions gatherPositions(MigrationInfo info);
+}

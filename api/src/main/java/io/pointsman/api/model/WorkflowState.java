@@ -1,0 +1,49 @@
+package io.pointsman.api.model;
+
+import java.util.List;
+
+/**
+ * Vitess's workflow State: which cells serve reads from the target per read tablet type, and
+ * whether writes are switched. Derived from SrvVSchema routing rules (TABLES) or SrvKeyspace and
+ * shard records (SHARDS), as {@code getWorkflowState} does.
+ */
+public record WorkflowState(
+    String workflow,
+    String sourceKeyspace,
+    String targetKeyspace,
+    MigrationType migrationType,
+    List<String> replicaCellsSwitched,
+    List<String> replicaCellsNotSwitched,
+    List<String> rdonlyCellsSwitched,
+    List<String> rdonlyCellsNotSwitched,
+    boolean writesSwitched) {
+
+  public WorkflowState {
+    replicaCellsSwitched = List.copyOf(replicaCellsSwitched);
+    replicaCellsNotSwitched = List.copyOf(replicaCellsNotSwitched);
+    rdonlyCellsSwitched = List.copyOf(rdonlyCellsSwitched);
+    rdonlyCellsNotSwitched = List.copyOf(rdonlyCellsNotSwitched);
+  }
+
+  public boolean readsFullySwitched() {
+    return replicaCellsNotSwitched.isEmpty() && rdonlyCellsNotSwitched.isEmpty();
+  }
+
+  public boolean anyReadsSwitched() {
+    return !replicaCellsSwitched.isEmpty() || !rdonlyCellsSwitched.isEmpty();
+  }
+
+  /** The one-line summary Vitess prints, e.g. "Reads Switched. Writes Not Switched". */
+  public String summary() {
+    String reads;
+    if (readsFullySwitched() && anyReadsSwitched()) {
+      reads = "All Reads Switched";
+    } else if (!anyReadsSwitched()) {
+      reads = "Reads Not Switched";
+    } else {
+      reads = "Reads partially switched. Replica switched in cells: " + String.join(",", replicaCellsSwitched)
+          + ". Rdonly switched in cells: " + String.join(",", rdonlyCellsSwitched);
+    }
+    return reads + ". " + (writesSwitched ? "Writes Switched" : "Writes Not Switched");
+  }
+}

@@ -1,0 +1,16 @@
+package io.pointsman.api.request;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Map;
+
+/** Builds request JSON trees for the Java-side constructors of the request records. */
+final class JsonRequests {
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+
+  private JsonRequests() {}
+
+  static JsonNode object(Map<String, ?> fields) {
+    return MAPPER.valueToTree(fields);
+  }
+}

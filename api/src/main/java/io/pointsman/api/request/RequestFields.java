@@ -1,0 +1,152 @@
+package io.pointsman.api.request;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.names.Names;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.UnaryOperator;
+
+/**
+ * Reads one JSON object field by field with messages that name the field, and refuses fields
+ * nobody asked for. Requests are decoded through it whether they come from the Temporal UI (one
+ * hand-typed json/plain payload), the CLI or Java.
+ */
+final class RequestFields {
+  private final String requestName;
+  private final JsonNode node;
+  private final Set<String> known = new LinkedHashSet<>();
+
+  RequestFields(String requestName, JsonNode node) {
+    this.requestName = requestName;
+    if (node == null || node.isNull() || node.isMissingNode()) {
+      throw new InvalidRequestException(requestName + " input is missing: expected one JSON object");
+    }
+    if (!node.isObject()) {
+      throw new InvalidRequestException(
+          requestName + " input must be one JSON object, got " + node.getNodeType().toString().toLowerCase(Locale.ROOT));
+    }
+    this.node = node;
+  }
+
+  String requiredName(String field, UnaryOperator<String> validator) {
+    JsonNode v = take(field);
+    if (v == null || v.isNull()) {
+      throw fail(field, "is required");
+    }
+    if (!v.isTextual()) {
+      throw fail(field, "must be a string");
+    }
+    return validate(field, v.asText(), validator);
+  }
+
+  boolean bool(String field, boolean defaultValue) {
+    JsonNode v = take(field);
+    if (v == null || v.isNull()) {
+      return defaultValue;
+    }
+    if (!v.isBoolean()) {
+      throw fail(field, "must be true or false, got " + clip(v.toString()));
+    }
+    return v.asBoolean();
+  }
+
+  Duration duration(String field, Duration defaultValue) {
+    JsonNode v = take(field);
+    if (v == null || v.isNull()) {
+      return defaultValue;
+    }
+    if (!v.isTextual()) {
+      throw fail(field, "must be a duration string such as \"30s\" or \"2m\", got " + clip(v.toString()));
+    }
+    Duration d = GoDurations.parseOrNull(v.asText());
+    if (d == null) {
+      throw fail(field, "'" + clip(v.asText()) + "' is not a duration (use e.g. 30s, 2m, 1h30m)");
+    }
+    if (d.isNegative()) {
+      throw fail(field, "must not be negative");
+    }
+    return d;
+  }
+
+  List<String> stringList(String field, List<String> defaultValue, UnaryOperator<String> validator) {
+    JsonNode v = take(field);
+    if (v == null || v.isNull()) {
+      return defaultValue;
+    }
+    List<String> out = new ArrayList<>();
+    if (v.isTextual()) {
+      // vtctldclient takes comma-separated lists; accept the same in JSON for convenience
+      for (String s : v.asText().split(",")) {
+        if (!s.isBlank()) {
+          out.add(validate(field, s.trim(), validator));
+        }
+      }
+      return List.copyOf(out);
+    }
+    if (!v.isArray()) {
+      throw fail(field, "must be a list of strings, got " + v.getNodeType().toString().toLowerCase(Locale.ROOT));
+    }
+    for (JsonNode e : v) {
+      if (!e.isTextual()) {
+        throw fail(field, "must be a list of strings, found " + clip(e.toString()));
+      }
+      out.add(validate(field, e.asText(), validator));
+    }
+    return List.copyOf(out);
+  }
+
+  /** Call after reading every field: an unknown field is most likely a typo, never ignored. */
+  void rejectUnknown() {
+    Set<String> unknown = new TreeSet<>();
+    Iterator<String> names = node.fieldNames();
+    while (names.hasNext()) {
+      String n = names.next();
+      if (!known.contains(n)) {
+        unknown.add(n);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw new InvalidRequestException(requestName + " input has unknown field" + (unknown.size() > 1 ? "s " : " ")
+          + String.join(", ", unknown.stream().map(RequestFields::clip).toList())
+          + "; known fields are " + String.join(", ", known));
+    }
+  }
+
+  private JsonNode take(String field) {
+    known.add(field);
+    return node.get(field);
+  }
+
+  private String validate(String field, String value, UnaryOperator<String> validator) {
+    try {
+      return validator.apply(value);
+    } catch (PointsmanException | InvalidRequestException e) {
+      throw fail(field, e.getMessage());
+    }
+  }
+
+  InvalidRequestException fail(String field, String problem) {
+    return new InvalidRequestException(requestName + " input field '" + field + "' " + problem);
+  }
+
+  static String clip(String s) {
+    String p = s.length() > 80 ? s.substring(0, 80) + "..." : s;
+    return p.replaceAll("\\p{Cntrl}", "?");
+  }
+
+  static String name(String kind, String value) {
+    return switch (kind) {
+      case "keyspace" -> Names.keyspace(value);
+      case "workflow" -> Names.workflow(value);
+      case "cell" -> Names.cell(value);
+      default -> throw new IllegalArgumentException(kind);
+    };
+  }
+}

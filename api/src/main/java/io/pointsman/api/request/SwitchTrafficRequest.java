@@ -1,0 +1,156 @@
+package io.pointsman.api.request;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Input of SwitchTraffic and ReverseTraffic, one JSON object as vtctldclient's flags spell it:
+ * <pre>{"workflow": "commerce2customer", "targetKeyspace": "customer",
+ *  "tabletTypes": ["REPLICA", "RDONLY", "PRIMARY"], "cells": [], "timeout": "30s",
+ *  "maxReplicationLagAllowed": "30s", "enableReverseReplication": true, "dryRun": false,
+ *  "lockTtl": "2m", "maxLockHold": "10m"}</pre>
+ * Only workflow and targetKeyspace are required; the rest default as vtctldclient does.
+ *
+ * @param timeout how long to wait for catch-up after writes stopped (minimum 1s)
+ * @param lockTtl the TTL of every lock this action takes; renewal keeps it alive
+ * @param maxLockHold renewal stops after this long, so a stuck run cannot hold locks forever
+ */
+public record SwitchTrafficRequest(
+    String workflow,
+    String targetKeyspace,
+    List<String> tabletTypes,
+    List<String> cells,
+    Duration timeout,
+    Duration maxReplicationLagAllowed,
+    boolean enableReverseReplication,
+    boolean dryRun,
+    Duration lockTtl,
+    Duration maxLockHold) {
+
+  public static final List<String> ALL_TABLET_TYPES = List.of("REPLICA", "RDONLY", "PRIMARY");
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_MAX_LAG = Duration.ofSeconds(30);
+
+  public SwitchTrafficRequest {
+    Objects.requireNonNull(workflow, "workflow");
+    Objects.requireNonNull(targetKeyspace, "targetKeyspace");
+    tabletTypes = List.copyOf(tabletTypes);
+    cells = List.copyOf(cells);
+    Objects.requireNonNull(timeout, "timeout");
+    Objects.requireNonNull(maxReplicationLagAllowed, "maxReplicationLagAllowed");
+    Objects.requireNonNull(lockTtl, "lockTtl");
+    Objects.requireNonNull(maxLockHold, "maxLockHold");
+  }
+
+  /** A request with every default; adjust with the {@code with...} methods. */
+  public static SwitchTrafficRequest of(String workflow, String targetKeyspace) {
+    return fromJson(JsonRequests.object(Map.of("workflow", workflow, "targetKeyspace", targetKeyspace)));
+  }
+
+  public SwitchTrafficRequest withTabletTypes(List<String> types) {
+    return copy(Map.of("tabletTypes", types));
+  }
+
+  public SwitchTrafficRequest withCells(List<String> newCells) {
+    return copy(Map.of("cells", newCells));
+  }
+
+  public SwitchTrafficRequest withTimeout(Duration d) {
+    return copy(Map.of("timeout", GoDurations.format(d)));
+  }
+
+  public SwitchTrafficRequest withMaxReplicationLagAllowed(Duration d) {
+    return copy(Map.of("maxReplicationLagAllowed", GoDurations.format(d)));
+  }
+
+  public SwitchTrafficRequest withEnableReverseReplication(boolean enable) {
+    return copy(Map.of("enableReverseReplication", enable));
+  }
+
+  public SwitchTrafficRequest withDryRun(boolean dry) {
+    return copy(Map.of("dryRun", dry));
+  }
+
+  public SwitchTrafficRequest withLockTtl(Duration d) {
+    return copy(Map.of("lockTtl", GoDurations.format(d)));
+  }
+
+  public SwitchTrafficRequest withMaxLockHold(Duration d) {
+    return copy(Map.of("maxLockHold", GoDurations.format(d)));
+  }
+
+  public boolean includesPrimary() {
+    return tabletTypes.contains("PRIMARY");
+  }
+
+  /** The read tablet types requested (REPLICA, RDONLY), in request order. */
+  public List<String> readTabletTypes() {
+    return tabletTypes.stream().filter(t -> !t.equals("PRIMARY")).toList();
+  }
+
+  /** Decodes and validates; every problem names its field. */
+  @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+  public static SwitchTrafficRequest fromJson(JsonNode json) {
+    RequestFields f = new RequestFields("SwitchTraffic", json);
+    String workflow = f.requiredName("workflow", v -> RequestFields.name("workflow", v));
+    String targetKeyspace = f.requiredName("targetKeyspace", v -> RequestFields.name("keyspace", v));
+    List<String> types = f.stringList("tabletTypes", ALL_TABLET_TYPES, SwitchTrafficRequest::tabletType);
+    if (types.isEmpty()) {
+      types = ALL_TABLET_TYPES;
+    }
+    List<String> cells = f.stringList("cells", List.of(), v -> RequestFields.name("cell", v));
+    Duration timeout = f.duration("timeout", DEFAULT_TIMEOUT);
+    if (timeout.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw f.fail("timeout", "must be at least 1s, got " + GoDurations.format(timeout));
+    }
+    Duration lag = f.duration("maxReplicationLagAllowed", DEFAULT_MAX_LAG);
+    boolean reverse = f.bool("enableReverseReplication", true);
+    boolean dry = f.bool("dryRun", false);
+    LockTimes locks = LockTimes.read(f);
+    f.rejectUnknown();
+    return new SwitchTrafficRequest(workflow, targetKeyspace, types.stream().distinct().toList(), cells, timeout,
+        lag, reverse, dry, locks.ttl(), locks.maxHold());
+  }
+
+  @JsonValue
+  public Map<String, Object> toJson() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("workflow", workflow);
+    m.put("targetKeyspace", targetKeyspace);
+    m.put("tabletTypes", tabletTypes);
+    m.put("cells", cells);
+    m.put("timeout", GoDurations.format(timeout));
+    m.put("maxReplicationLagAllowed", GoDurations.format(maxReplicationLagAllowed));
+    m.put("enableReverseReplication", enableReverseReplication);
+    m.put("dryRun", dryRun);
+    m.put("lockTtl", GoDurations.format(lockTtl));
+    m.put("maxLockHold", GoDurations.format(maxLockHold));
+    return m;
+  }
+
+  private SwitchTrafficRequest copy(Map<String, Object> changes) {
+    Map<String, Object> m = toJson();
+    m.putAll(changes);
+    return fromJson(JsonRequests.object(m));
+  }
+
+  private static String tabletType(String v) {
+    String u = v.trim().toUpperCase(Locale.ROOT);
+    u = switch (u) {
+      case "MASTER" -> "PRIMARY";
+      case "BATCH" -> "RDONLY";
+      default -> u;
+    };
+    if (!ALL_TABLET_TYPES.contains(u)) {
+      throw new InvalidRequestException("'" + RequestFields.clip(v) + "' is not one of PRIMARY, REPLICA, RDONLY");
+    }
+    return u;
+  }
+}

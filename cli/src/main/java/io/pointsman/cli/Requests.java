@@ -1,0 +1,111 @@
+package io.pointsman.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.pointsman.api.request.CancelRequest;
+import io.pointsman.api.request.CompleteRequest;
+import io.pointsman.api.request.InvalidRequestException;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * Builds the workflow input from the flags through the same decoding the Temporal UI's JSON goes
+ * through, so the CLI accepts exactly what the workflow accepts, and turns a rejected field into
+ * a usage error that names the flag.
+ */
+final class Requests {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  /** How the request decoders name a field: {@code SwitchTraffic input field 'timeout' must be ...}. */
+  private static final Pattern FIELD_PROBLEM = Pattern.compile("^\\S+ input field '([A-Za-z]+)' (.*)$",
+      Pattern.DOTALL);
+  private static final Map<String, String> FLAGS = Map.ofEntries(
+      Map.entry("workflow", "--workflow"),
+      Map.entry("targetKeyspace", "--target-keyspace"),
+      Map.entry("tabletTypes", "--tablet-types"),
+      Map.entry("cells", "--cells"),
+      Map.entry("timeout", "--timeout"),
+      Map.entry("maxReplicationLagAllowed", "--max-replication-lag-allowed"),
+      Map.entry("enableReverseReplication", "--enable-reverse-replication"),
+      Map.entry("dryRun", "--dry-run"),
+      Map.entry("keepData", "--keep-data"),
+      Map.entry("keepRoutingRules", "--keep-routing-rules"),
+      Map.entry("renameTables", "--rename-tables"),
+      Map.entry("lockTtl", "--lock-ttl"),
+      Map.entry("maxLockHold", "--max-lock-hold"));
+
+  private Requests() {}
+
+  static SwitchTrafficRequest switchTraffic(CommandSpec spec, MigrationGroup group, SwitchFlags s, LockFlags l) {
+    ObjectNode n = common(group, l);
+    s.tabletTypes.forEach(n.putArray("tabletTypes")::add);
+    s.cells.forEach(n.putArray("cells")::add);
+    n.put("timeout", s.timeout);
+    n.put("maxReplicationLagAllowed", s.maxReplicationLagAllowed);
+    n.put("enableReverseReplication", s.enableReverseReplication);
+    n.put("dryRun", s.dryRun);
+    return decode(spec, n, SwitchTrafficRequest::fromJson);
+  }
+
+  static CompleteRequest complete(CommandSpec spec, MigrationGroup group, boolean keepData, boolean keepRoutingRules,
+      boolean renameTables, boolean dryRun, LockFlags l) {
+    ObjectNode n = common(group, l);
+    n.put("keepData", keepData);
+    n.put("keepRoutingRules", keepRoutingRules);
+    n.put("renameTables", renameTables);
+    n.put("dryRun", dryRun);
+    return decode(spec, n, CompleteRequest::fromJson);
+  }
+
+  static CancelRequest cancel(CommandSpec spec, MigrationGroup group, boolean keepData, boolean keepRoutingRules,
+      boolean dryRun, LockFlags l) {
+    ObjectNode n = common(group, l);
+    n.put("keepData", keepData);
+    n.put("keepRoutingRules", keepRoutingRules);
+    n.put("dryRun", dryRun);
+    return decode(spec, n, CancelRequest::fromJson);
+  }
+
+  /** The flags' name for a request field, or the field itself when it has no flag. */
+  static String flagOf(String field) {
+    return FLAGS.getOrDefault(field, field);
+  }
+
+  private static ObjectNode common(MigrationGroup group, LockFlags l) {
+    ObjectNode n = JSON.createObjectNode();
+    if (group.workflow != null) {
+      n.put("workflow", group.workflow);
+    }
+    if (group.targetKeyspace != null) {
+      n.put("targetKeyspace", group.targetKeyspace);
+    }
+    n.put("lockTtl", l.lockTtl);
+    n.put("maxLockHold", l.maxLockHold);
+    return n;
+  }
+
+  private static <T> T decode(CommandSpec spec, ObjectNode n, Function<ObjectNode, T> decoder) {
+    try {
+      return decoder.apply(n);
+    } catch (InvalidRequestException e) {
+      throw new ParameterException(spec.commandLine(), usageMessage(e.getMessage()), e);
+    }
+  }
+
+  /** {@code SwitchTraffic input field 'timeout' must be at least 1s} → {@code invalid value for --timeout: ...}. */
+  static String usageMessage(String decoderMessage) {
+    Matcher m = FIELD_PROBLEM.matcher(decoderMessage);
+    if (!m.matches()) {
+      return decoderMessage;
+    }
+    String flag = flagOf(m.group(1));
+    String problem = m.group(2);
+    return problem.equals("is required")
+        ? "missing required option " + flag
+        : "invalid value for " + flag + ": " + problem;
+  }
+}

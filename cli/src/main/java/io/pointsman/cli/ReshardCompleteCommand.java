@@ -1,0 +1,29 @@
+package io.pointsman.cli;
+
+import io.pointsman.api.workflows.Pointsman;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+/** {@code Reshard Complete}: like vtctldclient's, it takes none of MoveTables Complete's flags. */
+@Command(name = "Complete", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
+    description = "Complete a Reshard workflow whose traffic is fully switched: delete the source shards and "
+        + "the streams.")
+final class ReshardCompleteCommand extends ActionCommand {
+  @Mixin
+  LockFlags locks;
+
+  @Override
+  String workflowType() {
+    return Pointsman.COMPLETE_MIGRATION;
+  }
+
+  @Override
+  Object request() {
+    return Requests.complete(spec, group, false, false, false, false, locks);
+  }
+
+  @Override
+  boolean dryRun() {
+    return false;
+  }
+}

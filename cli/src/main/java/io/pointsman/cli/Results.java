@@ -1,0 +1,74 @@
+package io.pointsman.cli;
+
+import io.pointsman.api.model.ActionResult;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import io.temporal.failure.ChildWorkflowFailure;
+import io.temporal.failure.TerminatedFailure;
+import io.temporal.failure.TimeoutFailure;
+import java.io.PrintWriter;
+import java.util.List;
+
+/** How an action's outcome is printed: vtctldclient's text for a result, one line for a failure. */
+final class Results {
+  private Results() {}
+
+  /**
+   * Prints the result as vtctldclient does: the summary, then the start and current state, or for a
+   * dry run the plan's lines.
+   *
+   * @param queriedPlan the plan the progress query showed, printed when the result carries none
+   */
+  static void print(PrintWriter out, ActionResult result, boolean dryRun, List<String> queriedPlan) {
+    out.println();
+    out.println(result.summary());
+    if (dryRun) {
+      List<String> lines = result.dryRunResults().isEmpty() ? queriedPlan : result.dryRunResults();
+      if (lines.isEmpty()) {
+        out.println("No changes required");
+      }
+      lines.forEach(out::println);
+    } else {
+      if (notBlank(result.startState()) || notBlank(result.currentState())) {
+        out.println();
+      }
+      if (notBlank(result.startState())) {
+        out.println("Start State: " + result.startState());
+      }
+      if (notBlank(result.currentState())) {
+        out.println("Current State: " + result.currentState());
+      }
+    }
+    out.flush();
+  }
+
+  /** Why the workflow did not succeed, in the words of the failure that stopped it. */
+  static String failureMessage(Throwable failure) {
+    Throwable t = failure instanceof WorkflowFailedException wfe && wfe.getCause() != null ? wfe.getCause() : failure;
+    while (t instanceof ActivityFailure || t instanceof ChildWorkflowFailure) {
+      if (t.getCause() == null) {
+        break;
+      }
+      t = t.getCause();
+    }
+    if (t instanceof ApplicationFailure af) {
+      return af.getOriginalMessage();
+    }
+    if (t instanceof CanceledFailure) {
+      return "the workflow was cancelled";
+    }
+    if (t instanceof TerminatedFailure tf) {
+      return "the workflow was terminated" + (notBlank(tf.getOriginalMessage()) ? ": " + tf.getOriginalMessage() : "");
+    }
+    if (t instanceof TimeoutFailure tf) {
+      return "the workflow timed out (" + tf.getTimeoutType() + ")";
+    }
+    return t.getMessage() == null ? t.toString() : t.getMessage();
+  }
+
+  static boolean notBlank(String s) {
+    return s != null && !s.isBlank();
+  }
+}

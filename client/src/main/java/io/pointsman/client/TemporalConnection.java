@@ -1,0 +1,119 @@
+package io.pointsman.client;
+
+import com.uber.m3.tally.Scope;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
+import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
+
+/**
+ * One connection to Temporal and a client for one namespace: the bootstrap the worker, dev mode
+ * and the CLI share, so TLS, API key and metrics are set up in one place.
+ */
+public final class TemporalConnection implements AutoCloseable {
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
+
+  private final TemporalOptions options;
+  private final WorkflowServiceStubs service;
+  private final WorkflowClient client;
+
+  private TemporalConnection(TemporalOptions options, WorkflowServiceStubs service) {
+    this.options = options;
+    this.service = service;
+    this.client = WorkflowClient.newInstance(service,
+        WorkflowClientOptions.newBuilder().setNamespace(options.namespace()).build());
+  }
+
+  /**
+   * A connection that is made on first use and re-made by gRPC whenever it breaks: what a worker
+   * wants, which may start before its Temporal is up.
+   *
+   * @param metricsScope where the SDK reports its metrics; null for none
+   */
+  public static TemporalConnection lazy(TemporalOptions options, Scope metricsScope) {
+    return new TemporalConnection(options, WorkflowServiceStubs.newServiceStubs(stubOptions(options, metricsScope)));
+  }
+
+  /**
+   * A connection whose server answered a health check within {@code timeout}: what the CLI wants,
+   * so an unreachable Temporal is one clear message rather than a retry loop.
+   *
+   * @throws TemporalUnreachableException when the server did not answer in time
+   */
+  public static TemporalConnection connected(TemporalOptions options, Duration timeout) {
+    try {
+      return new TemporalConnection(options,
+          WorkflowServiceStubs.newConnectedServiceStubs(stubOptions(options, null), timeout));
+    } catch (StatusRuntimeException e) {
+      throw new TemporalUnreachableException("cannot reach Temporal at " + options.address() + " (namespace "
+          + options.namespace() + ") within " + timeout.toSeconds() + "s: " + e.getStatus().getCode()
+          + (e.getStatus().getDescription() != null ? " " + e.getStatus().getDescription() : ""), e);
+    }
+  }
+
+  public TemporalOptions options() {
+    return options;
+  }
+
+  public WorkflowServiceStubs service() {
+    return service;
+  }
+
+  public WorkflowClient client() {
+    return client;
+  }
+
+  @Override
+  public void close() {
+    service.shutdown();
+    // awaitTermination restores the interrupt flag itself when interrupted
+    if (!service.awaitTermination(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+      service.shutdownNow();
+    }
+  }
+
+  private static WorkflowServiceStubsOptions stubOptions(TemporalOptions o, Scope metricsScope) {
+    WorkflowServiceStubsOptions.Builder b = WorkflowServiceStubsOptions.newBuilder().setTarget(o.address());
+    if (o.tls()) {
+      b.setSslContext(sslContext(o));
+    }
+    o.tlsServerName().ifPresent(name -> b.setChannelInitializer(channel -> channel.overrideAuthority(name)));
+    o.apiKey().ifPresent(key -> b.addApiKey(() -> key));
+    if (metricsScope != null) {
+      b.setMetricsScope(metricsScope);
+    }
+    return b.build();
+  }
+
+  private static SslContext sslContext(TemporalOptions o) {
+    try {
+      SslContextBuilder ssl = GrpcSslContexts.forClient();
+      if (o.tlsCertFile().isPresent()) {
+        ssl.keyManager(o.tlsCertFile().get().toFile(), o.tlsKeyFile().orElseThrow().toFile());
+      }
+      o.tlsCaFile().ifPresent(ca -> ssl.trustManager(ca.toFile()));
+      return ssl.build();
+    } catch (SSLException | IllegalArgumentException e) {
+      // the message names files, never their content
+      throw new IllegalArgumentException("cannot set up TLS for Temporal: " + Objects.toString(e.getMessage(),
+          e.getClass().getSimpleName()), e);
+    }
+  }
+
+  /** Thrown when Temporal did not answer: the CLI prints it as one line. */
+  public static final class TemporalUnreachableException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    TemporalUnreachableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,275 @@
+package io.pointsman.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.Progress;
+import io.pointsman.api.model.StepProgress;
+import io.pointsman.api.model.StepStatus;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.ReverseTrafficWorkflow;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.e2e.FaultInjection.When;
+import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.mysql.Stream;
+import io.pointsman.sandbox.load.LoadOptions;
+import io.pointsman.sandbox.load.LoadVerifier;
+import io.pointsman.sandbox.load.LoadWriter;
+import io.pointsman.sandbox.load.VerificationReport;
+import io.pointsman.sandbox.load.WriteFactory;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowStub;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * After the journal a switch only goes forward: a failure there is finished by a rerun that resumes
+ * from the journal, a cancellation finishes the switch before it ends. The cases alternate between
+ * SwitchTraffic and ReverseTraffic on one world, each ending where the next one starts (switched,
+ * then back), so they run in order; each checks the state it starts from.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class SwitchPastTheJournalTest {
+  private static final Logger log = LoggerFactory.getLogger(SwitchPastTheJournalTest.class);
+  private static final String WORKFLOW = "commerce2customer";
+  private static final String REVERSE = "commerce2customer_reverse";
+  private static final String TARGET = "customer";
+  private static final String SOURCE = "commerce";
+  private static final String SWITCHED = "All Reads Switched. Writes Switched";
+  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
+  private static final List<String> TABLES = List.of("corder", "customer");
+
+  private static final FaultInjection faults = new FaultInjection();
+  private static SwitchWorld world;
+  private long started;
+
+  @BeforeAll
+  static void up() throws Exception {
+    world = SwitchWorld.start(true, faults);
+    world.createMoveTables();
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    if (world != null) {
+      world.close();
+    }
+  }
+
+  @AfterEach
+  void disarm() throws Exception {
+    faults.reset();
+    log.info("case took {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    assertThat(WorldSnapshot.lockKeys(world)).as("locks left behind").isEmpty();
+  }
+
+  @Test
+  @Order(1)
+  void aSwitchFailingAfterTheJournalIsFinishedByARerunAndLosesNoAcknowledgedWrite() throws Exception {
+    starting(NOT_SWITCHED);
+    LoadWriter load = LoadWriter.start(world.router(), LoadOptions.builder()
+        .ratePerSecond(40).writers(4).duration(Duration.ofMinutes(4))
+        .writes(WriteFactory.customerInserts("customer", 2_000_000)).build());
+    world.onClose(load);
+    // writes acknowledged before the switch and after its rerun, so the load spans both
+    await().atMost(Duration.ofSeconds(30)).until(() -> load.loadLog().acknowledged() >= 20);
+    int journalsBefore = WorldSnapshot.take(world).journals().size();
+    faults.failOnce("changeRouting", When.BEFORE);
+
+    SwitchTrafficWorkflow first = newSwitch();
+    ApplicationFailure cause = failure(() -> first.switchTraffic(request()));
+    assertThat(cause.getOriginalMessage()).contains(FaultInjection.message("changeRouting", When.BEFORE))
+        .contains("The journal is written: rerun SwitchTraffic to finish the switch");
+    Progress failedRun = first.progress();
+    assertThat(statusOf(failedRun, "createJournals")).isEqualTo(StepStatus.DONE);
+    assertThat(statusOf(failedRun, "changeRouting")).isEqualTo(StepStatus.FAILED);
+    assertThat(failedRun.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
+    assertThat(WorldSnapshot.take(world).journals()).hasSize(journalsBefore + 1);
+
+    SwitchTrafficWorkflow rerun = newSwitch();
+    ActionResult done = rerun.switchTraffic(request());
+    assertThat(done.currentState()).isEqualTo(SWITCHED);
+    List<String> steps = names(rerun.progress());
+    assertThat(steps).contains("gatherPositions").doesNotContain("stopSourceWrites", "waitForCatchup",
+        "createReverseVReplication");
+    assertThat(steps).containsSubsequence("gatherPositions", "createJournals", "allowTargetWrites", "changeRouting",
+        "startReverseVReplication", "freezeTargetVReplication");
+    assertThat(WorldSnapshot.take(world).journals()).as("no second journal").hasSize(journalsBefore + 1);
+    assertSwitchedTo(TARGET, SOURCE, REVERSE, WORKFLOW);
+    long afterRerun = load.loadLog().acknowledged();
+    await().atMost(Duration.ofSeconds(30)).until(() -> load.loadLog().acknowledged() >= afterRerun + 20);
+
+    load.close();
+    VerificationReport report = LoadVerifier.forCustomers(world.router()).verify(load.loadLog());
+    log.info("load across the failed switch and its rerun: {}", report.summary());
+    assertThat(report.acknowledged()).isGreaterThanOrEqualTo(40);
+    assertThat(report.missing()).isEmpty();
+    assertThat(report.duplicated()).isEmpty();
+    assertThat(report.lostNothing()).isTrue();
+  }
+
+  @Test
+  @Order(2)
+  void aReverseFailingAfterItChangedRoutingIsResumedByARerun() throws Exception {
+    starting(SWITCHED);
+    faults.failOnce("changeRouting", When.AFTER);
+
+    ReverseTrafficWorkflow first = newReverse();
+    ApplicationFailure cause = failure(() -> first.reverseTraffic(request()));
+    assertThat(cause.getOriginalMessage()).contains(FaultInjection.message("changeRouting", When.AFTER))
+        .contains("rerun ReverseTraffic");
+    // Routing already points back at the source, so the state reads as reversed; but the reverse
+    // workflow is not frozen and the original streams are not running: the switch is unfinished.
+    assertThat(world.workflowState(TARGET, WORKFLOW)).isEqualTo(NOT_SWITCHED);
+    assertThat(streams(SOURCE, REVERSE)).noneMatch(Stream::isFrozen);
+
+    ReverseTrafficWorkflow rerun = newReverse();
+    ActionResult done = rerun.reverseTraffic(request());
+    assertThat(done.currentState()).isEqualTo(NOT_SWITCHED);
+    List<String> steps = names(rerun.progress());
+    assertThat(steps).doesNotContain("stopSourceWrites", "waitForCatchup")
+        .containsSubsequence("checkJournals", "gatherPositions", "createJournals", "allowTargetWrites",
+            "changeRouting", "startReverseVReplication", "freezeTargetVReplication");
+    assertSwitchedTo(SOURCE, TARGET, WORKFLOW, REVERSE);
+  }
+
+  @Test
+  @Order(3)
+  void aSwitchCancelledAfterTheJournalFinishesTheSwitchAndEndsCancelled() throws Exception {
+    starting(NOT_SWITCHED);
+    FaultInjection.Block block = faults.blockOnce("allowTargetWrites", When.BEFORE);
+    SwitchTrafficWorkflow wf = newSwitch();
+    WorkflowClient.start(wf::switchTraffic, request());
+    await().atMost(Duration.ofMinutes(2)).until(block::reached);
+
+    WorkflowStub.fromTyped(wf).cancel();
+    world.awaitCancellationSeen(WorkflowStub.fromTyped(wf));
+    block.release();
+
+    WorkflowFailedException failed = catchThrowableOfType(
+        () -> WorkflowStub.fromTyped(wf).getResult(Object.class), WorkflowFailedException.class);
+    assertThat(failed).isNotNull();
+    assertThat(failed.getCause()).isInstanceOf(CanceledFailure.class);
+    Progress progress = wf.progress();
+    assertThat(progress.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
+    assertThat(names(progress)).containsSubsequence("createJournals", "allowTargetWrites", "allowTargetWrites",
+        "changeRouting", "startReverseVReplication", "freezeTargetVReplication", "releaseLocks");
+    assertThat(world.workflowState(TARGET, WORKFLOW)).isEqualTo(SWITCHED);
+    assertSwitchedTo(TARGET, SOURCE, REVERSE, WORKFLOW);
+  }
+
+  @Test
+  @Order(4)
+  void aJournalWrittenByAFailedCreateJournalsIsNotRolledBackAndARerunFinishes() throws Exception {
+    starting(SWITCHED);
+    int journalsBefore = WorldSnapshot.take(world).journals().size();
+    faults.failOnce("createJournals", When.AFTER);
+
+    ReverseTrafficWorkflow first = newReverse();
+    ApplicationFailure cause = failure(() -> first.reverseTraffic(request()));
+    assertThat(cause.getOriginalMessage()).contains(FaultInjection.message("createJournals", When.AFTER))
+        .contains("The journal is written: rerun ReverseTraffic");
+    Progress failedRun = first.progress();
+    assertThat(failedRun.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
+    assertThat(names(failedRun)).containsSubsequence("createJournals", "checkJournals");
+    // The reverse's source (customer) stays closed for writes: reopening it under a journal that a
+    // rerun trusts would let writes in that the rerun never waits for.
+    for (String shard : world.store().listShards(TARGET)) {
+      assertThat(world.services.barrier().deniedTables(primary(TARGET, shard))).containsExactlyElementsOf(TABLES);
+    }
+    int journalsWritten = WorldSnapshot.take(world).journals().size() - journalsBefore;
+    assertThat(journalsWritten).isEqualTo(world.store().listShards(TARGET).size());
+
+    ReverseTrafficWorkflow rerun = newReverse();
+    ActionResult done = rerun.reverseTraffic(request());
+    assertThat(done.currentState()).isEqualTo(NOT_SWITCHED);
+    assertThat(names(rerun.progress())).contains("gatherPositions").doesNotContain("stopSourceWrites");
+    assertThat(WorldSnapshot.take(world).journals()).hasSize(journalsBefore + journalsWritten);
+    assertSwitchedTo(SOURCE, TARGET, WORKFLOW, REVERSE);
+  }
+
+  /**
+   * Writes go to {@code to}: its primaries take them, {@code from}'s primaries refuse them, the
+   * streams out of {@code to} ({@code running}) run and the ones into it ({@code frozen}) are frozen.
+   */
+  private static void assertSwitchedTo(String to, String from, String running, String frozen) throws Exception {
+    for (String shard : world.store().listShards(to)) {
+      assertThat(world.services.barrier().deniedTables(primary(to, shard))).as("barrier on %s/%s", to, shard).isEmpty();
+      assertThat(streams(to, shard, frozen)).isNotEmpty().allMatch(Stream::isFrozen);
+    }
+    for (String shard : world.store().listShards(from)) {
+      assertThat(world.services.barrier().deniedTables(primary(from, shard))).as("barrier on %s/%s", from, shard)
+          .containsExactlyElementsOf(TABLES);
+    }
+    world.awaitStreamsRunning(from, running);
+    assertThat(streams(from, running)).noneMatch(Stream::isFrozen);
+  }
+
+  private void starting(String state) {
+    started = System.nanoTime();
+    assertThat(world.workflowState(TARGET, WORKFLOW)).as("the state this case starts from").isEqualTo(state);
+  }
+
+  private static ApplicationFailure failure(Runnable run) {
+    WorkflowFailedException failed = catchThrowableOfType(run::run, WorkflowFailedException.class);
+    assertThat(failed).isNotNull();
+    assertThat(failed.getCause()).isInstanceOf(ApplicationFailure.class);
+    return (ApplicationFailure) failed.getCause();
+  }
+
+  private static StepStatus statusOf(Progress progress, String step) {
+    return progress.steps().stream().filter(s -> s.name().equals(step)).reduce((a, b) -> b).map(StepProgress::status)
+        .orElseThrow(() -> new AssertionError(step + " never ran"));
+  }
+
+  private static List<String> names(Progress progress) {
+    return progress.steps().stream().map(StepProgress::name).toList();
+  }
+
+  private static PrimaryEndpoint primary(String keyspace, String shard) {
+    return world.services.primaries().resolve(keyspace, shard);
+  }
+
+  private static List<Stream> streams(String keyspace, String workflow) {
+    return world.store().listShards(keyspace).stream().flatMap(s -> streams(keyspace, s, workflow).stream()).toList();
+  }
+
+  private static List<Stream> streams(String keyspace, String shard, String workflow) {
+    return world.services.streams().read(primary(keyspace, shard), workflow);
+  }
+
+  private static SwitchTrafficWorkflow newSwitch() {
+    return world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC));
+  }
+
+  private static ReverseTrafficWorkflow newReverse() {
+    return world.workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC));
+  }
+
+  private static String id(String action) {
+    return action + "-" + TARGET + "." + WORKFLOW + "-" + UUID.randomUUID();
+  }
+
+  private static SwitchTrafficRequest request() {
+    return SwitchTrafficRequest.of(WORKFLOW, TARGET);
+  }
+}

@@ -1,0 +1,279 @@
+package io.pointsman.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.etcd.jetcd.Client;
+import io.pointsman.activities.CleanupActivitiesImpl;
+import io.pointsman.activities.LockActivitiesImpl;
+import io.pointsman.activities.SwitchActivitiesImpl;
+import io.pointsman.api.activities.SwitchActivities;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.engine.Services;
+import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.mysql.Stream;
+import io.pointsman.engine.mysql.StreamState;
+import io.pointsman.engine.testing.TestEtcd;
+import io.pointsman.engine.testing.TestServices;
+import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.validate.TopologyValidator;
+import io.pointsman.engine.validate.ValidationReport;
+import io.pointsman.sandbox.cluster.CreatedWorkflow;
+import io.pointsman.sandbox.cluster.MoveTablesSpec;
+import io.pointsman.sandbox.cluster.ReshardSpec;
+import io.pointsman.sandbox.cluster.Sandbox;
+import io.pointsman.sandbox.cluster.SandboxOptions;
+import io.pointsman.sandbox.cluster.SandboxShape;
+import io.pointsman.sandbox.router.Router;
+import io.pointsman.sandbox.router.RouterOptions;
+import io.pointsman.sandbox.streams.StreamRunner;
+import io.pointsman.sandbox.streams.StreamRunnerOptions;
+import io.pointsman.workflows.WorkflowRegistration;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+
+/**
+ * A whole pointsman world for end-to-end tests: the sandbox (its own MariaDB primaries, topology
+ * under a fresh root of the test etcd or of an etcd of its own), the stream runner, a router, and a Temporal test
+ * environment whose worker runs pointsman's workflows and real activities.
+ */
+final class SwitchWorld implements AutoCloseable {
+  final Sandbox sandbox;
+  final Client etcd;
+  final TopoPaths paths;
+  final StreamRunner runner;
+  final Services services;
+  final TestWorkflowEnvironment env;
+  final Worker worker;
+  /** The oracle of the failure tests: every invariant of the topology, and the state it is in. */
+  final TopologyValidator validator;
+  private final List<AutoCloseable> extras = new ArrayList<>();
+  private Router router;
+
+  private SwitchWorld(Sandbox sandbox, UnaryOperator<SwitchActivities> switchWrapper) {
+    this.sandbox = sandbox;
+    this.etcd = TestEtcd.client(sandbox.etcdEndpoint());
+    this.paths = sandbox.options().topoPaths();
+    this.runner = StreamRunner.start(StreamRunnerOptions.builder()
+        .topology(sandbox.store())
+        .mysqlCredentials(sandbox.options().credentials().user(), sandbox.options().credentials().password())
+        .pollInterval(Duration.ofMillis(100))
+        .heartbeatInterval(Duration.ofMillis(500))
+        .build());
+    this.services = new Services(etcd, paths, sandbox.mysqlOptions());
+    this.validator = new TopologyValidator(etcd, paths, services);
+    TestEnvironmentOptions.Builder options = TestEnvironmentOptions.newBuilder();
+    for (var key : Pointsman.SEARCH_ATTRIBUTES) {
+      options.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    }
+    this.env = TestWorkflowEnvironment.newInstance(options.build());
+    this.worker = env.newWorker(Pointsman.TASK_QUEUE);
+    WorkflowRegistration.registerWorkflows(worker);
+    worker.registerActivitiesImplementations(switchWrapper.apply(new SwitchActivitiesImpl(services)),
+        new CleanupActivitiesImpl(services), new LockActivitiesImpl(services.locks()));
+    env.start();
+  }
+
+  /** MoveTables world: commerce/0 and customer/-80,80- only. */
+  static SwitchWorld moveTables() throws IOException {
+    return start(true, UnaryOperator.identity());
+  }
+
+  static SwitchWorld start(boolean moveTablesOnly, UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
+    return start(moveTablesOnly, SandboxShape.DEFAULT, false, switchWrapper);
+  }
+
+  static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, UnaryOperator<SwitchActivities> switchWrapper)
+      throws IOException {
+    return start(moveTablesOnly, shape, false, switchWrapper);
+  }
+
+  /**
+   * A world whose sandbox starts an etcd of its own, which a test may stop and start again
+   * ({@link Sandbox#stopEtcd}) without taking the shared test etcd from other suites.
+   */
+  static SwitchWorld startWithOwnEtcd(boolean moveTablesOnly, UnaryOperator<SwitchActivities> switchWrapper)
+      throws IOException {
+    return start(moveTablesOnly, SandboxShape.DEFAULT, true, switchWrapper);
+  }
+
+  private static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
+      UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
+    Path dir = Files.createTempDirectory("pointsman-e2e");
+    String root = "/pointsman-e2e/" + UUID.randomUUID();
+    SandboxOptions.Builder b = SandboxOptions.builder()
+        .dataDir(dir)
+        .basePort(freeBase())
+        .topologyRoots(root + "/global", root)
+        .stopOnJvmExit(true)
+        .shape(shape);
+    if (ownEtcd) {
+      b.etcdPorts(0, 0);
+    } else {
+      b.etcdEndpoint(TestServices.etcdEndpoint());
+    }
+    if (moveTablesOnly) {
+      b.withoutReshardTargets();
+    }
+    Sandbox sandbox = Sandbox.up(b.build());
+    try {
+      return new SwitchWorld(sandbox, switchWrapper);
+    } catch (RuntimeException e) {
+      sandbox.close();
+      throw e;
+    }
+  }
+
+  /** Base ports spread by test run so two suites on one machine do not collide. */
+  private static int freeBase() {
+    return 20000 + (int) (ProcessHandle.current().pid() % 200) * 50 + (int) (System.nanoTime() % 40);
+  }
+
+  TopologyStore store() {
+    return services.store();
+  }
+
+  WorkflowClient client() {
+    return env.getWorkflowClient();
+  }
+
+  <T> T workflow(Class<T> type, String id) {
+    return client().newWorkflowStub(type, WorkflowOptions.newBuilder().setTaskQueue(Pointsman.TASK_QUEUE)
+        .setWorkflowId(id).setWorkflowExecutionTimeout(Duration.ofMinutes(10)).build());
+  }
+
+  /** Creates commerce2customer and waits until its copy finished and its streams run. */
+  CreatedWorkflow createMoveTables() {
+    return createMoveTables(MoveTablesSpec.sandbox());
+  }
+
+  /** Creates a MoveTables workflow and waits until its copy finished and its streams run. */
+  CreatedWorkflow createMoveTables(MoveTablesSpec spec) {
+    CreatedWorkflow wf = sandbox.moveTablesCreator().create(spec);
+    awaitRunning(wf);
+    return wf;
+  }
+
+  CreatedWorkflow createReshard() {
+    CreatedWorkflow wf = sandbox.reshardCreator().create(ReshardSpec.sandbox());
+    awaitRunning(wf);
+    return wf;
+  }
+
+  /**
+   * Waits until every stream of the workflow on the keyspace's primaries runs again (after a
+   * compensation restarted them, or a switch started its reverse).
+   */
+  void awaitStreamsRunning(String keyspace, String workflow) {
+    // a primary just restarted fails the first use of a pooled connection from before, once
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+        .ignoreExceptionsMatching(e -> e instanceof PointsmanException pe && pe.code() == ErrorCode.UNAVAILABLE)
+        .until(() -> {
+          int found = 0;
+          for (String shard : store().listShards(keyspace)) {
+            for (Stream st : services.streams().read(services.primaries().resolve(keyspace, shard), workflow)) {
+              found++;
+              if (st.state() != StreamState.RUNNING || st.copyPending()) {
+                return false;
+              }
+            }
+          }
+          return found > 0;
+        });
+  }
+
+  /** The validator names no broken invariant of the workflow and finds it in {@code state} (e.g. ALL_SWITCHED). */
+  ValidationReport assertDefinedState(String targetKeyspace, String workflow, String state) {
+    ValidationReport report = validator.validate(targetKeyspace, workflow);
+    assertThat(report.violations()).as(report.describe()).isEmpty();
+    assertThat(report.state()).as(report.describe()).isEqualTo(state);
+    return report;
+  }
+
+  /** The workflow's state as Vitess words it, read now (e.g. "All Reads Switched. Writes Switched"). */
+  String workflowState(String targetKeyspace, String workflow) {
+    SwitchActivitiesImpl reader = new SwitchActivitiesImpl(services);
+    return reader.getWorkflowState(reader.buildTrafficSwitcher(targetKeyspace, workflow), List.of()).summary();
+  }
+
+  private void awaitRunning(CreatedWorkflow wf) {
+    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      for (CreatedWorkflow.Stream s : wf.streams()) {
+        PrimaryEndpoint ep = services.primaries().resolve(wf.targetKeyspace(), s.targetShard());
+        Stream st = services.streams().read(ep, (int) s.id()).orElseThrow();
+        if (st.state() != StreamState.RUNNING || st.copyPending()) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Waits until the workflow's code has seen its cancellation: a workflow task started after
+   * Temporal recorded the request. While a local step runs, that is when the SDK renews the task
+   * (at 80% of its 10 s timeout), which hands the workflow the events that came meanwhile; the local
+   * step itself is not told and runs to its end, and the workflow acts on the cancellation then.
+   */
+  void awaitCancellationSeen(WorkflowStub stub) {
+    String id = stub.getExecution().getWorkflowId();
+    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      boolean requested = false;
+      for (HistoryEvent e : client().fetchHistory(id).getEvents()) {
+        if (e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED) {
+          requested = true;
+        } else if (requested && e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) {
+          return true;
+        }
+      }
+      return false;
+    });
+  }
+
+  Router router() {
+    if (router == null) {
+      router = Router.start(RouterOptions.builder().store(sandbox.store())
+          .mysqlUser(sandbox.options().credentials().user())
+          .mysqlPassword(sandbox.options().credentials().password())
+          .build());
+    }
+    return router;
+  }
+
+  void onClose(AutoCloseable c) {
+    extras.add(c);
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (AutoCloseable c : extras) {
+      c.close();
+    }
+    if (router != null) {
+      router.close();
+    }
+    env.close();
+    runner.close();
+    services.close();
+    etcd.close();
+    sandbox.close();
+  }
+}

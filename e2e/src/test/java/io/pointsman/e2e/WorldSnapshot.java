@@ -1,0 +1,144 @@
+package io.pointsman.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import io.pointsman.engine.mysql.PrimaryEndpoint;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a rolled-back switch must leave exactly as it found it: every etcd key under the world's
+ * topology roots with its value (lock keys aside, they come and go with every action), and per
+ * shard primary the stable columns of {@code _vt.vreplication} (not the ones a running stream
+ * moves: pos, timestamps, counters), the journal rows and the tables under a write barrier.
+ * Values only, not revisions: a compensation rewrites records, it must rewrite them as they were.
+ * One normalisation: the {@code denied_tables} of a Shard record are a set (Vitess adds and removes
+ * names, and sorts a workflow's tables), so their order is not compared; a compensation re-adds the
+ * target's denied tables in the workflow's table order, not in the order MoveTables Create wrote.
+ *
+ * @param topology etcd key to value
+ * @param primaries {@code keyspace/shard} to its rows, one string per row, each section prefixed
+ *     ({@code stream}, {@code journal}, {@code barrier})
+ */
+record WorldSnapshot(SortedMap<String, String> topology, SortedMap<String, List<String>> primaries) {
+  private static final String LOCKS_DIR = "/locks/";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  static WorldSnapshot take(SwitchWorld world) throws Exception {
+    SortedMap<String, String> topology = new TreeMap<>();
+    for (KeyValue kv : etcdUnderRoots(world)) {
+      String key = kv.getKey().toString(StandardCharsets.UTF_8);
+      if (!key.contains(LOCKS_DIR)) {
+        String value = kv.getValue().toString(StandardCharsets.UTF_8);
+        topology.put(key, key.endsWith("/Shard") ? deniedTablesSorted(value) : value);
+      }
+    }
+    SortedMap<String, List<String>> primaries = new TreeMap<>();
+    for (String keyspace : world.store().listKeyspaces()) {
+      for (String shard : world.store().listShards(keyspace)) {
+        PrimaryEndpoint ep = world.services.primaries().resolve(keyspace, shard);
+        primaries.put(keyspace + "/" + shard, PrimaryRows.of(world.services, ep));
+      }
+    }
+    return new WorldSnapshot(topology, primaries);
+  }
+
+  /** The lock keys under the world's roots (keyspace, shard and named locks). */
+  static List<String> lockKeys(SwitchWorld world) throws Exception {
+    List<String> keys = new ArrayList<>();
+    for (KeyValue kv : etcdUnderRoots(world)) {
+      String key = kv.getKey().toString(StandardCharsets.UTF_8);
+      if (key.contains(LOCKS_DIR)) {
+        keys.add(key);
+      }
+    }
+    return keys;
+  }
+
+  /** The lock keys under one lock directory, e.g. {@code paths.keyspaceDir("commerce")}, with their leases. */
+  static List<KeyValue> locksUnder(SwitchWorld world, String dir) throws Exception {
+    ByteSequence prefix = ByteSequence.from(dir + LOCKS_DIR, StandardCharsets.UTF_8);
+    return world.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
+        .get(30, TimeUnit.SECONDS).getKvs();
+  }
+
+  /** The journal rows of every primary ({@code keyspace/shard: id db_name}). */
+  List<String> journals() {
+    List<String> out = new ArrayList<>();
+    primaries.forEach((shard, rows) -> rows.stream().filter(r -> r.startsWith("journal "))
+        .forEach(r -> out.add(shard + ": " + r.substring(0, Math.min(r.length(), 80)))));
+    return out;
+  }
+
+  /** Every difference from {@code after}, one readable line each; empty when they are equal. */
+  List<String> differencesTo(WorldSnapshot after) {
+    List<String> out = new ArrayList<>();
+    diff("etcd ", topology, after.topology, out);
+    TreeSet<String> shards = new TreeSet<>(primaries.keySet());
+    shards.addAll(after.primaries.keySet());
+    for (String shard : shards) {
+      List<String> was = primaries.getOrDefault(shard, List.of());
+      List<String> now = after.primaries.getOrDefault(shard, List.of());
+      for (String row : was) {
+        if (!now.contains(row)) {
+          out.add(shard + " lost   " + row);
+        }
+      }
+      for (String row : now) {
+        if (!was.contains(row)) {
+          out.add(shard + " gained " + row);
+        }
+      }
+    }
+    return out;
+  }
+
+  private static void diff(String what, Map<String, String> before, Map<String, String> after, List<String> out) {
+    TreeSet<String> keys = new TreeSet<>(before.keySet());
+    keys.addAll(after.keySet());
+    for (String key : keys) {
+      String was = before.get(key);
+      String now = after.get(key);
+      if (was == null) {
+        out.add(what + key + " created: " + now);
+      } else if (now == null) {
+        out.add(what + key + " deleted, was: " + was);
+      } else if (!was.equals(now)) {
+        out.add(what + key + " changed\n    was: " + was + "\n    now: " + now);
+      }
+    }
+  }
+
+  private static String deniedTablesSorted(String shardJson) throws Exception {
+    JsonNode shard = JSON.readTree(shardJson);
+    JsonNode controls = shard.path("tablet_controls");
+    for (JsonNode control : controls) {
+      if (control.get("denied_tables") instanceof ArrayNode denied) {
+        List<String> names = new ArrayList<>();
+        denied.forEach(n -> names.add(n.asText()));
+        names.sort(null);
+        denied.removeAll();
+        names.forEach(denied::add);
+      }
+    }
+    return JSON.writeValueAsString(shard);
+  }
+
+  private static List<KeyValue> etcdUnderRoots(SwitchWorld world) throws Exception {
+    // the global root sits under the cell root prefix in the sandbox: <root>/global and <root>/<cell>
+    ByteSequence prefix = ByteSequence.from(world.paths.cellRootPrefix() + "/", StandardCharsets.UTF_8);
+    return world.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
+        .get(30, TimeUnit.SECONDS).getKvs();
+  }
+}

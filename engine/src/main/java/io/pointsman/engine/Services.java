@@ -1,0 +1,103 @@
+package io.pointsman.engine;
+
+import io.etcd.jetcd.Client;
+import io.pointsman.engine.lock.EtcdLockService;
+import io.pointsman.engine.lock.LockService;
+import io.pointsman.engine.mysql.ConnectionPools;
+import io.pointsman.engine.mysql.MySqlFence;
+import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.mysql.PrimaryPositions;
+import io.pointsman.engine.mysql.PrimaryResolver;
+import io.pointsman.engine.mysql.ReshardingJournals;
+import io.pointsman.engine.mysql.SavedStreams;
+import io.pointsman.engine.mysql.SidecarSchema;
+import io.pointsman.engine.mysql.StreamWaiter;
+import io.pointsman.engine.mysql.VReplicationStreams;
+import io.pointsman.engine.mysql.WriteBarrier;
+import io.pointsman.engine.topo.EtcdTopologyStore;
+import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.engine.topo.TopologyStore;
+
+/**
+ * Everything the activities talk to, built once per worker from its configuration: the topology
+ * store and locks on etcd, and the shard primaries' MySQL. Closing it stops lock renewal and closes
+ * the MySQL pools; the etcd client belongs to the caller.
+ */
+public final class Services implements AutoCloseable {
+  private final TopologyStore store;
+  private final EtcdLockService locks;
+  private final ConnectionPools pools;
+  private final PrimaryResolver primaries;
+  private final VReplicationStreams streams;
+  private final StreamWaiter waiter;
+  private final PrimaryPositions positions;
+  private final ReshardingJournals journals;
+  private final WriteBarrier barrier;
+  private final MySqlFence fence;
+  private final SavedStreams saved;
+
+  public Services(Client etcd, TopoPaths paths, MySqlOptions mysql) {
+    this.store = new EtcdTopologyStore(etcd, paths);
+    this.locks = new EtcdLockService(etcd, paths);
+    this.pools = new ConnectionPools(mysql);
+    SidecarSchema schema = new SidecarSchema(pools);
+    this.fence = new MySqlFence(pools, schema);
+    this.primaries = new PrimaryResolver(store);
+    this.streams = new VReplicationStreams(pools, fence, schema);
+    this.waiter = new StreamWaiter(streams);
+    this.positions = new PrimaryPositions(pools);
+    this.journals = new ReshardingJournals(pools, fence, schema);
+    this.barrier = new WriteBarrier(pools, fence);
+    this.saved = new SavedStreams(pools, fence, schema);
+  }
+
+  public TopologyStore store() {
+    return store;
+  }
+
+  public LockService locks() {
+    return locks;
+  }
+
+  public ConnectionPools pools() {
+    return pools;
+  }
+
+  public PrimaryResolver primaries() {
+    return primaries;
+  }
+
+  public VReplicationStreams streams() {
+    return streams;
+  }
+
+  public StreamWaiter waiter() {
+    return waiter;
+  }
+
+  public PrimaryPositions positions() {
+    return positions;
+  }
+
+  public ReshardingJournals journals() {
+    return journals;
+  }
+
+  public WriteBarrier barrier() {
+    return barrier;
+  }
+
+  public SavedStreams savedStreams() {
+    return saved;
+  }
+
+  public MySqlFence fence() {
+    return fence;
+  }
+
+  @Override
+  public void close() {
+    locks.close();
+    pools.close();
+  }
+}

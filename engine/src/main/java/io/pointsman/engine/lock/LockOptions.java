@@ -1,0 +1,171 @@
+package io.pointsman.engine.lock;
+
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.lock.LockToken;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How one lock is taken and kept. Immutable; build it with {@link #builder()}, where it is
+ * validated.
+ */
+public final class LockOptions {
+  /** Well above a worker failover (heartbeat timeout plus retry backoff), unlike Vitess's 30 s. */
+  public static final Duration DEFAULT_TTL = Duration.ofMinutes(2);
+  /** Vitess's {@code --lock-timeout}. */
+  public static final Duration DEFAULT_ACQUIRE_TIMEOUT = Duration.ofSeconds(45);
+  /** The {@code --max-keyspace-lock-ttl} idea: no lock is renewed forever by a forgotten holder. */
+  public static final Duration DEFAULT_MAX_HOLD = LockToken.DEFAULT_MAX_HOLD;
+
+  private final String action;
+  private final Duration ttl;
+  private final Duration acquireTimeout;
+  private final Duration maxHold;
+  private final Duration renewInterval;
+  private final LockHolder holder;
+  private final LockListener listener;
+
+  private LockOptions(Builder b, Duration ttl) {
+    this.action = b.action;
+    this.ttl = ttl;
+    this.acquireTimeout = b.acquireTimeout;
+    this.maxHold = b.maxHold;
+    this.renewInterval = b.renewInterval;
+    this.holder = b.holder;
+    this.listener = b.listener;
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** What the lock is taken for, e.g. {@code SwitchWrites}; Vitess's {@code Action} field. */
+  public String action() {
+    return action;
+  }
+
+  /** The lease TTL: whole seconds, at least one, because etcd leases count in seconds. */
+  public Duration ttl() {
+    return ttl;
+  }
+
+  public Duration acquireTimeout() {
+    return acquireTimeout;
+  }
+
+  /** How long after acquisition renewal stops on purpose and the lock is reported lost. */
+  public Duration maxHold() {
+    return maxHold;
+  }
+
+  /** The interval between renewals of a lock taken with {@link #ttl()}: as set, or a third of the TTL. */
+  public Duration renewInterval() {
+    return renewIntervalFor(ttl);
+  }
+
+  public LockHolder holder() {
+    return holder;
+  }
+
+  public LockListener listener() {
+    return listener;
+  }
+
+  /**
+   * The renew interval for a lease of the given TTL, which differs from {@link #ttl()} when a lock
+   * is re-attached: a renewal may fail and be retried before the lease runs out only if renewals
+   * come at least three times per TTL.
+   */
+  Duration renewIntervalFor(Duration leaseTtl) {
+    Duration third = leaseTtl.dividedBy(3);
+    if (renewInterval == null) {
+      return third;
+    }
+    if (renewInterval.compareTo(third) > 0) {
+      throw PointsmanException.invalidArgument(
+          "lock renew interval " + renewInterval + " must be at most a third of the TTL " + leaseTtl);
+    }
+    return renewInterval;
+  }
+
+  @Override
+  public String toString() {
+    return "LockOptions{action=" + action + ", ttl=" + ttl + ", acquireTimeout=" + acquireTimeout
+        + ", maxHold=" + maxHold + ", renewInterval=" + renewInterval() + ", holder=" + holder + "}";
+  }
+
+  public static final class Builder {
+    private String action;
+    private Duration ttl = DEFAULT_TTL;
+    private Duration acquireTimeout = DEFAULT_ACQUIRE_TIMEOUT;
+    private Duration maxHold = DEFAULT_MAX_HOLD;
+    private Duration renewInterval;
+    private LockHolder holder = LockHolder.NONE;
+    private LockListener listener = LockListener.NONE;
+
+    private Builder() {}
+
+    /** Required. */
+    public Builder action(String action) {
+      this.action = action;
+      return this;
+    }
+
+    /** Rounded up to whole seconds. */
+    public Builder ttl(Duration ttl) {
+      this.ttl = Objects.requireNonNull(ttl, "ttl");
+      return this;
+    }
+
+    public Builder acquireTimeout(Duration acquireTimeout) {
+      this.acquireTimeout = Objects.requireNonNull(acquireTimeout, "acquireTimeout");
+      return this;
+    }
+
+    public Builder maxHold(Duration maxHold) {
+      this.maxHold = Objects.requireNonNull(maxHold, "maxHold");
+      return this;
+    }
+
+    /** At most a third of the TTL; unset means exactly a third. */
+    public Builder renewInterval(Duration renewInterval) {
+      this.renewInterval = Objects.requireNonNull(renewInterval, "renewInterval");
+      return this;
+    }
+
+    public Builder holder(LockHolder holder) {
+      this.holder = Objects.requireNonNull(holder, "holder");
+      return this;
+    }
+
+    public Builder listener(LockListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    public LockOptions build() {
+      if (action == null || action.isBlank()) {
+        throw PointsmanException.invalidArgument("lock action is empty");
+      }
+      positive("lock TTL", ttl);
+      positive("lock acquire timeout", acquireTimeout);
+      positive("lock max hold", maxHold);
+      if (renewInterval != null) {
+        positive("lock renew interval", renewInterval);
+      }
+      LockOptions options = new LockOptions(this, roundUpToSeconds(ttl));
+      options.renewInterval(); // validates the explicit interval against the rounded TTL
+      return options;
+    }
+
+    private static Duration roundUpToSeconds(Duration d) {
+      return Duration.ofSeconds(d.getNano() == 0 ? d.getSeconds() : d.getSeconds() + 1);
+    }
+
+    private static void positive(String what, Duration d) {
+      if (d.isNegative() || d.isZero()) {
+        throw PointsmanException.invalidArgument(what + " must be positive, got " + d);
+      }
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package io.pointsman.engine.mysql;
+
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.topo.TopoKeys;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.Tablet;
+import io.pointsman.engine.topo.model.TabletType;
+import java.util.Objects;
+
+/**
+ * Finds a shard's primary MySQL the way Vitess does: Shard {@code primary_alias} → Tablet record
+ * → {@code mysql_hostname}/{@code mysql_port} and database name; the sidecar database comes from
+ * the Keyspace record. Reads the topology on every call: a reparent may move the primary at any
+ * time, and traffic switching never locks shards against it.
+ */
+public final class PrimaryResolver {
+  private final TopologyStore topo;
+
+  public PrimaryResolver(TopologyStore topo) {
+    this.topo = Objects.requireNonNull(topo, "topo");
+  }
+
+  /**
+   * The primary of {@code keyspace/shard}.
+   *
+   * @throws PointsmanException NOT_FOUND when the keyspace, shard or tablet record is missing;
+   *     FAILED_PRECONDITION when the shard has no primary or the tablet record does not describe one
+   */
+  public PrimaryEndpoint resolve(String keyspace, String shard) {
+    Names.keyspace(keyspace);
+    Names.shard(shard);
+    TopoKeys keys = topo.keys();
+    Keyspace ks = topo.getRequired(keys.keyspace(keyspace)).value();
+    Shard s = topo.getRequired(keys.shard(keyspace, shard)).value();
+    if (s.primaryAlias() == null) {
+      throw PointsmanException.failedPrecondition("shard " + keyspace + "/" + shard + " has no primary");
+    }
+    Tablet tablet = topo.getRequired(keys.tablet(s.primaryAlias())).value();
+    if (!keyspace.equals(tablet.keyspace()) || !shard.equals(tablet.shard())) {
+      throw PointsmanException.failedPrecondition("primary " + s.primaryAlias() + " of " + keyspace + "/" + shard
+          + " is recorded as a tablet of " + tablet.keyspace() + "/" + tablet.shard());
+    }
+    if (tablet.type() != null && tablet.type() != TabletType.PRIMARY) {
+      // A reparent in progress: the shard record points at a tablet that is not (yet) primary.
+      throw PointsmanException.failedPrecondition("primary " + s.primaryAlias() + " of " + keyspace + "/" + shard
+          + " is a " + tablet.type() + " tablet; a reparent may be in progress");
+    }
+    return new PrimaryEndpoint(keyspace, shard, s.primaryAlias(), tablet.mysqlHostname(), tablet.mysqlPort(),
+        tablet.dbName(), ks.sidecarDb());
+  }
+}

@@ -1,0 +1,87 @@
+package io.pointsman.engine.switching;
+
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.StreamRef;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.Journal;
+import io.pointsman.engine.mysql.PrimaryResolver;
+import io.pointsman.engine.mysql.Stream;
+import io.pointsman.engine.mysql.VReplicationStreams;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.model.KeyRange;
+import io.pointsman.engine.topo.model.Shard;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Vitess's buildTrafficSwitcher: finds the workflow's streams on the target keyspace's primaries
+ * and derives from them the source keyspace and shards, the tables, the migration type and the
+ * journal id. Read-only.
+ */
+public final class MigrationReader {
+  /** Shards in key-range order, as Vitess lists them. */
+  static final Comparator<String> SHARD_ORDER =
+      Comparator.comparing((String s) -> KeyRange.ofShard(s).start(), Names::compareHexBounds)
+          .thenComparing(Comparator.naturalOrder());
+
+  private final TopologyStore store;
+  private final PrimaryResolver primaries;
+  private final VReplicationStreams streams;
+
+  public MigrationReader(TopologyStore store, PrimaryResolver primaries, VReplicationStreams streams) {
+    this.store = store;
+    this.primaries = primaries;
+    this.streams = streams;
+  }
+
+  public MigrationInfo read(String targetKeyspace, String workflow) {
+    Names.keyspace(targetKeyspace);
+    Names.workflow(workflow);
+    Map<String, List<Integer>> idsByShard = new TreeMap<>();
+    List<StreamRef> refs = new ArrayList<>();
+    Set<String> sourceKeyspaces = new TreeSet<>();
+    Set<String> sourceShards = new TreeSet<>(SHARD_ORDER);
+    Set<String> tables = new TreeSet<>();
+    boolean frozen = false;
+    for (String shard : store.listShards(targetKeyspace)) {
+      Shard record = store.getRequired(store.keys().shard(targetKeyspace, shard)).value();
+      if (record.primaryAlias() == null) {
+        continue; // a shard without a primary cannot run streams
+      }
+      List<Stream> found = streams.read(primaries.resolve(targetKeyspace, shard), workflow);
+      for (Stream s : found) {
+        BinlogSource src = s.source();
+        sourceKeyspaces.add(src.keyspace());
+        sourceShards.add(src.shard());
+        src.filter().rules().stream().filter(r -> !r.isExclude()).forEach(r -> tables.add(r.match()));
+        idsByShard.computeIfAbsent(shard, k -> new ArrayList<>()).add(s.id());
+        refs.add(new StreamRef(shard, s.id(), src.shard()));
+        frozen |= s.isFrozen();
+      }
+    }
+    if (refs.isEmpty()) {
+      throw PointsmanException.notFound("workflow " + workflow + " not found in keyspace " + targetKeyspace
+          + ": no primary of its shards has streams of that name");
+    }
+    if (sourceKeyspaces.size() != 1) {
+      throw PointsmanException.failedPrecondition("workflow " + targetKeyspace + "." + workflow
+          + " reads from more than one keyspace: " + sourceKeyspaces);
+    }
+    String sourceKeyspace = sourceKeyspaces.iterator().next();
+    List<String> targetShards = idsByShard.keySet().stream().sorted(SHARD_ORDER).toList();
+    MigrationType type = sourceKeyspace.equals(targetKeyspace) && sourceShards.stream().noneMatch(targetShards::contains)
+        ? MigrationType.SHARDS
+        : MigrationType.TABLES;
+    refs.sort(Comparator.comparing(StreamRef::targetShard, SHARD_ORDER).thenComparingLong(StreamRef::id));
+    return new MigrationInfo(workflow, sourceKeyspace, targetKeyspace, type, List.copyOf(tables),
+        List.copyOf(sourceShards), targetShards, refs, Journal.migrationId(targetKeyspace, idsByShard), frozen);
+  }
+}

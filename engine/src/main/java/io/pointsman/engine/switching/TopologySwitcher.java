@@ -1,0 +1,239 @@
+package io.pointsman.engine.switching;
+
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.WorkflowState;
+import io.pointsman.engine.topo.RecordKey;
+import io.pointsman.engine.topo.RecordWrite;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.SrvKeyspace;
+import io.pointsman.engine.topo.model.TabletType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * Every topology change of a switch, for both migration types, each one guarded by the LockSet and
+ * by the revisions it read (never blind, unlike Vitess's routing-rule and SrvKeyspace writes). Each
+ * method is idempotent: running it again after it took effect changes nothing.
+ */
+public final class TopologySwitcher {
+  private final TopologyStore store;
+  private final SrvVSchemaBuilder srvVSchema;
+
+  public TopologySwitcher(TopologyStore store) {
+    this.store = store;
+    this.srvVSchema = new SrvVSchemaBuilder(store);
+  }
+
+  /** The cells to act on: the ones given, or every cell of the topology. */
+  public List<String> cells(List<String> requested) {
+    return requested.isEmpty() ? store.listCells() : requested;
+  }
+
+  // ---- state ---------------------------------------------------------------------------------
+
+  /** Vitess's getWorkflowState: read state per cell from the serving records, writes from the global ones. */
+  public WorkflowState state(MigrationInfo info, List<String> requestedCells) {
+    List<String> cells = cells(requestedCells);
+    List<String> replicaSwitched = new ArrayList<>();
+    List<String> replicaNot = new ArrayList<>();
+    List<String> rdonlySwitched = new ArrayList<>();
+    List<String> rdonlyNot = new ArrayList<>();
+    for (String cell : cells) {
+      (readsSwitched(info, cell, TabletType.REPLICA) ? replicaSwitched : replicaNot).add(cell);
+      (readsSwitched(info, cell, TabletType.RDONLY) ? rdonlySwitched : rdonlyNot).add(cell);
+    }
+    return new WorkflowState(info.workflow(), info.sourceKeyspace(), info.targetKeyspace(), info.migrationType(),
+        replicaSwitched, replicaNot, rdonlySwitched, rdonlyNot, writesSwitched(info));
+  }
+
+  private boolean readsSwitched(MigrationInfo info, String cell, TabletType type) {
+    if (info.migrationType() == MigrationType.TABLES) {
+      RoutingRules rules = store.get(store.keys().srvVSchema(cell)).map(v -> v.value().routingRules())
+          .orElse(RoutingRules.EMPTY);
+      return RoutingRuleEdits.readsSwitched(rules, info.tables(), type, info.sourceKeyspace());
+    }
+    return store.get(store.keys().srvKeyspace(cell, info.targetKeyspace()))
+        .map(v -> SrvKeyspaceEdits.readsSwitched(v.value(), type, info.sourceShards().get(0)))
+        .orElse(false);
+  }
+
+  private boolean writesSwitched(MigrationInfo info) {
+    if (info.migrationType() == MigrationType.TABLES) {
+      RoutingRules rules = store.get(store.keys().routingRules()).map(Versioned::value).orElse(RoutingRules.EMPTY);
+      return RoutingRuleEdits.writesSwitched(rules, info.tables(), info.sourceKeyspace());
+    }
+    Shard first = store.getRequired(store.keys().shard(info.sourceKeyspace(), info.sourceShards().get(0))).value();
+    return !first.isPrimaryServing();
+  }
+
+  // ---- reads ---------------------------------------------------------------------------------
+
+  /** Points reads of the types at the target (FORWARD) or the source (BACKWARD) in the cells. */
+  public void switchReads(MigrationInfo info, List<TabletType> types, List<String> requestedCells, Direction direction,
+      LockSet locks) {
+    List<String> cells = cells(requestedCells);
+    if (info.migrationType() == MigrationType.TABLES) {
+      String to = direction == Direction.FORWARD ? info.targetKeyspace() : info.sourceKeyspace();
+      upsertRoutingRules(rules -> {
+        RoutingRules r = rules;
+        for (TabletType type : types) {
+          r = RoutingRuleEdits.switchReads(r, info.tables(), type, info.sourceKeyspace(), info.targetKeyspace(), to);
+        }
+        return r;
+      }, locks);
+      srvVSchema.rebuild(cells, locks);
+      return;
+    }
+    List<String> from = direction == Direction.FORWARD ? info.sourceShards() : info.targetShards();
+    List<String> to = direction == Direction.FORWARD ? info.targetShards() : info.sourceShards();
+    for (TabletType type : types) {
+      updateSrvKeyspaces(info.targetKeyspace(), cells, srv -> {
+        SrvKeyspace s = SrvKeyspaceEdits.setQueryServiceDisabled(srv, type, from, true);
+        s = SrvKeyspaceEdits.setQueryServiceDisabled(s, type, to, false);
+        return SrvKeyspaceEdits.migrateServedType(s, type, to, from);
+      }, locks);
+    }
+  }
+
+  // ---- writes --------------------------------------------------------------------------------
+
+  /**
+   * Stops writes on the source in the topology. TABLES: the moved tables join the source shards'
+   * PRIMARY denied tables and leave the target shards' (Vitess lifts the target's denial in the same
+   * breath: routing still points at the source). SHARDS: the source shards' PRIMARY query service
+   * is disabled in every cell's SrvKeyspace.
+   */
+  public void stopSourceWrites(MigrationInfo info, LockSet locks) {
+    if (info.migrationType() == MigrationType.TABLES) {
+      denyTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), false, locks);
+      denyTables(info.targetKeyspace(), info.targetShards(), info.tables(), true, locks);
+    } else {
+      updateSrvKeyspaces(info.sourceKeyspace(), List.of(), srv ->
+          SrvKeyspaceEdits.setQueryServiceDisabled(srv, TabletType.PRIMARY, info.sourceShards(), true), locks);
+    }
+  }
+
+  /** Exactly undoes {@link #stopSourceWrites}. */
+  public void allowSourceWrites(MigrationInfo info, LockSet locks) {
+    if (info.migrationType() == MigrationType.TABLES) {
+      denyTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), true, locks);
+      denyTables(info.targetKeyspace(), info.targetShards(), info.tables(), false, locks);
+    } else {
+      updateSrvKeyspaces(info.sourceKeyspace(), List.of(), srv ->
+          SrvKeyspaceEdits.setQueryServiceDisabled(srv, TabletType.PRIMARY, info.sourceShards(), false), locks);
+    }
+  }
+
+  /** Lets the target take writes: TABLES as {@link #stopSourceWrites} (idempotent); SHARDS enables the targets. */
+  public void allowTargetWrites(MigrationInfo info, LockSet locks) {
+    if (info.migrationType() == MigrationType.TABLES) {
+      stopSourceWrites(info, locks);
+    } else {
+      updateSrvKeyspaces(info.targetKeyspace(), List.of(), srv ->
+          SrvKeyspaceEdits.setQueryServiceDisabled(srv, TabletType.PRIMARY, info.targetShards(), false), locks);
+    }
+  }
+
+  /**
+   * Points writes at the target. TABLES: routing rules ({@code t} and {@code src.t} to
+   * {@code tgt.t}), then SrvVSchema in every cell. SHARDS: source shards stop and target shards
+   * start serving PRIMARY, in the shard records and in every cell's SrvKeyspace.
+   */
+  public void changeRouting(MigrationInfo info, LockSet locks) {
+    if (info.migrationType() == MigrationType.TABLES) {
+      upsertRoutingRules(rules -> RoutingRuleEdits.switchWrites(rules, info.tables(), info.sourceKeyspace(),
+          info.targetKeyspace()), locks);
+      srvVSchema.rebuild(List.of(), locks);
+      return;
+    }
+    List<RecordWrite<?>> writes = new ArrayList<>();
+    for (String s : info.sourceShards()) {
+      shardWrite(info.sourceKeyspace(), s, false).ifPresent(writes::add);
+    }
+    for (String s : info.targetShards()) {
+      shardWrite(info.targetKeyspace(), s, true).ifPresent(writes::add);
+    }
+    if (!writes.isEmpty()) {
+      store.commit(writes, locks);
+    }
+    updateSrvKeyspaces(info.targetKeyspace(), List.of(),
+        srv -> SrvKeyspaceEdits.migrateServedType(srv, TabletType.PRIMARY, info.targetShards(), info.sourceShards()),
+        locks);
+  }
+
+  private Optional<RecordWrite<Shard>> shardWrite(String keyspace, String shard, boolean serving) {
+    Versioned<Shard> v = store.getRequired(store.keys().shard(keyspace, shard));
+    return v.value().isPrimaryServing() == serving
+        ? Optional.empty()
+        : Optional.of(RecordWrite.replace(v, v.value().withPrimaryServing(serving)));
+  }
+
+  /**
+   * Cancel of a Reshard: once reads are back on the source shards, removes the tablet controls the
+   * read switches left on the workflow's shards in every cell's SrvKeyspace (see
+   * {@link SrvKeyspaceEdits#dropIdleTabletControls}), so serving looks as it did before the
+   * workflow. Vitess leaves them, and its Cancel leaves switched reads switched.
+   */
+  public void removeIdleTabletControls(MigrationInfo info, LockSet locks) {
+    List<String> shards = new ArrayList<>(info.sourceShards());
+    shards.addAll(info.targetShards());
+    updateSrvKeyspaces(info.targetKeyspace(), List.of(), srv -> SrvKeyspaceEdits.dropIdleTabletControls(srv, shards),
+        locks);
+  }
+
+  /** Complete/Cancel: removes the workflow's denied tables from the given shards. */
+  public void removeDeniedTables(String keyspace, List<String> shards, List<String> tables, LockSet locks) {
+    denyTables(keyspace, shards, tables, true, locks);
+  }
+
+  /** Complete/Cancel: deletes the nine routing rules of every moved table and rebuilds SrvVSchema. */
+  public void deleteRoutingRules(MigrationInfo info, LockSet locks) {
+    upsertRoutingRules(rules -> RoutingRuleEdits.delete(rules, info.tables(), info.sourceKeyspace(),
+        info.targetKeyspace()), locks);
+    srvVSchema.rebuild(List.of(), locks);
+  }
+
+  public void rebuildSrvVSchema(List<String> cells, LockSet locks) {
+    srvVSchema.rebuild(cells, locks);
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private void denyTables(String keyspace, List<String> shards, List<String> tables, boolean remove, LockSet locks) {
+    store.updateAll(shards.stream().map(shard -> store.keys().shard(keyspace, shard)).toList(),
+        s -> s.withDeniedTables(TabletType.PRIMARY, tables, remove), locks);
+  }
+
+  private void upsertRoutingRules(UnaryOperator<RoutingRules> edit, LockSet locks) {
+    store.upsert(store.keys().routingRules(), current -> {
+      RoutingRules next = edit.apply(current.orElse(RoutingRules.EMPTY));
+      // Vitess deletes the record when no rule is left; keep that, so Complete leaves nothing behind.
+      return next.rules().isEmpty() ? null : next;
+    }, locks);
+  }
+
+  private void updateSrvKeyspaces(String keyspace, List<String> requestedCells, UnaryOperator<SrvKeyspace> edit,
+      LockSet locks) {
+    List<String> cells = cells(requestedCells);
+    List<RecordKey<SrvKeyspace>> present = new ArrayList<>();
+    for (String cell : cells) {
+      RecordKey<SrvKeyspace> key = store.keys().srvKeyspace(cell, keyspace);
+      if (store.get(key).isPresent()) {
+        present.add(key); // Vitess skips cells without the record
+      }
+    }
+    if (present.isEmpty()) {
+      throw PointsmanException.failedPrecondition("keyspace " + keyspace + " has no SrvKeyspace in cells " + cells);
+    }
+    store.updateAll(present, edit, locks);
+  }
+}

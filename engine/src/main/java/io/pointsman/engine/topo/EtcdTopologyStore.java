@@ -1,0 +1,253 @@
+package io.pointsman.engine.topo;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.errors.RecordChangedException;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.etcd.EtcdClients;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+/** {@link TopologyStore} on etcd with JSON records (see {@link TopoCodec}). Thread-safe. */
+public final class EtcdTopologyStore implements TopologyStore {
+  private static final LockSet NO_LOCKS = new LockSet(List.of());
+
+  private final Client client;
+  private final KV kv;
+  private final TopoKeys keys;
+  private final StoreOptions options;
+
+  public EtcdTopologyStore(Client client, TopoPaths paths) {
+    this(client, paths, StoreOptions.DEFAULT);
+  }
+
+  public EtcdTopologyStore(Client client, TopoPaths paths, StoreOptions options) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.kv = client.getKVClient();
+    this.keys = new TopoKeys(paths);
+    this.options = Objects.requireNonNull(options, "options");
+  }
+
+  @Override
+  public TopoKeys keys() {
+    return keys;
+  }
+
+  @Override
+  public <T> Optional<Versioned<T>> get(RecordKey<T> key) {
+    GetResponse r = EtcdCalls.await(kv.get(EtcdClients.bytes(key.key())), options.callTimeout(),
+        "read of " + key.key(), false);
+    if (r.getKvs().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(decode(key, r.getKvs().get(0)));
+  }
+
+  @Override
+  public <T> Versioned<T> getRequired(RecordKey<T> key) {
+    return get(key).orElseThrow(() -> PointsmanException.notFound(
+        key.type().getSimpleName() + " record " + key.key() + " does not exist"));
+  }
+
+  @Override
+  public <T> Versioned<T> create(RecordKey<T> key, T value) {
+    return create(key, value, NO_LOCKS);
+  }
+
+  @Override
+  public <T> Versioned<T> create(RecordKey<T> key, T value, LockSet locks) {
+    try {
+      commitPart(List.of(encode(RecordWrite.create(key, value))), locks);
+    } catch (RecordChangedException e) {
+      throw PointsmanException.alreadyExists(key.type().getSimpleName() + " record " + key.key() + " already exists");
+    }
+    return getRequired(key);
+  }
+
+  @Override
+  public <T> Versioned<T> update(RecordKey<T> key, UnaryOperator<T> mutator, LockSet locks) {
+    return readModifyWrite(key, current -> {
+      if (current.isEmpty()) {
+        throw PointsmanException.notFound(key.type().getSimpleName() + " record " + key.key() + " does not exist");
+      }
+      return mutator.apply(current.get());
+    }, locks).orElseThrow();
+  }
+
+  @Override
+  public <T> void updateAll(List<RecordKey<T>> keys, UnaryOperator<T> mutator, LockSet locks) {
+    RecordChangedException last = null;
+    for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
+      List<RecordWrite<?>> writes = new ArrayList<>();
+      for (Versioned<T> current : getAll(keys)) {
+        T next = mutator.apply(current.value());
+        if (!Objects.equals(next, current.value())) {
+          writes.add(RecordWrite.replace(current, next));
+        }
+      }
+      if (writes.isEmpty()) {
+        return;
+      }
+      try {
+        commit(writes, locks);
+        return;
+      } catch (RecordChangedException e) {
+        last = e;
+        backoff(attempt);
+      }
+    }
+    throw new RecordChangedException(keys.get(0).key(), "records " + keys.stream().map(RecordKey::key).toList()
+        + " kept changing; gave up after " + options.maxAttempts() + " attempts (" + last.getMessage() + ")");
+  }
+
+  /** Reads every key at once; NOT_FOUND naming the first one missing. */
+  private <T> List<Versioned<T>> getAll(List<RecordKey<T>> keys) {
+    List<CompletableFuture<GetResponse>> reads = keys.stream().map(k -> kv.get(EtcdClients.bytes(k.key()))).toList();
+    List<Versioned<T>> out = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i++) {
+      RecordKey<T> key = keys.get(i);
+      GetResponse r = EtcdCalls.await(reads.get(i), options.callTimeout(), "read of " + key.key(), false);
+      if (r.getKvs().isEmpty()) {
+        throw PointsmanException.notFound(key.type().getSimpleName() + " record " + key.key() + " does not exist");
+      }
+      out.add(decode(key, r.getKvs().get(0)));
+    }
+    return out;
+  }
+
+  @Override
+  public <T> Optional<Versioned<T>> upsert(RecordKey<T> key, Function<Optional<T>, T> mutator, LockSet locks) {
+    return readModifyWrite(key, mutator, locks);
+  }
+
+  @Override
+  public boolean delete(RecordKey<?> key, LockSet locks) {
+    return deleteTyped(key, locks);
+  }
+
+  private <T> boolean deleteTyped(RecordKey<T> key, LockSet locks) {
+    boolean[] existed = {false};
+    readModifyWrite(key, current -> {
+      existed[0] = current.isPresent();
+      return null;
+    }, locks);
+    return existed[0];
+  }
+
+  private <T> Optional<Versioned<T>> readModifyWrite(
+      RecordKey<T> key, Function<Optional<T>, T> mutator, LockSet locks) {
+    RecordChangedException last = null;
+    for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
+      Optional<Versioned<T>> read = get(key);
+      Optional<T> current = read.map(Versioned::value);
+      T next = mutator.apply(current);
+      if (Objects.equals(next, current.orElse(null))) {
+        return read; // nothing to change: no write, like Vitess's NoUpdateNeeded
+      }
+      long expected = read.map(Versioned::modRevision).orElse(0L);
+      try {
+        long revision = commitPart(List.of(encode(new RecordWrite<>(key, expected, next))), locks);
+        return next == null ? Optional.empty()
+            : Optional.of(new Versioned<>(key, next, revision, read.map(Versioned::createRevision).orElse(revision)));
+      } catch (RecordChangedException e) {
+        last = e;
+        backoff(attempt);
+      }
+    }
+    throw new RecordChangedException(key.key(), "record " + key.key() + " kept changing; gave up after "
+        + options.maxAttempts() + " attempts (" + last.getMessage() + ")");
+  }
+
+  @Override
+  public long commit(List<RecordWrite<?>> writes, LockSet locks) {
+    List<FencedTxn.EncodedWrite> encoded = writes.stream().map(EtcdTopologyStore::encode).toList();
+    long revision = 0;
+    for (List<FencedTxn.EncodedWrite> part : TxnSplitter.split(encoded, locks.locks().size(), options)) {
+      revision = commitPart(part, locks);
+    }
+    return revision;
+  }
+
+  private long commitPart(List<FencedTxn.EncodedWrite> part, LockSet locks) {
+    return FencedTxn.commit(kv, locks, part, options.callTimeout());
+  }
+
+  @Override
+  public List<String> listKeyspaces() {
+    return childNames(keys.paths().keyspacesPrefix(), "Keyspace");
+  }
+
+  @Override
+  public List<String> listShards(String keyspace) {
+    getRequired(keys.keyspace(keyspace));
+    return childNames(keys.paths().shardsPrefix(keyspace), "Shard");
+  }
+
+  @Override
+  public List<String> listCells() {
+    return childNames(keys.paths().cellsPrefix(), "CellInfo");
+  }
+
+  @Override
+  public List<TabletAlias> listTablets(String cell) {
+    return childNames(keys.paths().tabletsPrefix(cell), "Tablet").stream().map(TabletAlias::parse).toList();
+  }
+
+  /**
+   * Names of the directories under a prefix that hold a record file of the given name. Lock keys
+   * ({@code <dir>/locks/<lease>}) never name a record file, so they are skipped (Vitess #15118).
+   */
+  private List<String> childNames(String prefix, String recordFile) {
+    ByteSequence p = EtcdClients.bytes(prefix);
+    GetResponse r = EtcdCalls.await(
+        kv.get(p, GetOption.builder().isPrefix(true).withKeysOnly(true).build()),
+        options.callTimeout(), "listing of " + prefix, false);
+    TreeSet<String> names = new TreeSet<>();
+    for (KeyValue entry : r.getKvs()) {
+      String rest = EtcdClients.string(entry.getKey()).substring(prefix.length());
+      int slash = rest.indexOf('/');
+      if (slash > 0 && rest.substring(slash + 1).equals(recordFile)) {
+        names.add(rest.substring(0, slash));
+      }
+    }
+    return List.copyOf(names);
+  }
+
+  @Override
+  public <T> TopoWatch watch(RecordKey<T> key, Consumer<Optional<Versioned<T>>> listener) {
+    return EtcdRecordWatch.start(client, key, listener, this::get);
+  }
+
+  private static <T> FencedTxn.EncodedWrite encode(RecordWrite<T> w) {
+    return new FencedTxn.EncodedWrite(w.key().key(), w.expectedModRevision(),
+        w.isDelete() ? null : TopoCodec.encode(w.value()));
+  }
+
+  private <T> Versioned<T> decode(RecordKey<T> key, KeyValue entry) {
+    return new Versioned<>(key, TopoCodec.decode(key.key(), entry.getValue().getBytes(), key.type()),
+        entry.getModRevision(), entry.getCreateRevision());
+  }
+
+  private static void backoff(int attempt) {
+    long maxMillis = Math.min(100, 2L << Math.min(attempt, 6));
+    try {
+      Thread.sleep(ThreadLocalRandom.current().nextLong(1, maxMillis + 1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new PointsmanException(io.pointsman.api.errors.ErrorCode.UNAVAILABLE, "interrupted while retrying", e);
+    }
+  }
+}

@@ -1,0 +1,33 @@
+package io.pointsman.engine.topo;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.names.Names;
+
+/** Vitess's TabletAlias: a cell and a uid, printed as {@code <cell>-<uid %010d>}. */
+public record TabletAlias(@JsonProperty("cell") String cell, @JsonProperty("uid") long uid) {
+  public TabletAlias {
+    Names.cell(cell);
+    if (uid < 0 || uid > 0xFFFF_FFFFL) {
+      throw PointsmanException.invalidArgument("tablet uid " + uid + " is outside 0..4294967295");
+    }
+  }
+
+  /** Parses {@code zone1-0000000100}. */
+  public static TabletAlias parse(String alias) {
+    int dash = alias == null ? -1 : alias.lastIndexOf('-');
+    if (dash <= 0 || dash == alias.length() - 1) {
+      throw PointsmanException.invalidArgument("tablet alias '" + alias + "' is not <cell>-<uid>");
+    }
+    try {
+      return new TabletAlias(alias.substring(0, dash), Long.parseLong(alias.substring(dash + 1)));
+    } catch (NumberFormatException e) {
+      throw PointsmanException.invalidArgument("tablet alias '" + alias + "' has a uid that is not a number");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return String.format("%s-%010d", cell, uid);
+  }
+}

@@ -1,0 +1,4 @@
+package io.pointsman.engine.topo.model;
+
+/** vschema.AutoIncrement. */
+public record AutoIncrement(String column, String sequence) {}

@@ -1,0 +1,4 @@
+package io.pointsman.engine.topo.model;
+
+/** topodata.CellInfo: where a cell's topology lives. */
+public record CellInfo(String serverAddress, String root) {}

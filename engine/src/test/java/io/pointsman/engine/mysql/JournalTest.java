@@ -1,0 +1,53 @@
+package io.pointsman.engine.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pointsman.api.gtid.Position;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class JournalTest {
+
+  // Values computed independently (a few lines of Python implementing FNV-1 64 from its
+  // specification, checked against the published vector fnv1_64("a") = 0xaf63bd4c8601b7be).
+  @Test
+  void migrationIdIsFnv1OverTheKeyspaceAndSortedShardStreamStrings() {
+    assertThat(Journal.migrationId("customer", Map.of("-80", List.of(1, 2), "80-", List.of(1))))
+        .isEqualTo(7718889592390171456L);
+    assertThat(Journal.migrationId("customer", Map.of("0", List.of(1)))).isEqualTo(6740760173349126720L);
+  }
+
+  @Test
+  void idsAreSortedAsStringsNotNumbersAndInputOrderDoesNotMatter() {
+    // "0:12" sorts before "0:3", as Go's sort.Strings orders them.
+    assertThat(Journal.migrationId("commerce", Map.of("0", List.of(3, 12)))).isEqualTo(7417264895423541680L);
+    Map<String, List<Integer>> reversed = new LinkedHashMap<>();
+    reversed.put("80-", List.of(1));
+    reversed.put("-80", List.of(2, 1));
+    assertThat(Journal.migrationId("customer", reversed)).isEqualTo(7718889592390171456L);
+  }
+
+  @Test
+  void isNotFnv1a() {
+    // FNV-1a over the same input gives 5225975569100624730; Vitess uses hash/fnv New64 (FNV-1).
+    assertThat(Journal.migrationId("customer", Map.of("-80", List.of(1, 2), "80-", List.of(1))))
+        .isNotEqualTo(5225975569100624730L)
+        .isPositive();
+  }
+
+  @Test
+  void jsonUsesVitessFieldNamesAndRoundTrips() {
+    Journal j = new Journal(42, Journal.MigrationType.SHARDS, List.of("/.*"), Position.parse("MariaDB/0-1-10"),
+        List.of(new Journal.ShardGtid("customer", "-80", Position.parse("MariaDB/0-2-7"))),
+        List.of(new Journal.KeyspaceShard("customer", "0")), List.of("wf2"));
+
+    String json = SidecarJson.encode(j);
+
+    assertThat(json).contains("\"migration_type\":\"SHARDS\"", "\"local_position\":\"MariaDB/0-1-10\"",
+        "\"shard_gtids\":[{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"MariaDB/0-2-7\"}]",
+        "\"participants\":[{\"keyspace\":\"customer\",\"shard\":\"0\"}]", "\"source_workflows\":[\"wf2\"]");
+    assertThat(SidecarJson.decode("test", json, Journal.class)).isEqualTo(j);
+  }
+}

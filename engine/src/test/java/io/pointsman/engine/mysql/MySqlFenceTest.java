@@ -1,0 +1,207 @@
+package io.pointsman.engine.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.LockLostException;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.lock.LockSet;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 2, unit = TimeUnit.MINUTES)
+class MySqlFenceTest {
+  private MySqlTestSupport db;
+  private final ExecutorService executor = Executors.newCachedThreadPool();
+
+  @BeforeEach
+  void setUp() throws Exception {
+    db = new MySqlTestSupport();
+    MySqlTestSupport.exec("CREATE TABLE " + db.table("marks") + " (v int)");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    executor.shutdownNow();
+    db.close();
+  }
+
+  private int mark(LockSet locks, int v) {
+    return db.fence.inTransaction(db.endpoint, locks, "marking " + v, c -> {
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + db.table("marks") + " VALUES (?)")) {
+        ps.setInt(1, v);
+        return ps.executeUpdate();
+      }
+    });
+  }
+
+  @Test
+  void theResourceIsTheLockDirectory() {
+    assertThat(MySqlFence.resource(MySqlTestSupport.token("/vitess/global/keyspaces/customer", 5)))
+        .isEqualTo("/vitess/global/keyspaces/customer");
+  }
+
+  @Test
+  void aStaleTokenIsRejectedNamingTheResourceAndBothTokensAndChangesNothing() throws Exception {
+    mark(db.lock(10), 1);
+    mark(db.lock(20), 2);
+
+    assertThatThrownBy(() -> mark(db.lock(10), 3))
+        .isInstanceOfSatisfying(LockLostException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.LOCK_LOST);
+          assertThat(e.lockKey()).startsWith(db.lockDir + "/locks/");
+        })
+        .hasMessageContaining(db.lockDir).hasMessageContaining("holds token 20, ours is 10")
+        .hasMessageContaining("marking 3 was not applied");
+    assertThat(count()).isEqualTo(2);
+    assertThat(db.fence.highestToken(db.endpoint, db.lockDir)).hasValue(20);
+  }
+
+  @Test
+  void theSameOrAHigherTokenPassesAndRaisesTheFence() throws Exception {
+    mark(db.lock(10), 1);
+    mark(db.lock(10), 2);
+    mark(db.lock(11), 3);
+
+    assertThat(count()).isEqualTo(3);
+    assertThat(db.fence.highestToken(db.endpoint, db.lockDir)).hasValue(11);
+  }
+
+  @Test
+  void eachLockIsFencedOnItsOwn() throws Exception {
+    String otherDir = "/pointsman-test/" + db.suffix + "/global/internal/named_locks/customer/wf";
+    mark(LockSet.of(MySqlTestSupport.token(db.lockDir, 50)), 1);
+
+    // A workflow lock with a lower revision is not fenced out by a newer keyspace lock...
+    mark(LockSet.of(MySqlTestSupport.token(otherDir, 30)), 2);
+    // ...but a set is rejected when any one of its locks is stale.
+    assertThatThrownBy(() -> mark(LockSet.of(MySqlTestSupport.token(otherDir, 30), MySqlTestSupport.token(db.lockDir, 40)), 3))
+        .isInstanceOf(LockLostException.class);
+    assertThat(count()).isEqualTo(2);
+  }
+
+  @Test
+  void aFailingChangeRollsBackWithoutRaisingTheFence() throws Exception {
+    mark(db.lock(10), 1);
+
+    assertThatThrownBy(() -> db.fence.inTransaction(db.endpoint, db.lock(15), "failing", c -> {
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + db.table("marks") + " VALUES (9)")) {
+        ps.executeUpdate();
+      }
+      throw new IllegalStateException("boom");
+    })).hasMessage("boom");
+
+    assertThat(count()).isEqualTo(1);
+    assertThat(db.fence.highestToken(db.endpoint, db.lockDir)).hasValue(10);
+  }
+
+  @Test
+  void changesWithoutLocksAreRefused() {
+    assertThatThrownBy(() -> mark(new LockSet(List.of()), 1))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT));
+  }
+
+  @Test
+  void aNewerHolderWaitsForAnOlderChangeInFlightAndThenFencesItOut() throws Exception {
+    mark(db.lock(10), 0);
+    CountDownLatch releaseOlder = new CountDownLatch(1);
+    Future<Integer> older = olderInFlight(releaseOlder, c -> {
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + db.table("marks") + " VALUES (1)")) {
+        return ps.executeUpdate();
+      }
+    });
+    Future<Integer> newer = executor.submit(() -> mark(db.lock(20), 2));
+
+    // The newer claim blocks on the fence row the older transaction holds.
+    await().atMost(Duration.ofSeconds(10)).until(() -> lockWaitsOnFence() == 1);
+    assertThat(newer.isDone()).isFalse();
+    releaseOlder.countDown();
+
+    assertThat(older.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThat(newer.get(30, TimeUnit.SECONDS)).isEqualTo(1);
+    assertThatThrownBy(() -> mark(db.lock(10), 3)).isInstanceOf(LockLostException.class);
+    assertThat(count()).isEqualTo(3);
+  }
+
+  @Test
+  void aClaimStillBlockedAtTheLockWaitTimeoutFailsAsADeadlineNotAsADeadlock() throws Exception {
+    mark(db.lock(10), 0);
+    CountDownLatch releaseOlder = new CountDownLatch(1);
+    Future<Integer> older = olderInFlight(releaseOlder, c -> 0);
+    long previous = globalLockWait();
+    // New sessions read the global: the fence's own pool, opened after this, waits 1 s, not 50.
+    MySqlTestSupport.exec("SET GLOBAL innodb_lock_wait_timeout = 1");
+    try (ConnectionPools shortWaits = new ConnectionPools(MySqlTestSupport.options())) {
+      MySqlFence fence = new MySqlFence(shortWaits, new SidecarSchema(shortWaits));
+      assertThatThrownBy(() -> fence.inTransaction(db.endpoint, db.lock(20), "newer", c -> 1))
+          .isInstanceOfSatisfying(PointsmanException.class,
+              e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED))
+          .hasMessageContaining("Lock wait timeout");
+    } finally {
+      MySqlTestSupport.exec("SET GLOBAL innodb_lock_wait_timeout = " + previous);
+      releaseOlder.countDown();
+    }
+    assertThat(older.get(30, TimeUnit.SECONDS)).isZero();
+    assertThat(db.fence.highestToken(db.endpoint, db.lockDir)).hasValue(10);
+  }
+
+  /**
+   * A change under token 10 in flight: its transaction has claimed the fence row and holds it until
+   * {@code release}, then runs {@code work} and commits. Returns once the row is claimed.
+   */
+  private Future<Integer> olderInFlight(CountDownLatch release, SqlWork<Integer> work) throws InterruptedException {
+    CountDownLatch inside = new CountDownLatch(1);
+    Future<Integer> older = executor.submit(() -> db.fence.inTransaction(db.endpoint, db.lock(10), "older", c -> {
+      inside.countDown();
+      awaitQuietly(release);
+      return work.run(c);
+    }));
+    assertThat(inside.await(30, TimeUnit.SECONDS)).isTrue();
+    return older;
+  }
+
+  private static long globalLockWait() throws Exception {
+    try (var c = MySqlTestSupport.client(); var st = c.createStatement();
+        var rs = st.executeQuery("SELECT @@GLOBAL.innodb_lock_wait_timeout")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private long lockWaitsOnFence() throws Exception {
+    try (var c = MySqlTestSupport.client(); var st = c.createStatement();
+        var rs = st.executeQuery("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'"
+            + " AND trx_query LIKE '%" + db.endpoint.sidecarDb() + "%lock_fence%'")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private long count() throws Exception {
+    try (var c = MySqlTestSupport.client(); var st = c.createStatement();
+        var rs = st.executeQuery("SELECT COUNT(*) FROM " + db.table("marks"))) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}

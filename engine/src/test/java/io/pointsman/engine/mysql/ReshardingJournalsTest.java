@@ -1,0 +1,80 @@
+package io.pointsman.engine.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.LockLostException;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.gtid.Position;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 1, unit = TimeUnit.MINUTES)
+class ReshardingJournalsTest {
+  private MySqlTestSupport db;
+  private ReshardingJournals journals;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    db = new MySqlTestSupport();
+    journals = new ReshardingJournals(db.pools, db.fence, db.schema);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    db.close();
+  }
+
+  private static Journal journal(long id, String localPosition) {
+    return new Journal(id, Journal.MigrationType.TABLES, List.of("corder", "customer"), Position.parse(localPosition),
+        List.of(new Journal.ShardGtid("customer", "-80", Position.parse("MariaDB/0-2-10")),
+            new Journal.ShardGtid("customer", "80-", Position.parse("MariaDB/0-3-12"))),
+        List.of(new Journal.KeyspaceShard("commerce", "0")), List.of());
+  }
+
+  @Test
+  void writesOnceAndReadsBack() throws Exception {
+    long id = Journal.migrationId("customer", Map.of("-80", List.of(1), "80-", List.of(1)));
+    Journal j = journal(id, "MariaDB/0-1-77");
+
+    assertThat(journals.read(db.endpoint, id)).isEmpty();
+    assertThat(journals.create(db.endpoint, j, db.lock(5))).isTrue();
+    assertThat(journals.create(db.endpoint, j, db.lock(5))).as("a retried write finds it done").isFalse();
+
+    assertThat(journals.read(db.endpoint, id)).contains(j);
+    try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT db_name, val FROM " + db.endpoint.sidecarDb()
+            + ".resharding_journal WHERE id = " + id)) {
+      rs.next();
+      assertThat(rs.getString(1)).isEqualTo(db.endpoint.dbName());
+      assertThat(rs.getString(2)).startsWith("{\"id\":" + id + ",\"migration_type\":\"TABLES\"");
+    }
+  }
+
+  @Test
+  void aDifferentJournalUnderTheSameIdIsRefused() {
+    journals.create(db.endpoint, journal(7, "MariaDB/0-1-77"), db.lock(5));
+
+    assertThatThrownBy(() -> journals.create(db.endpoint, journal(7, "MariaDB/0-1-78"), db.lock(5)))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ALREADY_EXISTS));
+    assertThat(journals.read(db.endpoint, 7)).contains(journal(7, "MariaDB/0-1-77"));
+  }
+
+  @Test
+  void aStaleLockWritesNoJournal() {
+    journals.create(db.endpoint, journal(1, "MariaDB/0-1-1"), db.lock(9));
+
+    assertThatThrownBy(() -> journals.create(db.endpoint, journal(2, "MariaDB/0-1-1"), db.lock(8)))
+        .isInstanceOf(LockLostException.class);
+    assertThat(journals.read(db.endpoint, 2)).isEmpty();
+  }
+}

@@ -1,0 +1,495 @@
+package io.pointsman.engine.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.LockLostException;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.testing.TestServices;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class WriteBarrierTest {
+  private static final Duration DRAIN = Duration.ofSeconds(20);
+
+  private MySqlTestSupport db;
+  private WriteBarrier barrier;
+  private LockSet locks;
+  private final ExecutorService executor = Executors.newCachedThreadPool();
+  private final List<AutoCloseable> toClose = new ArrayList<>();
+
+  @BeforeEach
+  void setUp() throws SQLException {
+    db = new MySqlTestSupport();
+    barrier = new WriteBarrier(db.pools, db.fence);
+    locks = db.lock(100);
+    MySqlTestSupport.exec("CREATE TABLE " + db.table("t")
+        + " (id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY, writer int NOT NULL, seq bigint NOT NULL, v int NOT NULL)");
+    MySqlTestSupport.exec("CREATE TABLE " + db.table("u") + " (id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY, v int)");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    executor.shutdownNow();
+    executor.awaitTermination(30, TimeUnit.SECONDS);
+    for (AutoCloseable c : toClose) {
+      c.close();
+    }
+    db.close();
+  }
+
+  /** A client writing to t in a loop on its own connection, counting what the server acknowledged. */
+  private final class Writer implements Runnable {
+    final int id;
+    final Mode mode;
+    final AtomicBoolean stop = new AtomicBoolean();
+    final AtomicLong acked = new AtomicLong();
+    final AtomicLong denied = new AtomicLong();
+    final ConcurrentLinkedQueue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+    final boolean stream;
+
+    enum Mode { AUTOCOMMIT_INSERT, TRANSACTION_INSERT_UPDATE, UPSERT }
+
+    Writer(int id, Mode mode, boolean stream) {
+      this.id = id;
+      this.mode = mode;
+      this.stream = stream;
+    }
+
+    @Override
+    public void run() {
+      try (Connection c = MySqlTestSupport.client()) {
+        if (stream) {
+          WriteBarrier.markStreamSession(c, "wf_" + id);
+        }
+        long seq = 0;
+        while (!stop.get()) {
+          seq++;
+          try {
+            write(c, seq);
+            acked.incrementAndGet();
+          } catch (SQLException e) {
+            if (!c.getAutoCommit()) {
+              c.rollback();
+              c.setAutoCommit(true);
+            }
+            if (WriteBarrier.isWriteDenied(e)) {
+              denied.incrementAndGet();
+            } else {
+              unexpected.add(e);
+            }
+          }
+        }
+      } catch (Throwable t) {
+        unexpected.add(t);
+      }
+    }
+
+    private void write(Connection c, long seq) throws SQLException {
+      switch (mode) {
+        case AUTOCOMMIT_INSERT -> insert(c, seq);
+        case TRANSACTION_INSERT_UPDATE -> {
+          c.setAutoCommit(false);
+          long newId = insert(c, seq);
+          try (PreparedStatement ps = c.prepareStatement("UPDATE " + db.table("t") + " SET v = v + 1 WHERE id = ?")) {
+            ps.setLong(1, newId);
+            ps.executeUpdate();
+          }
+          c.commit();
+          c.setAutoCommit(true);
+        }
+        case UPSERT -> {
+          try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + db.table("t")
+              + " (id, writer, seq, v) VALUES (?, ?, ?, 1) ON DUPLICATE KEY UPDATE v = v + 1, seq = ?")) {
+            // Negative ids: auto-increment keys of the other writers can never collide with them.
+            ps.setLong(1, -(id * 10L + seq % 5) - 1);
+            ps.setInt(2, id);
+            ps.setLong(3, seq);
+            ps.setLong(4, seq);
+            ps.executeUpdate();
+          }
+        }
+      }
+    }
+
+    private long insert(Connection c, long seq) throws SQLException {
+      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (?, ?, 0)",
+          Statement.RETURN_GENERATED_KEYS)) {
+        ps.setInt(1, id);
+        ps.setLong(2, seq);
+        ps.executeUpdate();
+        try (ResultSet keys = ps.getGeneratedKeys()) {
+          keys.next();
+          return keys.getLong(1);
+        }
+      }
+    }
+  }
+
+  private Writer start(int id, Writer.Mode mode, boolean stream) {
+    Writer w = new Writer(id, mode, stream);
+    executor.submit(w);
+    toClose.add(() -> w.stop.set(true));
+    return w;
+  }
+
+  /** Everything a committed write can change in t, in one value. */
+  private static String fingerprint(String table) throws SQLException {
+    try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COUNT(*), COALESCE(MAX(id), 0), COALESCE(SUM(v), 0),"
+            + " COALESCE(BIT_XOR(CRC32(CONCAT_WS(',', id, writer, seq, v))), 0) FROM " + table)) {
+      rs.next();
+      return rs.getLong(1) + "/" + rs.getLong(2) + "/" + rs.getLong(3) + "/" + rs.getLong(4);
+    }
+  }
+
+  private static long count(String sql) throws SQLException {
+    try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  @Test
+  void writersCommittingInALoopLandNothingAfterDenyReturnsAndSucceedAgainAfterAllow() throws Exception {
+    List<Writer> writers = List.of(start(1, Writer.Mode.AUTOCOMMIT_INSERT, false),
+        start(2, Writer.Mode.TRANSACTION_INSERT_UPDATE, false), start(3, Writer.Mode.UPSERT, false),
+        start(4, Writer.Mode.AUTOCOMMIT_INSERT, false));
+    await().atMost(Duration.ofSeconds(30)).until(() -> writers.stream().allMatch(w -> w.acked.get() >= 20));
+
+    WriteBarrier.Result denied = barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    String atReturn = fingerprint(db.table("t"));
+    long[] ackedAtReturn = writers.stream().mapToLong(w -> w.acked.get()).toArray();
+
+    assertThat(denied.tables()).containsExactly("t");
+    assertThat(denied.triggersChanged()).hasSize(3);
+    // Every writer must run into the barrier many times, so a leak would have had every chance.
+    long[] deniedAtReturn = writers.stream().mapToLong(w -> w.denied.get()).toArray();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      for (int i = 0; i < writers.size(); i++) {
+        if (writers.get(i).denied.get() < deniedAtReturn[i] + 25) {
+          return false;
+        }
+      }
+      return true;
+    });
+    assertThat(fingerprint(db.table("t"))).as("no write landed after deny returned").isEqualTo(atReturn);
+    for (int i = 0; i < writers.size(); i++) {
+      // At most the one write in flight when deny returned may still be acknowledged (it committed before).
+      assertThat(writers.get(i).acked.get()).isLessThanOrEqualTo(ackedAtReturn[i] + 1);
+    }
+    // Every acknowledged insert is there, and nothing else: denied writes left no trace.
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE writer = 1")).isEqualTo(writers.get(0).acked.get());
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE writer = 4")).isEqualTo(writers.get(3).acked.get());
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE writer = 2 AND v = 1"))
+        .isEqualTo(writers.get(1).acked.get());
+
+    WriteBarrier.Result allowed = barrier.allow(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    assertThat(allowed.triggersChanged()).hasSize(3);
+    long[] ackedAtAllow = writers.stream().mapToLong(w -> w.acked.get()).toArray();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      for (int i = 0; i < writers.size(); i++) {
+        if (writers.get(i).acked.get() < ackedAtAllow[i] + 20) {
+          return false;
+        }
+      }
+      return true;
+    });
+    writers.forEach(w -> w.stop.set(true));
+    writers.forEach(w -> assertThat(w.unexpected).as("unexpected errors of writer " + w.id).isEmpty());
+  }
+
+  @Test
+  void everyKindOfDmlIsDeniedWhileStreamsExemptUsersAndOtherTablesWriteOn() throws Exception {
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (1, 0, 0, 0), (2, 0, 0, 0)");
+    Writer stream = start(9, Writer.Mode.AUTOCOMMIT_INSERT, true);
+    String exemptUser = "pm_applier_" + db.suffix;
+    MySqlTestSupport.exec("CREATE USER '" + exemptUser + "'@'%' IDENTIFIED BY 'applier-pw'");
+    toClose.add(() -> MySqlTestSupport.exec("DROP USER IF EXISTS '" + exemptUser + "'@'%'"));
+    MySqlTestSupport.exec("GRANT ALL ON " + db.endpoint.dbName() + ".* TO '" + exemptUser + "'@'%'");
+    WriteBarrier withExemptUser = new WriteBarrier(db.pools, db.fence,
+        new WriteBarrier.Options(Set.of("vt_filtered", exemptUser), false, 2, Duration.ofMillis(100)));
+
+    withExemptUser.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    String t = db.table("t");
+    for (String sql : List.of(
+        "INSERT INTO " + t + " (writer, seq, v) VALUES (0, 1, 1)",
+        "UPDATE " + t + " SET v = 5 WHERE id = 1",
+        "DELETE FROM " + t + " WHERE id = 2",
+        "REPLACE INTO " + t + " (id, writer, seq, v) VALUES (1, 0, 0, 9)",
+        "INSERT INTO " + t + " (id, writer, seq, v) VALUES (1, 0, 0, 0) ON DUPLICATE KEY UPDATE v = 7",
+        "INSERT INTO " + t + " (writer, seq, v) SELECT 0, 2, v FROM " + db.table("u"),
+        "UPDATE " + t + " a JOIN " + db.table("t") + " b ON a.id = b.id SET a.v = 3")) {
+      MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)"); // other tables stay writable
+      assertThatThrownBy(() -> MySqlTestSupport.exec(sql)).as(sql)
+          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue())
+          .hasMessageStartingWith("pointsman: writes denied on table t");
+    }
+    assertThat(count("SELECT COUNT(*) FROM " + t + " WHERE v <> 0 OR writer = 0 AND id > 2")).isZero();
+
+    // The stream keeps writing, and an exempt user's plain session too.
+    long streamed = stream.acked.get();
+    await().atMost(Duration.ofSeconds(10)).until(() -> stream.acked.get() > streamed + 20);
+    assertThat(stream.denied.get()).isZero();
+    try (Connection c = DriverManager.getConnection("jdbc:mysql://" + TestServices.mysqlHost() + ":"
+        + TestServices.mysqlPort() + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true", exemptUser, "applier-pw");
+        Statement st = c.createStatement()) {
+      assertThat(st.executeUpdate("UPDATE " + t + " SET v = 11 WHERE id = 1")).isEqualTo(1);
+    }
+    // The sidecar database is never covered.
+    new VReplicationStreams(db.pools, db.fence, db.schema).freeze(db.endpoint, "wf", locks);
+
+    withExemptUser.allow(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    MySqlTestSupport.exec("DELETE FROM " + t + " WHERE id = 2");
+    stream.stop.set(true);
+    assertThat(stream.unexpected).isEmpty();
+  }
+
+  @Test
+  void aTransactionOpenAcrossTheBarrierCommitsBeforeDenyReturns() throws Exception {
+    Connection tx = MySqlTestSupport.client();
+    toClose.add(tx);
+    tx.setAutoCommit(false);
+    try (Statement st = tx.createStatement()) {
+      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
+    }
+
+    Future<WriteBarrier.Result> deny = executor.submit(
+        () -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN));
+
+    // Deny waits for the open transaction: it is queued on the table's metadata lock.
+    await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT COUNT(*) FROM information_schema.PROCESSLIST"
+        + " WHERE INFO LIKE 'CREATE TRIGGER%" + db.endpoint.dbName() + "%' AND STATE LIKE '%metadata lock%'") == 1);
+    assertThat(deny.isDone()).isFalse();
+    // Meanwhile a new writer queues behind deny rather than slipping past it, and then fails.
+    Future<?> late = executor.submit(() -> {
+      MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (43, 8, 1, 0)");
+      return null;
+    });
+
+    tx.commit();
+
+    assertThat(deny.get(20, TimeUnit.SECONDS).tables()).containsExactly("t");
+    assertThatThrownBy(() -> late.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(SQLException.class)
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e.getCause())).isTrue());
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 42")).isEqualTo(1);
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 43")).isZero();
+    try (Statement st = tx.createStatement()) {
+      assertThatThrownBy(() -> st.executeUpdate("UPDATE " + db.table("t") + " SET v = 1 WHERE id = 42"))
+          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    }
+    tx.rollback();
+  }
+
+  @Test
+  void aTransactionThatWritesOnlyAfterDenyReturnedFails() throws Exception {
+    Connection tx = MySqlTestSupport.client();
+    toClose.add(tx);
+    tx.setAutoCommit(false);
+    try (Statement st = tx.createStatement()) {
+      st.executeUpdate("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
+    }
+
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    try (Statement st = tx.createStatement()) {
+      assertThatThrownBy(() -> st.executeUpdate("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"))
+          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    }
+    tx.commit();
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t"))).isZero();
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("u"))).isEqualTo(1);
+  }
+
+  @Test
+  void aTransactionThatNeverEndsFailsDenyClearlyAtTheDrainTimeout() throws Exception {
+    Connection tx = MySqlTestSupport.client();
+    toClose.add(tx);
+    tx.setAutoCommit(false);
+    try (Statement st = tx.createStatement()) {
+      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
+    }
+    long threadId;
+    try (Statement st = tx.createStatement(); ResultSet rs = st.executeQuery("SELECT CONNECTION_ID()")) {
+      rs.next();
+      threadId = rs.getLong(1);
+    }
+
+    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, Duration.ofSeconds(2)))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED))
+        .hasMessageContaining("transactions using t did not end within PT2S")
+        .hasMessageContaining("thread " + threadId);
+
+    // The barrier never returned, so the transaction may still commit; then deny succeeds.
+    tx.commit();
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 42")).isEqualTo(1);
+    assertThatThrownBy(() -> MySqlTestSupport.exec("DELETE FROM " + db.table("t")))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+  }
+
+  @Test
+  void theWholeDatabaseIsCoveredAndAllowUndoesExactlyWhatDenyDid() throws Exception {
+    String longName = "x".repeat(64);
+    MySqlTestSupport.exec("CREATE TABLE " + db.table(longName) + " (id int PRIMARY KEY)");
+    MySqlTestSupport.exec("CREATE TABLE " + db.table("_vt_hld_6ace8bcef73211ea87e9f875a4d24e90_20200915120410")
+        + " (id int PRIMARY KEY)");
+    // A trigger of the application's own must survive deny and allow untouched.
+    MySqlTestSupport.exec("CREATE TRIGGER " + db.endpoint.dbName() + ".app_audit BEFORE INSERT ON " + db.table("u")
+        + " FOR EACH ROW SET NEW.v = 42");
+
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)");
+    MySqlTestSupport.exec("INSERT INTO " + db.table(longName) + " VALUES (1)");
+    MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
+
+    WriteBarrier.Result first = barrier.deny(db.endpoint, WriteScope.wholeDatabase(), locks, DRAIN);
+    WriteBarrier.Result again = barrier.deny(db.endpoint, WriteScope.wholeDatabase(), locks, DRAIN);
+
+    assertThat(first.tables()).containsExactly("t", "u", longName);
+    assertThat(first.triggersChanged()).hasSize(9);
+    assertThat(again.triggersChanged()).as("idempotent").isEmpty();
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t", "u", longName);
+    for (String table : List.of("t", "u", longName)) {
+      // DELETE of existing rows: a statement that matches no row fires no trigger and writes nothing.
+      assertThatThrownBy(() -> MySqlTestSupport.exec("DELETE FROM " + db.table(table)))
+          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    }
+    MySqlTestSupport.exec("INSERT INTO " + db.table("_vt_hld_6ace8bcef73211ea87e9f875a4d24e90_20200915120410")
+        + " VALUES (1)");
+
+    WriteBarrier.Result lifted = barrier.allow(db.endpoint, WriteScope.wholeDatabase(), locks, DRAIN);
+    WriteBarrier.Result liftedAgain = barrier.allow(db.endpoint, WriteScope.wholeDatabase(), locks, DRAIN);
+
+    assertThat(lifted.triggersChanged()).hasSize(9);
+    assertThat(liftedAgain.triggersChanged()).isEmpty();
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    assertThat(count("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = '"
+        + db.endpoint.dbName() + "'")).isEqualTo(1);
+    MySqlTestSupport.exec("DELETE FROM " + db.table("u"));
+    MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
+    assertThat(count("SELECT v FROM " + db.table("u"))).isEqualTo(42);
+    MySqlTestSupport.exec("INSERT INTO " + db.table(longName) + " VALUES (2)");
+  }
+
+  @Test
+  void allowForSomeTablesLeavesTheOthersDenied() throws Exception {
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)");
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    barrier.allow(db.endpoint, WriteScope.tables(List.of("u")), locks, DRAIN);
+
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
+    MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
+    assertThatThrownBy(() -> MySqlTestSupport.exec("DELETE FROM " + db.table("t")))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+  }
+
+  @Test
+  void aStaleLockCanNeitherRaiseNorLiftTheBarrier() throws Exception {
+    LockSet newer = db.lock(200);
+    new VReplicationStreams(db.pools, db.fence, db.schema).freeze(db.endpoint, "wf", newer);
+
+    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN))
+        .isInstanceOf(LockLostException.class);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), newer, DRAIN);
+    assertThatThrownBy(() -> barrier.allow(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN))
+        .isInstanceOf(LockLostException.class);
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
+  }
+
+  /** Binlog events since {@code mark} (file, position) that mention this test's barrier triggers. */
+  private List<String> barrierEventsSince(String[] mark) throws SQLException {
+    List<String> found = new ArrayList<>();
+    try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SHOW BINLOG EVENTS IN '" + mark[0] + "' FROM " + mark[1])) {
+      while (rs.next()) {
+        String info = rs.getString("Info");
+        if (info != null && info.contains(db.endpoint.dbName()) && info.contains("pointsman_deny_")) {
+          found.add(info);
+        }
+      }
+    }
+    return found;
+  }
+
+  private static String[] binlogMark() throws SQLException {
+    try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SHOW MASTER STATUS")) {
+      rs.next();
+      return new String[] {rs.getString(1), Long.toString(rs.getLong(2))};
+    }
+  }
+
+  @Test
+  void theBarrierDdlStaysOutOfTheBinlogUnlessConfiguredOtherwise() throws Exception {
+    String[] mark = binlogMark();
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    barrier.allow(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    assertThat(barrierEventsSince(mark)).isEmpty();
+
+    WriteBarrier logged = new WriteBarrier(db.pools, db.fence,
+        new WriteBarrier.Options(Set.of(), true, 2, Duration.ofMillis(100)));
+    logged.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    assertThat(barrierEventsSince(mark)).hasSize(3).allMatch(info -> info.contains("CREATE"));
+  }
+
+  @Test
+  void manyTablesAreDeniedOnSeveralSessionsCompletelyAndOutOfTheBinlog() throws Exception {
+    List<String> tables = new ArrayList<>(List.of("t", "u"));
+    for (int i = 0; i < 80; i++) {
+      String name = String.format("m%03d", i);
+      MySqlTestSupport.exec("CREATE TABLE " + db.table(name) + " (id int PRIMARY KEY)");
+      tables.add(name);
+    }
+    String[] mark = binlogMark();
+
+    WriteBarrier.Result denied = barrier.deny(db.endpoint, WriteScope.tables(tables), locks, DRAIN);
+
+    assertThat(denied.triggersChanged()).hasSize(3 * tables.size()).doesNotHaveDuplicates();
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactlyInAnyOrderElementsOf(tables);
+    for (String table : List.of("m000", "m041", "m079")) {
+      assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table(table) + " VALUES (1)"))
+          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    }
+    assertThat(barrierEventsSince(mark)).as("no session of the barrier logs its DDL").isEmpty();
+
+    barrier.allow(db.endpoint, WriteScope.tables(tables), locks, DRAIN);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec("INSERT INTO " + db.table("m041") + " VALUES (1)");
+  }
+
+  @Test
+  void missingTablesAreRefusedBeforeAnythingChanges() {
+    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "nope")), locks, DRAIN))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION))
+        .hasMessageContaining("[nope]");
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+  }
+}

@@ -1,0 +1,123 @@
+package io.pointsman.engine.testing;
+
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * An etcd of a test's own, on free loopback ports, for tests that stop and restart etcd. The data
+ * folder survives {@link #stop()} so {@link #start()} brings the same cluster back.
+ */
+public final class EtcdProcess implements AutoCloseable {
+  private final Path dataDir;
+  private final int clientPort;
+  private final int peerPort;
+  private Process process;
+
+  public EtcdProcess() throws IOException {
+    this.dataDir = Files.createTempDirectory("pointsman-etcd");
+    this.clientPort = freePort();
+    this.peerPort = freePort();
+  }
+
+  public String endpoint() {
+    return "http://127.0.0.1:" + clientPort;
+  }
+
+  public synchronized EtcdProcess start() throws IOException, InterruptedException {
+    String peer = "http://127.0.0.1:" + peerPort;
+    process = new ProcessBuilder(List.of(
+            TestServices.etcdBinary(), "--name", "own", "--data-dir", dataDir.resolve("data").toString(),
+            "--listen-client-urls", endpoint(), "--advertise-client-urls", endpoint(),
+            "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+            "--initial-cluster", "own=" + peer))
+        .redirectErrorStream(true)
+        .redirectOutput(dataDir.resolve("etcd.log").toFile())
+        .start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (System.nanoTime() < deadline) {
+      if (healthy()) {
+        return this;
+      }
+      if (!process.isAlive()) {
+        throw new IOException("etcd exited: " + Files.readString(dataDir.resolve("etcd.log")));
+      }
+      Thread.sleep(100);
+    }
+    throw new IOException("etcd did not become healthy on " + endpoint());
+  }
+
+  /** Stops etcd the way a crash would (SIGKILL) and waits until it is gone; a paused one too. */
+  public synchronized void kill() throws InterruptedException {
+    if (process != null) {
+      process.destroyForcibly();
+      process.waitFor(30, TimeUnit.SECONDS);
+      process = null;
+    }
+  }
+
+  /** SIGSTOP: etcd freezes with its sockets open, so calls hang instead of failing fast. */
+  public synchronized void pause() throws IOException, InterruptedException {
+    signal("STOP");
+  }
+
+  /** SIGCONT after {@link #pause()}. */
+  public synchronized void resume() throws IOException, InterruptedException {
+    signal("CONT");
+  }
+
+  private void signal(String name) throws IOException, InterruptedException {
+    if (process == null) {
+      throw new IllegalStateException("etcd is not running");
+    }
+    Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+    if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+      throw new IOException("kill -" + name + " " + process.pid() + " failed");
+    }
+  }
+
+  /** Stops etcd gracefully (SIGTERM). */
+  public synchronized void stop() throws InterruptedException {
+    if (process != null) {
+      process.destroy();
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+      process = null;
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    kill();
+    try (Stream<Path> files = Files.walk(dataDir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  private boolean healthy() {
+    try {
+      HttpURLConnection c = (HttpURLConnection) URI.create(endpoint() + "/health").toURL().openConnection();
+      c.setConnectTimeout(500);
+      c.setReadTimeout(500);
+      return c.getResponseCode() == 200;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,288 @@
+package io.pointsman.engine.topo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.LockLostException;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.errors.RecordChangedException;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
+import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.testing.TestEtcd;
+import io.pointsman.engine.topo.model.KeyRange;
+import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.RoutingRule;
+import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.TabletType;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(120)
+class EtcdTopologyStoreTest {
+  private static final LockSet NO_LOCKS = LockSet.of();
+
+  private Client etcd;
+  private TopoPaths paths;
+  private EtcdTopologyStore store;
+
+  @BeforeEach
+  void setUp() {
+    etcd = TestEtcd.client();
+    paths = TestEtcd.freshPaths();
+    store = new EtcdTopologyStore(etcd, paths);
+  }
+
+  @AfterEach
+  void tearDown() {
+    etcd.close();
+  }
+
+  private RecordKey<Shard> shardKey(String ks, String shard) {
+    return store.keys().shard(ks, shard);
+  }
+
+  private Shard shard(String name) {
+    return Shard.of(KeyRange.ofShard(name), new TabletAlias("zone1", 100), true);
+  }
+
+  /** A lock key taken the way any holder takes it: a lease and a key attached to it. */
+  private LockToken takeLock(String resourceDir) throws Exception {
+    long lease = etcd.getLeaseClient().grant(30).get(10, TimeUnit.SECONDS).getID();
+    String key = TopoPaths.locksPrefix(resourceDir) + lease;
+    ByteSequence k = EtcdClients.bytes(key);
+    var r = etcd.getKVClient().txn()
+        .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+        .Then(Op.put(k, EtcdClients.bytes("{}"), PutOption.builder().withLeaseId(lease).build()))
+        .commit().get(10, TimeUnit.SECONDS);
+    assertThat(r.isSucceeded()).isTrue();
+    long createRevision = etcd.getKVClient().get(k).get(10, TimeUnit.SECONDS).getKvs().get(0).getCreateRevision();
+    return new LockToken(key, "test lock", lease, createRevision, Duration.ofSeconds(30), Instant.now());
+  }
+
+  @Test
+  void getReturnsTheRecordWithItsModRevision() {
+    Versioned<Shard> created = store.create(shardKey("ks", "-80"), shard("-80"));
+    Versioned<Shard> read = store.get(shardKey("ks", "-80")).orElseThrow();
+    assertThat(read.value()).isEqualTo(shard("-80"));
+    assertThat(read.modRevision()).isEqualTo(created.modRevision()).isPositive();
+    assertThat(store.get(shardKey("ks", "80-"))).isEmpty();
+  }
+
+  @Test
+  void createIsCreateIfAbsent() {
+    store.create(shardKey("ks", "0"), shard("0"));
+    assertThatThrownBy(() -> store.create(shardKey("ks", "0"), shard("0").withPrimaryServing(false)))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.ALREADY_EXISTS));
+    assertThat(store.getRequired(shardKey("ks", "0")).value().isPrimaryServing()).isTrue();
+  }
+
+  @Test
+  void updateAppliesTheMutatorAndSkipsNoOpWrites() {
+    Versioned<Shard> v1 = store.create(shardKey("ks", "0"), shard("0"));
+    Versioned<Shard> same = store.update(shardKey("ks", "0"), s -> s, NO_LOCKS);
+    assertThat(same.modRevision()).isEqualTo(v1.modRevision());
+    Versioned<Shard> v2 = store.update(shardKey("ks", "0"), s -> s.withPrimaryServing(false), NO_LOCKS);
+    assertThat(v2.modRevision()).isGreaterThan(v1.modRevision());
+    assertThat(store.getRequired(shardKey("ks", "0")).value().isPrimaryServing()).isFalse();
+  }
+
+  @Test
+  void updateOfAMissingRecordIsNotFound() {
+    assertThatThrownBy(() -> store.update(shardKey("ks", "0"), s -> s, NO_LOCKS))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND))
+        .hasMessageContaining(paths.shard("ks", "0"));
+  }
+
+  @Test
+  void manyThreadsUpdatingOneRecordLoseNoUpdate() throws Exception {
+    RecordKey<RoutingRules> key = store.keys().routingRules();
+    store.create(key, RoutingRules.EMPTY);
+    int threads = 6;
+    int perThread = 15;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    AtomicInteger succeeded = new AtomicInteger();
+    List<Future<?>> futures = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int thread = t;
+      futures.add(pool.submit(() -> {
+        for (int i = 0; i < perThread; i++) {
+          String from = "t" + thread + "_" + i;
+          store.update(key, rr -> {
+            var m = rr.asMap();
+            m.put(from, List.of("ks." + from));
+            return RoutingRules.fromMap(m);
+          }, NO_LOCKS);
+          succeeded.incrementAndGet();
+        }
+      }));
+    }
+    for (Future<?> f : futures) {
+      f.get(100, TimeUnit.SECONDS);
+    }
+    pool.shutdown();
+    assertThat(succeeded.get()).isEqualTo(threads * perThread);
+    assertThat(store.getRequired(key).value().rules()).hasSize(threads * perThread);
+  }
+
+  @Test
+  void upsertCreatesUpdatesAndDeletesOnNull() {
+    RecordKey<RoutingRules> key = store.keys().routingRules();
+    RoutingRules one = new RoutingRules(List.of(new RoutingRule("t", List.of("commerce.t"))));
+    assertThat(store.upsert(key, cur -> cur.orElse(one), NO_LOCKS)).isPresent();
+    assertThat(store.getRequired(key).value()).isEqualTo(one);
+    assertThat(store.upsert(key, cur -> null, NO_LOCKS)).isEmpty();
+    assertThat(store.get(key)).isEmpty();
+  }
+
+  @Test
+  void deleteRemovesTheRecordAndReportsWhetherItExisted() {
+    store.create(shardKey("ks", "0"), shard("0"));
+    assertThat(store.delete(shardKey("ks", "0"), NO_LOCKS)).isTrue();
+    assertThat(store.get(shardKey("ks", "0"))).isEmpty();
+    assertThat(store.delete(shardKey("ks", "0"), NO_LOCKS)).isFalse();
+  }
+
+  @Test
+  void listingSkipsLockKeys() throws Exception {
+    store.create(store.keys().keyspace("customer"), Keyspace.normal());
+    store.create(store.keys().keyspace("commerce"), Keyspace.normal());
+    store.create(shardKey("customer", "-80"), shard("-80"));
+    store.create(shardKey("customer", "80-"), shard("80-"));
+    takeLock(paths.keyspaceDir("customer"));
+    takeLock(paths.shardDir("customer", "-80"));
+
+    assertThat(store.listKeyspaces()).containsExactly("commerce", "customer");
+    assertThat(store.listShards("customer")).containsExactly("-80", "80-");
+    assertThat(store.listShards("commerce")).isEmpty();
+  }
+
+  @Test
+  void listingShardsOfAMissingKeyspaceNamesIt() {
+    assertThatThrownBy(() -> store.listShards("nosuch"))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND))
+        .hasMessageContaining("nosuch");
+  }
+
+  @Test
+  void badNamesFailBeforeAnythingReachesEtcd() throws Exception {
+    assertThatThrownBy(() -> store.keys().shard("customer", "80-40")).isInstanceOf(PointsmanException.class);
+    assertThatThrownBy(() -> store.listShards("a/../b")).isInstanceOf(PointsmanException.class);
+    long keys = etcd.getKVClient().get(EtcdClients.bytes(paths.globalRoot()),
+        GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(10, TimeUnit.SECONDS).getCount();
+    assertThat(keys).isZero();
+  }
+
+  @Test
+  void fencedWriteSucceedsWhileTheLockIsHeld() throws Exception {
+    store.create(store.keys().keyspace("customer"), Keyspace.normal());
+    store.create(shardKey("customer", "-80"), shard("-80"));
+    LockToken lock = takeLock(paths.keyspaceDir("customer"));
+    store.update(shardKey("customer", "-80"), s -> s.withPrimaryServing(false), LockSet.of(lock));
+    assertThat(store.getRequired(shardKey("customer", "-80")).value().isPrimaryServing()).isFalse();
+  }
+
+  @Test
+  void fencedWriteAfterTheLeaseIsRevokedIsLockLostAndChangesNothing() throws Exception {
+    store.create(store.keys().keyspace("customer"), Keyspace.normal());
+    Versioned<Shard> before = store.create(shardKey("customer", "-80"), shard("-80"));
+    LockToken stale = takeLock(paths.keyspaceDir("customer"));
+    etcd.getLeaseClient().revoke(stale.leaseId()).get(10, TimeUnit.SECONDS);
+    LockToken fresh = takeLock(paths.keyspaceDir("customer"));
+
+    assertThatThrownBy(() -> store.update(shardKey("customer", "-80"), s -> s.withPrimaryServing(false),
+        LockSet.of(stale)))
+        .isInstanceOfSatisfying(LockLostException.class, e -> assertThat(e.lockKey()).isEqualTo(stale.key()))
+        .hasMessageContaining("is lost");
+    Versioned<Shard> after = store.getRequired(shardKey("customer", "-80"));
+    assertThat(after.modRevision()).isEqualTo(before.modRevision());
+    assertThat(after.value().isPrimaryServing()).isTrue();
+
+    store.update(shardKey("customer", "-80"), s -> s.withPrimaryServing(false), LockSet.of(fresh));
+    assertThat(store.getRequired(shardKey("customer", "-80")).value().isPrimaryServing()).isFalse();
+  }
+
+  @Test
+  void commitToldRecordChangedApartFromLockLost() throws Exception {
+    store.create(store.keys().keyspace("customer"), Keyspace.normal());
+    Versioned<Shard> read = store.create(shardKey("customer", "-80"), shard("-80"));
+    LockToken lock = takeLock(paths.keyspaceDir("customer"));
+    store.update(shardKey("customer", "-80"), s -> s.withPrimary(new TabletAlias("zone1", 300)), LockSet.of(lock));
+
+    assertThatThrownBy(() -> store.commit(List.of(RecordWrite.replace(read, read.value().withPrimaryServing(false))),
+        LockSet.of(lock)))
+        .isInstanceOf(RecordChangedException.class)
+        .hasMessageContaining("changed since it was read");
+    assertThat(store.getRequired(shardKey("customer", "-80")).value().isPrimaryServing()).isTrue();
+  }
+
+  @Test
+  void commitOfMoreWritesThanOneTransactionHoldsIsSplitIntoGuardedParts() throws Exception {
+    EtcdTopologyStore small = new EtcdTopologyStore(etcd, paths, StoreOptions.DEFAULT.withMaxTxnOps(10));
+    store.create(store.keys().keyspace("customer"), Keyspace.normal());
+    LockToken lock = takeLock(paths.keyspaceDir("customer"));
+    List<RecordWrite<?>> writes = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      writes.add(RecordWrite.create(store.keys().keyspace("ks" + i), Keyspace.normal()));
+    }
+    long rev = small.commit(writes, LockSet.of(lock));
+    assertThat(store.listKeyspaces()).hasSize(41);
+    // 40 writes with one lock guard each part: 9 writes per part, so 5 transactions, 5 revisions.
+    long first = store.getRequired(store.keys().keyspace("ks0")).modRevision();
+    assertThat(rev - first).isEqualTo(4);
+  }
+
+  @Test
+  void aSplitCommitStopsAtTheFirstPartWhoseLockIsGone() throws Exception {
+    EtcdTopologyStore small = new EtcdTopologyStore(etcd, paths, StoreOptions.DEFAULT.withMaxTxnOps(3));
+    store.create(store.keys().keyspace("customer"), Keyspace.normal());
+    LockToken lock = takeLock(paths.keyspaceDir("customer"));
+    etcd.getLeaseClient().revoke(lock.leaseId()).get(10, TimeUnit.SECONDS);
+    List<RecordWrite<?>> writes = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      writes.add(RecordWrite.create(store.keys().keyspace("ks" + i), Keyspace.normal()));
+    }
+    assertThatThrownBy(() -> small.commit(writes, LockSet.of(lock))).isInstanceOf(LockLostException.class);
+    assertThat(store.listKeyspaces()).containsExactly("customer");
+  }
+
+  @Test
+  void watchDeliversTheCurrentStateAndEveryChangeInOrder() {
+    RecordKey<Shard> key = shardKey("customer", "-80");
+    List<Optional<Versioned<Shard>>> seen = new CopyOnWriteArrayList<>();
+    try (TopoWatch w = store.watch(key, seen::add)) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 1);
+      assertThat(seen.get(0)).isEmpty();
+      store.create(key, shard("-80"));
+      store.update(key, s -> s.withDeniedTables(TabletType.PRIMARY, List.of("t"), false), NO_LOCKS);
+      store.delete(key, NO_LOCKS);
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() == 4);
+      assertThat(seen.get(1).orElseThrow().value().deniedTables(TabletType.PRIMARY)).isEmpty();
+      assertThat(seen.get(2).orElseThrow().value().deniedTables(TabletType.PRIMARY)).containsExactly("t");
+      assertThat(seen.get(3)).isEmpty();
+    }
+  }
+}

@@ -1,7 +1,0 @@
-package io.pointsman.workflows.model;
-
-/** Vitess's migration type: MoveTables moves TABLES between keyspaces, Reshard moves SHARDS. */
-public enum MigrationType {
-  TABLES,
-  SHARDS
-}

@@ -28,7 +28,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lock activities of DESIGN.md §2.5 over a {@link LockService}.
+ * The lock activities of docs/locks.md §9 over a {@link LockService}.
  *
  * <p><b>Hand-over from acquireLocks to holdLocks.</b> The locks are taken in {@code acquireLocks}
  * but renewed by {@code holdLocks}, which the workflow starts right after, maybe on another worker.

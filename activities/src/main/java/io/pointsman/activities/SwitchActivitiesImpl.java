@@ -349,7 +349,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   /**
-   * Asks etcd before a MySQL change (DESIGN.md §2.5 point 3). The MySQL fence only turns away a
+   * Asks etcd before a MySQL change (docs/locks.md §9 point 3). The MySQL fence only turns away a
    * token older than one already used there, so until the workflow has re-acquired, a lock whose
    * lease is gone would still pass it: this check is what stops a step started before the loss was
    * noticed from stopping streams or writing a journal under it.

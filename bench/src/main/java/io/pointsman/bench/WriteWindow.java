@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * What constant-rate writers saw of one switch (locks-reliability.md §5): {@code W}, the longest gap
+ * What constant-rate writers saw of one switch (docs/failure-scenarios.md §4): {@code W}, the longest gap
  * between consecutive acknowledged writes among the gaps that overlap the switch; {@code B}, the
  * longest latency of a write in flight during the switch (buffered, then acknowledged); {@code E},
  * the writes in flight during it that failed.

@@ -49,7 +49,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 7 at the level of a running SwitchTraffic (S5 and S14 of locks-reliability.md §3.5, and
+ * Issue 7 at the level of a running SwitchTraffic (S5 and S14 of docs/failure-scenarios.md §2, and
  * primary restarts): the topology server, or a shard's primary, goes down and comes back while the
  * switch is inside its critical section or giving its locks back. Each case must end in a defined state (finished, or rolled back
  * where a rollback is allowed), which the topology validator confirms, with no lock key left,

@@ -18,7 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Complete and Cancel (reference §9–§10). Neither compensates: each step converges when run again
+ * Complete and Cancel (docs/vitess-switching.md §9–§10). Neither compensates: each step converges when run again
  * (dropping what is gone is fine), so a failed run is finished by rerunning it, as in Vitess.
  */
 final class Cleanup {

@@ -12,7 +12,7 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 
 /**
- * Holds the locks of one action across its steps (DESIGN.md §2.5): acquires them, keeps the
+ * Holds the locks of one action across its steps (docs/locks.md §9): acquires them, keeps the
  * heartbeating {@code holdLocks} activity running in a detached scope (so cancelling the workflow
  * does not stop renewal while compensation still needs the locks), exposes the moment a lock is
  * lost, re-acquires after a loss, and releases at the end.

@@ -26,7 +26,7 @@ import java.util.Set;
 import org.slf4j.Logger;
 
 /**
- * SwitchTraffic and ReverseTraffic, step by step as Vitess orders them (reference §4–§6), with the
+ * SwitchTraffic and ReverseTraffic, step by step as Vitess orders them (docs/vitess-switching.md §2–§5), with the
  * locks held by a heartbeating activity, every mutation fenced, compensation registered before each
  * step, and the journal as the point of no return. ReverseTraffic of writes is a forward switch of
  * the {@code <workflow>_reverse} streams, as in Vitess; reads go back by the backward read switch.

@@ -4,7 +4,7 @@ import io.pointsman.api.lock.LockSet;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 
-/** Taking, holding and releasing the topology locks of one action (DESIGN.md §2.5). */
+/** Taking, holding and releasing the topology locks of one action (docs/locks.md §9). */
 @ActivityInterface
 public interface LockActivities {
   /**

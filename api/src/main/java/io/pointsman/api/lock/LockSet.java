@@ -17,7 +17,7 @@ public record LockSet(List<LockToken> locks) {
     return new LockSet(List.of(locks));
   }
 
-  /** The highest fencing token of the set: the one MySQL fences compare against. */
+  /** The highest fencing token of the set, for progress and logs; each MySQL fence row compares its own lock's token. */
   public long fencingToken() {
     return locks.stream().mapToLong(LockToken::fencingToken).max().orElse(0);
   }

@@ -23,7 +23,7 @@ import java.util.Objects;
 public record LockToken(
     String key, String resource, long leaseId, long createRevision, Duration ttl, Instant acquiredAt,
     Duration maxHold) {
-  /** DESIGN.md §2.2's default {@code maxLockHold}: no lock is renewed forever by a forgotten holder. */
+  /** The default {@code maxLockHold} (docs/locks.md §5): no lock is renewed forever by a forgotten holder. */
   public static final Duration DEFAULT_MAX_HOLD = Duration.ofMinutes(10);
 
   public LockToken {

@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * S1 of locks-reliability.md §3.5 with a real process: the only worker is frozen with SIGSTOP in
+ * S1 of docs/failure-scenarios.md §2 with a real process: the only worker is frozen with SIGSTOP in
  * the middle of the write switch's critical section, for longer than its 10 s lock TTL, so its
  * leases expire; another actor takes the keyspace lock and writes under it; then the worker is
  * resumed. Nothing the resumed worker does may land while the other actor holds the lock, and once

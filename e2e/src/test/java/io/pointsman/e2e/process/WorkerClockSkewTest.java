@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * S7 of locks-reliability.md §3.5, clock jumps, where they meet S10: the worker holding the locks
+ * S7 of docs/failure-scenarios.md §2, clock jumps, where they meet S10: the worker holding the locks
  * dies in the write switch and the worker that takes over reads the time of day an hour ahead (a
  * host whose clock NTP has not yet stepped back, or stepped wrongly). A lock's max hold counted on
  * two different wall clocks would look an hour old to the new worker, past its ten minutes: the

@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * S10 of locks-reliability.md §3.5, with real processes: the only worker polling is SIGKILLed while
+ * S10 of docs/failure-scenarios.md §2, with real processes: the only worker polling is SIGKILLed while
  * the write switch is inside its critical section (local activities holding the locks), at three
  * points it provably reached, and a worker started afterwards must bring the switch to a defined
  * end: the workflow completes, the validator is silent, no lock key is left, and the router load

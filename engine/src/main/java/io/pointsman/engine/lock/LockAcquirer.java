@@ -30,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Vitess etcd2topo lock algorithm (reference §2.2), on the calling thread: grant a lease,
+ * The Vitess etcd2topo lock algorithm (docs/locks.md §3), on the calling thread: grant a lease,
  * create {@code <dir>/locks/<leaseId>} with it, then wait in line until every key created before
  * ours is gone. The lease is renewed from the moment the key exists, so a long wait cannot expire
  * it; and on any failure after the grant the lease is revoked, so no orphan key blocks the line.

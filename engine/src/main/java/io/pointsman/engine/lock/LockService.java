@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Topology locks that Vitess and pointsman both honour (DESIGN.md §2): a lock is an etcd key under
+ * Topology locks that Vitess and pointsman both honour (docs/locks.md): a lock is an etcd key under
  * {@code <resource dir>/locks/} attached to a lease, granted in order of creation. A held lock keeps
  * itself alive until it is released, lost or held longer than its {@link LockOptions#maxHold()};
  * losing it is reported, never silent.

@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fencing of MySQL changes with the etcd locks they are made under (DESIGN.md §2.4). A lease
+ * Fencing of MySQL changes with the etcd locks they are made under (docs/locks.md §8). A lease
  * can expire while its holder is paused; the holder cannot know, but MySQL can: every lock's
  * create revision increases with every acquisition, and {@code <sidecar>.lock_fence} keeps, per
  * lock, the highest one any change on this server was made under.

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Creates the sidecar database and its tables on a primary, idempotently: Vitess's
- * {@code vreplication}, {@code resharding_journal} and {@code copy_state} (DESIGN.md §1.2; here
+ * {@code vreplication}, {@code resharding_journal} and {@code copy_state} (docs/architecture.md §6.2; here
  * {@code source} and the journal {@code val} hold JSON), plus pointsman's {@code lock_fence}.
  *
  * <p>Only missing objects are created, and the DDL is binlogged on purpose: replicas must have the
@@ -75,7 +75,7 @@ public final class SidecarSchema {
           PRIMARY KEY (id),
           KEY vrepl_id (vrepl_id, table_name)
         ) ENGINE = InnoDB CHARSET = utf8mb4""");
-    // pointsman's own: the highest fencing token seen per lock (DESIGN.md §2.4, MySqlFence).
+    // pointsman's own: the highest fencing token seen per lock (docs/locks.md §8, MySqlFence).
     TABLES.put("lock_fence", """
         (
           resource varbinary(512) NOT NULL,

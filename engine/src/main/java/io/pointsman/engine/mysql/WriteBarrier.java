@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stops writes on a primary for real (DESIGN.md §3.1): after {@link #deny} returns, no client,
+ * Stops writes on a primary for real (docs/vitess-switching.md §6): after {@link #deny} returns, no client,
  * whatever route it takes to the server, can commit an INSERT, UPDATE or DELETE (REPLACE, LOAD
  * DATA and INSERT ... ON DUPLICATE KEY UPDATE included) to the covered tables, while replication
  * streams stay exempt. {@link #allow} undoes exactly what deny installed. Both are idempotent and

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The routing-rule changes of a MoveTables switch, as pure functions of the rules read (reference
- * §5.1, §6.1 changeRouting, §6.2, §9). Every edit returns the rules unchanged when there is nothing
- * to do, so a step run twice writes once.
+ * The routing-rule changes of a MoveTables switch, as pure functions of the rules read
+ * (docs/vitess-switching.md §3.2, §5 changeRouting and the routing after a switch, §9). Every edit
+ * returns the rules unchanged when there is nothing to do, so a step run twice writes once.
  */
 public final class RoutingRuleEdits {
   private RoutingRuleEdits() {}

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The SrvKeyspace changes of a Reshard switch, as pure functions (reference §5.2, §6.1):
+ * The SrvKeyspace changes of a Reshard switch, as pure functions (docs/vitess-switching.md §3.3, §5):
  * Vitess's UpdateDisableQueryService and MigrateServedType for one cell's record.
  */
 public final class SrvKeyspaceEdits {

@@ -22,7 +22,7 @@ import java.util.List;
 /**
  * One guarded etcd transaction: If every lock key still has its create revision and every record
  * its expected mod revision, Then apply the writes, Else read them all back so a lost lock is told
- * apart from a changed record. This is the fencing of DESIGN.md §2.3: check and write happen at one
+ * apart from a changed record. This is the fencing of docs/locks.md §7: check and write happen at one
  * revision, so a holder whose lease expired can never write.
  */
 final class FencedTxn {

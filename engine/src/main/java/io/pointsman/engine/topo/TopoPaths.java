@@ -5,7 +5,7 @@ import io.pointsman.api.names.Names;
 import java.util.Objects;
 
 /**
- * The etcd keys of Vitess's etcd2topo layout (DESIGN.md §1.1) under a global root and per-cell
+ * The etcd keys of Vitess's etcd2topo layout (docs/architecture.md §6.1) under a global root and per-cell
  * roots. Every name is validated before it becomes part of a key, so no input can reach another
  * key than the one its record type names.
  */

@@ -30,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * S6 of locks-reliability.md §3.5: the lock holder talks to one member of a three-member etcd, and
+ * S6 of docs/failure-scenarios.md §2: the lock holder talks to one member of a three-member etcd, and
  * the other two go away, leaving it on the minority side. Nothing it does may look like success:
  * its renewals fail and it reports the lock lost within the TTL, and a fenced topology write through
  * that member fails as unavailable or unknown, never applied. When the majority is back, the lock

@@ -26,7 +26,7 @@ public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
     CleanupActivities cleanup = Cleanup.cleanupStub();
     SwitchActivities switcher = Cleanup.switchStub();
     return new Cleanup(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow(), request.dryRun(),
-        request.lockTtl(), request.maxLockHold(), progress).run(new Cleanup.Plan() {
+        request.lockTtl(), request.maxLockHold(), progress, new Cleanup.Plan() {
           @Override
           public void check(MigrationInfo info, WorkflowState state) {
             if (state.writesSwitched()) {
@@ -81,7 +81,7 @@ public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
                   () -> cleanup.deleteRoutingRules(info, locks.locks()));
             }
           }
-        });
+        }).run();
   }
 
   @Override

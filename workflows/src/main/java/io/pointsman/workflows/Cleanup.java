@@ -21,7 +21,7 @@ import java.util.List;
  * Complete and Cancel (docs/vitess-switching.md §9–§10). Neither compensates: each step converges when run again
  * (dropping what is gone is fine), so a failed run is finished by rerunning it, as in Vitess.
  */
-final class Cleanup {
+final class Cleanup extends LockedAction<Cleanup.Found> {
   /** Version marker: the check is made again under the locks, and the action acts on what it read there. */
   static final String CHECK_UNDER_LOCKS = "check-under-locks";
 
@@ -36,24 +36,26 @@ final class Cleanup {
     void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks);
   }
 
-  private final String action;
+  /** The workflow as read before the locks, then as read under them. */
+  record Found(MigrationInfo info, WorkflowState state) {}
+
   private final String targetKeyspace;
   private final String workflow;
   private final boolean dryRun;
   private final Duration lockTtl;
   private final Duration maxLockHold;
-  private final ProgressTracker progress;
+  private final Plan plan;
   private final SwitchActivities reads = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
 
   Cleanup(String action, String targetKeyspace, String workflow, boolean dryRun, Duration lockTtl,
-      Duration maxLockHold, ProgressTracker progress) {
-    this.action = action;
+      Duration maxLockHold, ProgressTracker progress, Plan plan) {
+    super(action, progress);
     this.targetKeyspace = targetKeyspace;
     this.workflow = workflow;
     this.dryRun = dryRun;
     this.lockTtl = lockTtl;
     this.maxLockHold = maxLockHold;
-    this.progress = progress;
+    this.plan = plan;
   }
 
   static CleanupActivities cleanupStub() {
@@ -64,62 +66,89 @@ final class Cleanup {
     return Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
   }
 
-  ActionResult run(Plan plan) {
-    Steps readSteps = new Steps(progress, null);
-    progress.phase("reading state");
-    MigrationInfo info = readSteps.run("buildTrafficSwitcher", targetKeyspace + "." + workflow,
+  @Override
+  protected Found plan() {
+    MigrationInfo info = unlocked.run("buildTrafficSwitcher", targetKeyspace + "." + workflow,
         () -> reads.buildTrafficSwitcher(targetKeyspace, workflow));
-    WorkflowState state = readSteps.run("getWorkflowState", "all cells", () -> reads.getWorkflowState(info, List.of()));
+    WorkflowState state = unlocked.run("getWorkflowState", "all cells", () -> reads.getWorkflowState(info, List.of()));
     plan.check(info, state);
+    return new Found(info, state);
+  }
+
+  @Override
+  protected boolean dryRun() {
+    return dryRun;
+  }
+
+  @Override
+  protected ActionResult dryRun(Found found) {
+    MigrationInfo info = found.info();
+    WorkflowState state = found.state();
     String named = Pointsman.namedLock(targetKeyspace, workflow);
-    if (dryRun) {
-      List<String> lines = new ArrayList<>();
-      lines.add("Lock workflow " + named);
-      info.keyspaces().forEach(ks -> lines.add("Lock keyspace " + ks));
-      lines.addAll(plan.describe(info, state));
-      List<String> keyspaces = info.keyspaces();
-      for (int i = keyspaces.size() - 1; i >= 0; i--) {
-        lines.add("Unlock keyspace " + keyspaces.get(i));
-      }
-      lines.add("Unlock workflow " + named);
-      progress.plan(lines);
-      progress.phase("done");
-      return new ActionResult(action + " dry run results for workflow " + info.qualifiedName() + " at "
-          + Instant.ofEpochMilli(Workflow.currentTimeMillis()), state.summary(), state.summary(), lines);
+    List<String> lines = new ArrayList<>();
+    lines.add("Lock workflow " + named);
+    info.keyspaces().forEach(ks -> lines.add("Lock keyspace " + ks));
+    lines.addAll(plan.describe(info, state));
+    List<String> keyspaces = info.keyspaces();
+    for (int i = keyspaces.size() - 1; i >= 0; i--) {
+      lines.add("Unlock keyspace " + keyspaces.get(i));
     }
-    LockKeeper keeper = new LockKeeper(new LockRequest(named, info.keyspaces(), action, lockTtl, maxLockHold), progress);
-    Steps steps = new Steps(progress, keeper);
-    WorkflowState found = state;
-    try {
-      progress.phase("locking");
-      keeper.acquire();
-      MigrationInfo locked = info;
-      if (Workflow.getVersion(CHECK_UNDER_LOCKS, Workflow.DEFAULT_VERSION, 1) >= 1) {
-        // The check before the locks is stale once another action held them meanwhile: a Cancel
-        // queued behind a SwitchTraffic would drop the target tables that now take the writes.
-        locked = readUnderTheLocks(steps);
-        MigrationInfo now = locked;
-        found = steps.run("getWorkflowState", "again under the locks", () -> reads.getWorkflowState(now, List.of()));
-        plan.check(locked, found);
-      }
-      progress.phase("cleaning up");
-      plan.execute(locked, found, steps, keeper);
-      progress.phase("done");
-    } catch (LockLostSignal lost) {
-      throw ApplicationFailure.newNonRetryableFailure(lost.getMessage() + "; nothing after that step ran. Rerun "
+    lines.add("Unlock workflow " + named);
+    progress.plan(lines);
+    progress.phase("done");
+    return new ActionResult(action + " dry run results for workflow " + info.qualifiedName() + " at "
+        + Instant.ofEpochMilli(Workflow.currentTimeMillis()), state.summary(), state.summary(), lines);
+  }
+
+  @Override
+  protected LockRequest lockRequest(Found found) {
+    return new LockRequest(Pointsman.namedLock(targetKeyspace, workflow), found.info().keyspaces(), action, lockTtl,
+        maxLockHold);
+  }
+
+  @Override
+  protected String decideAgainChange() {
+    return CHECK_UNDER_LOCKS;
+  }
+
+  /**
+   * The check before the locks is stale once another action held them meanwhile: a Cancel queued
+   * behind a SwitchTraffic would drop the target tables that now take the writes.
+   */
+  @Override
+  protected Found decideAgain(Found before) {
+    MigrationInfo now = readUnderTheLocks(locked);
+    WorkflowState state = locked.run("getWorkflowState", "again under the locks",
+        () -> reads.getWorkflowState(now, List.of()));
+    plan.check(now, state);
+    return new Found(now, state);
+  }
+
+  @Override
+  protected void act(Found found) {
+    progress.phase("cleaning up");
+    plan.execute(found.info(), found.state(), locked, keeper);
+  }
+
+  @Override
+  protected RuntimeException failed(RuntimeException e, Found found) {
+    if (e instanceof LockLostSignal lost) {
+      return ApplicationFailure.newNonRetryableFailure(lost.getMessage() + "; nothing after that step ran. Rerun "
           + action + " to finish: every step converges.", ErrorCode.LOCK_LOST.name());
-    } catch (ApplicationFailure | CanceledFailure e) {
-      throw e; // a cancelled Complete or Cancel ends Canceled, not as a failure to rerun
-    } catch (RuntimeException e) {
-      String type = Failures.applicationType(e);
-      throw ApplicationFailure.newNonRetryableFailure(Failures.message(e) + ". Rerun " + action + " to finish.",
-          type == null ? ErrorCode.INTERNAL.name() : type);
-    } finally {
-      keeper.release();
     }
+    if (e instanceof ApplicationFailure || e instanceof CanceledFailure) {
+      return e; // a cancelled Complete or Cancel ends Canceled, not as a failure to rerun
+    }
+    String type = Failures.applicationType(e);
+    return ApplicationFailure.newNonRetryableFailure(Failures.message(e) + ". Rerun " + action + " to finish.",
+        type == null ? ErrorCode.INTERNAL.name() : type);
+  }
+
+  @Override
+  protected ActionResult succeeded(Found found) {
     String verb = action.equals(Pointsman.COMPLETE_MIGRATION) ? "completed" : "cancelled";
     return new ActionResult("Successfully " + verb + " the " + workflow + " workflow in the " + targetKeyspace
-        + " keyspace", found.summary(), verb, List.of());
+        + " keyspace", found.state().summary(), verb, List.of());
   }
 
   /**

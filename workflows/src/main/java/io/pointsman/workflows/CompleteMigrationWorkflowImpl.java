@@ -23,7 +23,7 @@ public class CompleteMigrationWorkflowImpl implements CompleteMigrationWorkflow 
     progress = new ProgressTracker(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow());
     CleanupActivities cleanup = Cleanup.cleanupStub();
     return new Cleanup(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow(), request.dryRun(),
-        request.lockTtl(), request.maxLockHold(), progress).run(new Cleanup.Plan() {
+        request.lockTtl(), request.maxLockHold(), progress, new Cleanup.Plan() {
           @Override
           public void check(MigrationInfo info, WorkflowState state) {
             if (!state.writesSwitched() || !state.readsFullySwitched()) {
@@ -70,7 +70,7 @@ public class CompleteMigrationWorkflowImpl implements CompleteMigrationWorkflow 
                   () -> cleanup.deleteRoutingRules(info, locks.locks()));
             }
           }
-        });
+        }).run();
   }
 
   @Override

@@ -1,0 +1,211 @@
+package io.pointsman.workflows;
+
+import io.pointsman.api.activities.SwitchActivities;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.WorkflowState;
+import io.pointsman.api.request.GoDurations;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.Pointsman;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+
+/**
+ * Decides what a SwitchTraffic or ReverseTraffic does from reads of the workflow's state: which
+ * reads switch in which cells, whether writes switch and which workflow switches them (the reverse
+ * one for ReverseTraffic), a write switch left unfinished that a rerun must resume, and the lines of
+ * a dry run. Read-only: it changes nothing.
+ */
+final class SwitchPlanner {
+  private static final Logger log = Workflow.getLogger(SwitchPlanner.class);
+  /** Version marker: a rerun resumes a write switch that failed after changeRouting. */
+  static final String RESUME_UNFINISHED = "resume-unfinished-write-switch";
+
+  /**
+   * What one action switches, decided from a read of the workflow's state.
+   *
+   * @param w the workflow whose writes switch: the reverse one for ReverseTraffic of writes
+   * @param reads each read tablet type with the cells it switches
+   */
+  record Plan(MigrationInfo info, WorkflowState start, MigrationInfo w, List<ReadSwitch> reads,
+      boolean switchWrites, boolean writesAlreadySwitched) {
+    List<String> keyspaces() {
+      return unionKeyspaces(info, w);
+    }
+  }
+
+  /** One read tablet type and the cells whose reads this action changes. */
+  record ReadSwitch(String tabletType, List<String> cells) {}
+
+  private final String action;
+  private final SwitchTrafficRequest request;
+  private final Direction direction;
+  private final ProgressTracker progress;
+  /** Read-only steps without the locks, also where checkJournals asks about an unfinished switch. */
+  private final Steps unlocked;
+  private final SwitchActivities quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+
+  SwitchPlanner(String action, SwitchTrafficRequest request, Direction direction, ProgressTracker progress,
+      Steps unlocked) {
+    this.action = action;
+    this.request = request;
+    this.direction = direction;
+    this.progress = progress;
+    this.unlocked = unlocked;
+  }
+
+  /** The plan from the reads before the locks. */
+  Plan initial() {
+    MigrationInfo info = readInfo(unlocked, request.targetKeyspace() + "." + request.workflow());
+    return plan(info, readState(unlocked, info, "cells " + cellsText(request.cells())), unlocked);
+  }
+
+  /**
+   * The plan was made from reads before the locks, and another action may have switched the
+   * workflow while this one waited for them (a second run of it under another workflow id, which
+   * the id conflict policy does not stop): it would then run steps on a stale plan, or refuse a
+   * switch that is already done. So read again under the locks, and when anything changed decide
+   * anew from what is there, as a run started after the other would.
+   */
+  Plan again(Plan before, Steps locked) {
+    MigrationInfo info = readInfo(locked, "again under the locks");
+    WorkflowState now = readState(locked, info, "again under the locks");
+    if (info.equals(before.info()) && now.equals(before.start())) {
+      return before;
+    }
+    progress.phase("re-planning: the workflow changed while waiting for the locks");
+    Plan after = plan(info, now, locked);
+    log.info("{}: {} changed while waiting for the locks, from {} to {}", action, info.qualifiedName(),
+        before.start().summary(), after.start().summary());
+    if (!after.keyspaces().equals(before.keyspaces())) {
+      throw ApplicationFailure.newNonRetryableFailure("the keyspaces of workflow " + info.qualifiedName()
+          + " changed while waiting for their locks, from " + before.keyspaces() + " to " + after.keyspaces()
+          + "; nothing was changed", ErrorCode.FAILED_PRECONDITION.name());
+    }
+    return after;
+  }
+
+  private MigrationInfo readInfo(Steps via, String detail) {
+    return via.run("buildTrafficSwitcher", detail,
+        () -> quick.buildTrafficSwitcher(request.targetKeyspace(), request.workflow()));
+  }
+
+  private WorkflowState readState(Steps via, MigrationInfo info, String detail) {
+    return via.run("getWorkflowState", detail, () -> quick.getWorkflowState(info, request.cells()));
+  }
+
+  private Plan plan(MigrationInfo info, WorkflowState start, Steps via) {
+    boolean writesAlreadySwitched = direction == Direction.FORWARD ? start.writesSwitched() : !start.writesSwitched();
+    boolean switchWrites = request.includesPrimary() && !writesAlreadySwitched;
+    MigrationInfo writeInfo = info;
+    if (switchWrites && direction == Direction.BACKWARD) {
+      // Vitess reverses writes by switching the reverse workflow forward.
+      writeInfo = via.run("buildTrafficSwitcher", info.sourceKeyspace() + "." + info.reverseWorkflow(),
+          () -> quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
+    } else if (request.includesPrimary() && writesAlreadySwitched
+        && Workflow.getVersion(RESUME_UNFINISHED, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      MigrationInfo unfinished = unfinishedWriteSwitch(info);
+      if (unfinished != null) {
+        writeInfo = unfinished;
+        switchWrites = true;
+      }
+    }
+    return new Plan(info, start, writeInfo, planReads(start), switchWrites, writesAlreadySwitched);
+  }
+
+  /**
+   * A write switch that failed after changeRouting (routing already points the new way, but the
+   * streams were not frozen, and the reverse streams perhaps not started): its state reads "writes
+   * switched", so Vitess would skip the writes and leave it unfinished for good. A rerun resumes it
+   * from its journal instead. Returns the switching workflow (the reverse one for ReverseTraffic), or
+   * null when writes are switched for good, or for ReverseTraffic were never switched at all.
+   */
+  private MigrationInfo unfinishedWriteSwitch(MigrationInfo info) {
+    MigrationInfo w = info;
+    if (direction == Direction.BACKWARD) {
+      try {
+        // called directly: not finding it is the common answer, not a failed step
+        w = quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow());
+      } catch (ActivityFailure e) {
+        if (ErrorCode.NOT_FOUND.name().equals(Failures.applicationType(e))) {
+          return null;
+        }
+        throw e;
+      }
+    }
+    if (w.frozen()) {
+      return null;
+    }
+    MigrationInfo switching = w;
+    boolean journaled = unlocked.run("checkJournals", "writes read as switched but " + w.qualifiedName()
+        + " is not frozen: an unfinished switch?", () -> quick.checkJournals(switching));
+    return journaled ? w : null;
+  }
+
+  private List<ReadSwitch> planReads(WorkflowState state) {
+    List<ReadSwitch> out = new ArrayList<>();
+    for (String type : request.readTabletTypes()) {
+      List<String> switched = type.equals("REPLICA") ? state.replicaCellsSwitched() : state.rdonlyCellsSwitched();
+      List<String> notSwitched =
+          type.equals("REPLICA") ? state.replicaCellsNotSwitched() : state.rdonlyCellsNotSwitched();
+      List<String> candidates = direction == Direction.FORWARD ? notSwitched : switched;
+      List<String> cells = request.cells().isEmpty()
+          ? candidates
+          : candidates.stream().filter(request.cells()::contains).toList();
+      out.add(new ReadSwitch(type, cells));
+    }
+    return out;
+  }
+
+  /** What the plan would do, as Vitess's dry run prints it; reads positions, changes nothing. */
+  ActionResult dryRun(Plan p) {
+    MigrationInfo info = p.info();
+    MigrationInfo w = p.w();
+    WorkflowState start = p.start();
+    progress.phase("dry run");
+    SwitchPlan plan = new SwitchPlan();
+    String named = Pointsman.namedLock(request.targetKeyspace(), request.workflow());
+    List<String> keyspaces = p.keyspaces();
+    plan.locks(named, keyspaces);
+    for (ReadSwitch r : p.reads()) {
+      if (r.cells().isEmpty()) {
+        plan.readsAlreadySwitched(r.tabletType(), direction);
+      } else {
+        plan.reads(info, r.tabletType(), r.cells(), direction);
+      }
+    }
+    if (p.switchWrites() && !w.frozen()) {
+      ShardPositions now = unlocked.run("gatherPositions", "current positions for the plan",
+          () -> quick.gatherPositions(w));
+      plan.writes(w, now.source(), GoDurations.format(request.timeout()), request.enableReverseReplication());
+    } else if (request.includesPrimary()) {
+      plan.writesAlreadySwitched(w.frozen() ? "the workflow is frozen" : start.summary());
+    }
+    plan.unlocks(named, keyspaces);
+    List<String> lines = plan.lines();
+    progress.plan(lines);
+    progress.phase("done");
+    return new ActionResult(action + " dry run results for workflow " + info.qualifiedName() + " at "
+        + Instant.ofEpochMilli(Workflow.currentTimeMillis()), start.summary(), start.summary(), lines);
+  }
+
+  private static List<String> unionKeyspaces(MigrationInfo a, MigrationInfo b) {
+    Set<String> all = new LinkedHashSet<>(a.keyspaces());
+    all.addAll(b.keyspaces());
+    return all.stream().sorted().toList();
+  }
+
+  private static String cellsText(List<String> cells) {
+    return cells.isEmpty() ? "all" : String.join(",", cells);
+  }
+}

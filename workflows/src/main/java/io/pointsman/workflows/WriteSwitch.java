@@ -1,0 +1,224 @@
+package io.pointsman.workflows;
+
+import io.pointsman.api.activities.SwitchActivities;
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.SavedStream;
+import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.request.GoDurations;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+
+/**
+ * The write switch of one locked run, step by step as Vitess orders them (docs/vitess-switching.md §4–§5), with
+ * compensation registered before each step and the journal as the point of no return, which this
+ * class owns: before it a failure is undone, after it the switch only goes forward.
+ */
+final class WriteSwitch {
+  private static final Logger log = Workflow.getLogger(WriteSwitch.class);
+  /** Version marker: a failed createJournals is settled by reading the journal back, and completed after it. */
+  static final String JOURNAL_READ_BACK = "journal-read-back-and-completed";
+
+  private final String action;
+  private final SwitchTrafficRequest request;
+  private final ProgressTracker progress;
+  private final Compensations compensations;
+  private final LockKeeper keeper;
+  private final Steps steps;
+  /** Read-only steps that must not race the locks: reading the journal back after a failure. */
+  private final Steps unlocked;
+  private final SwitchActivities quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  /** Where the happy path's steps from checkJournals on run: local activities, or (older runs) activities. */
+  private final SwitchActivities critical;
+  /** The steps bounded by the request's timeout (the drain, the catch-up), with a minute to spare. */
+  private final SwitchActivities criticalWithinTimeout;
+  private final boolean localChain;
+
+  private boolean pastPointOfNoReturn;
+  /** createJournals was started: from then on a failure may have left a journal behind. */
+  private boolean journalAttempted;
+  /** The positions the journal is written with, kept to write it again where it is missing. */
+  private Map<String, String> journalSourcePositions;
+  private Map<String, String> journalTargetPositions;
+
+  /** @param localChain the critical section as local activities (Versions.LOCAL_CRITICAL_SECTION) */
+  WriteSwitch(String action, SwitchTrafficRequest request, ProgressTracker progress, Compensations compensations,
+      LockKeeper keeper, Steps steps, Steps unlocked, boolean localChain) {
+    this.action = action;
+    this.request = request;
+    this.progress = progress;
+    this.compensations = compensations;
+    this.keeper = keeper;
+    this.steps = steps;
+    this.unlocked = unlocked;
+    this.localChain = localChain;
+    if (localChain) {
+      critical = Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.local(Duration.ofMinutes(2)));
+      criticalWithinTimeout = Workflow.newLocalActivityStub(SwitchActivities.class,
+          StepOptions.localWithinTimeout(request.timeout()));
+    } else {
+      critical = quick;
+      criticalWithinTimeout = Workflow.newActivityStub(SwitchActivities.class,
+          StepOptions.step(request.timeout().plus(Duration.ofMinutes(1))));
+    }
+  }
+
+  boolean pastPointOfNoReturn() {
+    return pastPointOfNoReturn;
+  }
+
+  /** Switches the writes of {@code w}, resuming after its journal when a run before wrote one. */
+  void run(MigrationInfo w) {
+    progress.phase("switching writes");
+    if (w.frozen()) {
+      log.info("workflow {} is frozen: writes were already switched", w.qualifiedName());
+      return;
+    }
+    // A local chain is recorded only when its workflow task completes; a worker that dies before
+    // leaves it unrecorded, and the next one runs it again from checkJournals against what the
+    // dead pass changed. So what its undo needs is read by an activity, recorded, before it, and
+    // checkJournals opens it (a dead pass may have written the journal).
+    List<SavedStream> savedFirst = localChain ? readReverseStreams(w, quick) : null;
+    boolean journaled = steps.run("checkJournals", "migration id " + w.migrationId(),
+        () -> critical.checkJournals(w));
+    Map<String, String> sourcePositions;
+    Map<String, String> targetPositions;
+    if (!journaled) {
+      compensations.add("stopSourceWrites", "allowSourceWrites", "writes allowed on " + w.sourceKeyspace() + " again",
+          () -> quick.allowSourceWrites(w, keeper.locks()));
+      if (localChain) {
+        // Every undo before the first change: a re-run failing early must also undo what the dead
+        // pass did later in the chain; each undo is harmless where its step never ran.
+        compensations.addAhead("waitForCatchup", "restartStreams", "streams of " + w.workflow() + " running again",
+            () -> quick.restartStreams(w, keeper.locks()));
+        compensations.addAhead("createReverseVReplication", "restoreReverseVReplication",
+            w.reverseWorkflow() + " as it was (" + savedFirst.size() + " rows)",
+            () -> quick.restoreReverseVReplication(w, savedFirst, keeper.locks()));
+      }
+      steps.run("stopSourceWrites", "deny writes on " + w.sourceKeyspace() + " " + w.sourceShards(),
+          () -> criticalWithinTimeout.stopSourceWrites(w, request.timeout(), keeper.locks()));
+      sourcePositions = steps.run("gatherSourcePositions", "after the barrier",
+          () -> critical.gatherSourcePositions(w));
+      if (localChain) {
+        compensations.starting("waitForCatchup");
+      } else {
+        compensations.add("waitForCatchup", "restartStreams", "streams of " + w.workflow() + " running again",
+            () -> quick.restartStreams(w, keeper.locks()));
+      }
+      targetPositions = steps.run("waitForCatchup", "up to " + GoDurations.format(request.timeout()),
+          () -> criticalWithinTimeout.waitForCatchup(w, sourcePositions, request.timeout(), keeper.locks()));
+      if (localChain) {
+        compensations.starting("createReverseVReplication");
+      } else {
+        List<SavedStream> saved = readReverseStreams(w, quick);
+        compensations.add("createReverseVReplication", "restoreReverseVReplication",
+            w.reverseWorkflow() + " as it was (" + saved.size() + " rows)",
+            () -> quick.restoreReverseVReplication(w, saved, keeper.locks()));
+      }
+      steps.run("createReverseVReplication", w.reverseWorkflow() + " Stopped from the target positions",
+          () -> critical.createReverseVReplication(w, targetPositions, keeper.locks()));
+    } else {
+      ShardPositions now = steps.run("gatherPositions", "resuming after the journal",
+          () -> critical.gatherPositions(w));
+      sourcePositions = now.source();
+      targetPositions = now.target();
+    }
+    // The point of no return: once a journal row exists the switch only goes forward, and a
+    // rerun resumes here. Whether a failed createJournals wrote one is settled by reading it back.
+    journalSourcePositions = sourcePositions;
+    journalTargetPositions = targetPositions;
+    journalAttempted = true;
+    createJournals(w, "point of no return, migration id " + w.migrationId(), critical);
+    pastPointOfNoReturn = true;
+    compensations.clear();
+    finishForward(w, critical);
+  }
+
+  private List<SavedStream> readReverseStreams(MigrationInfo w, SwitchActivities via) {
+    return steps.run("readReverseStreams", w.reverseWorkflow() + " on " + w.sourceKeyspace(),
+        () -> via.readReverseStreams(w));
+  }
+
+  private void createJournals(MigrationInfo w, String detail, SwitchActivities via) {
+    Map<String, String> sources = journalSourcePositions;
+    Map<String, String> targets = journalTargetPositions;
+    steps.run("createJournals", detail, () -> via.createJournals(w, sources, targets, keeper.locks()));
+  }
+
+  /**
+   * After a failure, cancellation or lost lock from createJournals on: a journal may have been
+   * written on some sources although the step did not report success (it failed after an insert,
+   * or its result was lost to a cancellation). Compensating then would reopen the sources under a
+   * journal that a rerun trusts, so read the journals back; when that read fails too, assume the
+   * worst and only go forward. Runs detached from cancellation; read-only, so without the locks.
+   */
+  void settlePointOfNoReturn(MigrationInfo w) {
+    if (!journalAttempted || pastPointOfNoReturn
+        || Workflow.getVersion(JOURNAL_READ_BACK, Workflow.DEFAULT_VERSION, 1) < 1) {
+      return;
+    }
+    boolean journaled;
+    try {
+      journaled = unlocked.run("checkJournals", "did createJournals write before it stopped?",
+          () -> quick.checkJournals(w));
+    } catch (RuntimeException e) {
+      log.warn("{}: cannot tell whether a journal was written, treating it as written: {}", action,
+          Failures.message(e));
+      journaled = true;
+    }
+    if (journaled) {
+      pastPointOfNoReturn = true;
+      compensations.clear();
+    }
+  }
+
+  /**
+   * Past the point of no return after a failure, a cancellation or a lost lock: finish the switch
+   * with activities, under the (possibly re-acquired) locks, re-acquiring them up to twice more.
+   * Runs in a detached scope.
+   */
+  void finishAfterFailure(MigrationInfo w) {
+    progress.phase("finishing after the point of no return");
+    for (int attempt = 1; ; attempt++) {
+      try {
+        if (journalSourcePositions != null
+            && Workflow.getVersion(JOURNAL_READ_BACK, Workflow.DEFAULT_VERSION, 1) >= 1) {
+          // idempotent: writes the journal only on sources that lack it (a createJournals cut short)
+          createJournals(w, "ensuring every source has the journal", quick);
+        }
+        finishForward(w, quick);
+        return;
+      } catch (LockLostSignal again) {
+        if (attempt >= 3) {
+          // A workflow must fail with a Temporal failure: anything else retries its task forever.
+          throw ApplicationFailure.newNonRetryableFailure(again.getMessage() + "; the journal is written:"
+              + " rerun " + action + " to finish the switch.", ErrorCode.LOCK_LOST.name());
+        }
+        keeper.reacquire();
+      }
+    }
+  }
+
+  /**
+   * The idempotent steps after the journal; {@code via} runs them as local activities on the happy
+   * path, as activities when finishing after a failure.
+   */
+  private void finishForward(MigrationInfo w, SwitchActivities via) {
+    progress.phase("past the point of no return");
+    steps.run("allowTargetWrites", "writes allowed on " + w.targetKeyspace(),
+        () -> via.allowTargetWrites(w, keeper.locks()));
+    steps.run("changeRouting", w.sourceKeyspace() + " → " + w.targetKeyspace(),
+        () -> via.changeRouting(w, keeper.locks()));
+    if (request.enableReverseReplication()) {
+      steps.run("startReverseVReplication", w.reverseWorkflow(),
+          () -> via.startReverseVReplication(w, keeper.locks()));
+    }
+    steps.run("freezeTargetVReplication", w.workflow() + " FROZEN",
+        () -> via.freezeTargetVReplication(w, keeper.locks()));
+  }
+}

@@ -1,0 +1,253 @@
+package io.pointsman.workflows;
+
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.mockingDetails;
+import static org.mockito.Mockito.withSettings;
+
+import io.pointsman.api.activities.CleanupActivities;
+import io.pointsman.api.activities.LockActivities;
+import io.pointsman.api.activities.LockRequest;
+import io.pointsman.api.activities.SwitchActivities;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.StreamRef;
+import io.pointsman.api.model.WorkflowState;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.temporal.activity.Activity;
+import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.mockito.invocation.Invocation;
+import org.mockito.invocation.InvocationOnMock;
+import org.mockito.stubbing.Answer;
+
+/**
+ * The switch workflows on a test Temporal service with Mockito mocks for all three activity
+ * interfaces, registered once for activities and local activities alike. Every mock answers the
+ * happy path unless a test overrides one call, by its {@link #label} or its method name; the calls
+ * all mocks received, in the order they received them, are {@link #calls}.
+ */
+final class SwitchHarness implements AutoCloseable {
+  static final String TASK_QUEUE = "switch-test";
+  static final String WORKFLOW_ID = "switch-test-workflow";
+
+  static final MigrationInfo INFO = new MigrationInfo("commerce2customer", "commerce", "customer",
+      MigrationType.TABLES, List.of("customer"), List.of("0"), List.of("-80", "80-"),
+      List.of(new StreamRef("-80", 1, "0"), new StreamRef("80-", 2, "0")), 42, false);
+  static final WorkflowState NOTHING_SWITCHED = new WorkflowState("commerce2customer", "commerce", "customer",
+      MigrationType.TABLES, List.of(), List.of("zone1"), List.of(), List.of("zone1"), false);
+
+  final TestWorkflowEnvironment env;
+  final SwitchActivities switching;
+  final LockActivities locking;
+  final CleanupActivities cleanup;
+  private final Map<String, Answer<Object>> overrides = new ConcurrentHashMap<>();
+  private final AtomicInteger revisions = new AtomicInteger();
+  private final Set<LockSet> released = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean loseNext = new AtomicBoolean();
+  private volatile CountDownLatch lost = new CountDownLatch(1);
+  private Duration workflowTaskTimeout = Duration.ofSeconds(10);
+
+  SwitchHarness() {
+    TestEnvironmentOptions.Builder options = TestEnvironmentOptions.newBuilder();
+    for (var key : Pointsman.SEARCH_ATTRIBUTES) {
+      options.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    }
+    env = TestWorkflowEnvironment.newInstance(options.build());
+    Answer<Object> dispatch = this::answer;
+    switching = mock(SwitchActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
+    locking = mock(LockActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
+    cleanup = mock(CleanupActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
+    Worker worker = env.newWorker(TASK_QUEUE);
+    WorkflowRegistration.registerWorkflows(worker);
+    worker.registerActivitiesImplementations(switching, locking, cleanup);
+    env.start();
+  }
+
+  /** A request every test starts from: reads and writes, a short lock TTL so holdLocks heartbeats often. */
+  static SwitchTrafficRequest request() {
+    return SwitchTrafficRequest.of("commerce2customer", "customer").withLockTtl(Duration.ofSeconds(4));
+  }
+
+  /** Answers the call of this label (see {@link #label}) or method name with {@code answer} instead. */
+  void override(String labelOrMethod, Answer<Object> answer) {
+    overrides.put(labelOrMethod, answer);
+  }
+
+  /** Fails the call of this label or method name, every time, with a failure no retry repeats. */
+  void fail(String labelOrMethod) {
+    override(labelOrMethod, inv -> {
+      throw ApplicationFailure.newNonRetryableFailure("injected failure of " + label(inv), "INTERNAL");
+    });
+  }
+
+  void workflowTaskTimeout(Duration timeout) {
+    workflowTaskTimeout = timeout;
+  }
+
+  /** Starts SwitchTraffic and waits for its end: the result, or the exception getResult threw. */
+  Object switchTraffic(SwitchTrafficRequest request) {
+    SwitchTrafficWorkflow workflow = env.getWorkflowClient().newWorkflowStub(SwitchTrafficWorkflow.class,
+        WorkflowOptions.newBuilder().setTaskQueue(TASK_QUEUE).setWorkflowId(WORKFLOW_ID)
+            .setWorkflowTaskTimeout(workflowTaskTimeout).setWorkflowExecutionTimeout(Duration.ofMinutes(5)).build());
+    WorkflowClient.start(workflow::switchTraffic, request);
+    try {
+      return WorkflowStub.fromTyped(workflow).getResult(60, TimeUnit.SECONDS, ActionResult.class);
+    } catch (Exception e) {
+      return e;
+    }
+  }
+
+  /** holdLocks fails LOCK_LOST at its next heartbeat; {@link #awaitLost} returns once it threw. */
+  void loseLock() {
+    lost = new CountDownLatch(1);
+    loseNext.set(true);
+  }
+
+  void awaitLost() throws InterruptedException {
+    if (!lost.await(10, TimeUnit.SECONDS)) {
+      throw new AssertionError("holdLocks did not report the loss");
+    }
+  }
+
+  void cancelWorkflow() {
+    env.getWorkflowClient().newUntypedWorkflowStub(WORKFLOW_ID).cancel();
+  }
+
+  /** Waits, polling the history, until it satisfies {@code condition}. */
+  void awaitHistory(Predicate<List<HistoryEvent>> condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!condition.test(env.getWorkflowClient().fetchHistory(WORKFLOW_ID).getEvents())) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("history never reached the expected state");
+      }
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+  }
+
+  static Predicate<List<HistoryEvent>> has(EventType type) {
+    return events -> events.stream().anyMatch(e -> e.getEventType() == type);
+  }
+
+  /** Every call the mocks received, in order, each as its {@link #label}. */
+  List<String> calls() {
+    return invocations().map(SwitchHarness::label).toList();
+  }
+
+  /** The fencing token each call that took locks was given, in call order. */
+  List<Long> tokensOf(String label) {
+    return invocations().filter(i -> label(i).equals(label))
+        .map(i -> ((LockSet) i.getArguments()[i.getArguments().length - 1]).fencingToken()).toList();
+  }
+
+  private Stream<Invocation> invocations() {
+    List<Invocation> all = new ArrayList<>();
+    for (Object m : List.of(switching, locking, cleanup)) {
+      all.addAll(mockingDetails(m).getInvocations());
+    }
+    return all.stream().sorted((a, b) -> Integer.compare(a.getSequenceNumber(), b.getSequenceNumber()));
+  }
+
+  /** A call's name, with the tablet type and direction for switchReads: {@code switchReads REPLICA BACKWARD}. */
+  static String label(InvocationOnMock inv) {
+    String name = inv.getMethod().getName();
+    if (name.equals("switchReads")) {
+      List<?> types = inv.getArgument(1);
+      Direction direction = inv.getArgument(3);
+      return name + " " + String.join(",", types.stream().map(String::valueOf).toList()) + " " + direction;
+    }
+    return name;
+  }
+
+  private Object answer(InvocationOnMock inv) throws Throwable {
+    Answer<Object> override = overrides.get(label(inv));
+    if (override == null) {
+      override = overrides.get(inv.getMethod().getName());
+    }
+    return override != null ? override.answer(inv) : happy(inv);
+  }
+
+  private Object happy(InvocationOnMock inv) throws InterruptedException {
+    switch (inv.getMethod().getName()) {
+      case "buildTrafficSwitcher":
+        return INFO;
+      case "getWorkflowState":
+        return NOTHING_SWITCHED;
+      case "canSwitch":
+        return "";
+      case "checkJournals":
+        return false;
+      case "gatherSourcePositions":
+        return Map.of("0", "MySQL56/a:1-10");
+      case "waitForCatchup":
+        return Map.of("-80", "MySQL56/b:1-5", "80-", "MySQL56/c:1-5");
+      case "readReverseStreams":
+        return List.of();
+      case "gatherPositions":
+        return new ShardPositions(Map.of("0", "MySQL56/a:1-10"), Map.of("-80", "MySQL56/b:1-5"));
+      case "acquireLocks":
+        return acquire(inv.getArgument(0));
+      case "holdLocks":
+        hold(inv.getArgument(0));
+        return null;
+      case "releaseLocks":
+        released.add(inv.getArgument(0));
+        return null;
+      default:
+        return null; // the mutating steps succeed
+    }
+  }
+
+  private LockSet acquire(LockRequest request) {
+    int revision = revisions.incrementAndGet();
+    return LockSet.of(new LockToken("/locks/" + request.namedLock() + "/" + revision, "workflow " + request.namedLock(),
+        revision, revision, request.ttl(), Instant.now(), request.maxHold()));
+  }
+
+  /** Heartbeats until released (returns), cancelled (the heartbeat throws) or told to lose the lock. */
+  private void hold(LockSet locks) throws InterruptedException {
+    ActivityExecutionContext context = Activity.getExecutionContext();
+    while (!released.contains(locks)) {
+      if (loseNext.compareAndSet(true, false)) {
+        lost.countDown();
+        throw ApplicationFailure.newNonRetryableFailure("lease of " + locks.locks().get(0).key() + " lost",
+            "LOCK_LOST");
+      }
+      context.heartbeat(null);
+      TimeUnit.MILLISECONDS.sleep(10);
+    }
+  }
+
+  @Override
+  public void close() {
+    env.close();
+  }
+}

@@ -1,0 +1,301 @@
+package io.pointsman.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pointsman.api.model.ActionResult;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.failure.CanceledFailure;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * SwitchTraffic against mocked activities: the order of its steps, what it undoes when each fails,
+ * the journal as the point of no return, a lost lock and a cancellation on either side of it, and a
+ * dry run. No etcd, no MySQL: each case runs in about a second.
+ */
+@Timeout(60)
+class TrafficSwitchTest {
+  private static final String REPLICA_BACK = "switchReads REPLICA BACKWARD";
+  private static final String RDONLY_BACK = "switchReads RDONLY BACKWARD";
+  /** What a failure after the reads and before the journal undoes, newest first. */
+  private static final List<String> UNDO_ALL = List.of("restoreReverseVReplication", "restartStreams",
+      "allowSourceWrites", RDONLY_BACK, REPLICA_BACK);
+  private static final Set<String> UNDO_STEPS = Set.of("restoreReverseVReplication", "restartStreams",
+      "allowSourceWrites", REPLICA_BACK, RDONLY_BACK);
+  private static final Set<String> MUTATING = Set.of("acquireLocks", "holdLocks", "releaseLocks",
+      "switchReads REPLICA FORWARD", "switchReads RDONLY FORWARD", REPLICA_BACK, RDONLY_BACK, "stopSourceWrites",
+      "allowSourceWrites", "waitForCatchup", "restartStreams", "createReverseVReplication",
+      "restoreReverseVReplication", "createJournals", "allowTargetWrites", "changeRouting",
+      "startReverseVReplication", "freezeTargetVReplication", "dropSources", "dropTargets", "deleteStreams",
+      "deleteRoutingRules");
+
+  private SwitchHarness h;
+
+  @BeforeEach
+  void setUp() {
+    h = new SwitchHarness();
+  }
+
+  @AfterEach
+  void tearDown() {
+    h.close();
+  }
+
+  @Test
+  void aSwitchRunsItsStepsInVitessOrder() {
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(result).isInstanceOf(ActionResult.class);
+    assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "acquireLocks", "holdLocks",
+        "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "switchReads REPLICA FORWARD",
+        "switchReads RDONLY FORWARD", "readReverseStreams", "checkJournals", "stopSourceWrites",
+        "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
+        "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication",
+        "releaseLocks", "getWorkflowState");
+  }
+
+  static Stream<Arguments> failingSteps() {
+    return Stream.of(
+        Arguments.of("switchReads REPLICA FORWARD", List.of(REPLICA_BACK)),
+        Arguments.of("switchReads RDONLY FORWARD", List.of(RDONLY_BACK, REPLICA_BACK)),
+        Arguments.of("readReverseStreams", List.of(RDONLY_BACK, REPLICA_BACK)),
+        Arguments.of("checkJournals", List.of(RDONLY_BACK, REPLICA_BACK)),
+        Arguments.of("stopSourceWrites", UNDO_ALL),
+        Arguments.of("gatherSourcePositions", UNDO_ALL),
+        Arguments.of("waitForCatchup", UNDO_ALL),
+        Arguments.of("createReverseVReplication", UNDO_ALL));
+  }
+
+  @ParameterizedTest(name = "{0} fails")
+  @MethodSource("failingSteps")
+  void aFailedStepBeforeTheJournalIsUndoneNewestFirst(String failing, List<String> undone) {
+    h.fail(failing);
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(failure(result)).hasMessageContaining("injected failure of " + failing)
+        .hasMessageContaining("Everything the switch changed was rolled back");
+    assertThat(undoCalls()).containsExactlyElementsOf(undone);
+    assertThat(h.calls()).doesNotContain("createJournals", "allowTargetWrites", "changeRouting")
+        .endsWith("releaseLocks");
+  }
+
+  @Test
+  void aFailedCreateJournalsThatWroteNoJournalIsUndone() {
+    h.fail("createJournals");
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(failure(result)).hasMessageContaining("rolled back");
+    // the journal is read back (checkJournals answers false) before anything is undone
+    assertThat(after("createJournals")).containsExactlyElementsOf(concat(List.of("checkJournals"), UNDO_ALL,
+        List.of("releaseLocks")));
+  }
+
+  @Test
+  void aFailedCreateJournalsThatWroteTheJournalIsPastThePointOfNoReturn() {
+    h.fail("createJournals");
+    AtomicInteger checks = new AtomicInteger();
+    h.override("checkJournals", inv -> checks.incrementAndGet() > 1); // the read-back finds the journal
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(failure(result)).hasMessageContaining("The journal is written: rerun SwitchTraffic");
+    assertThat(undoCalls()).isEmpty();
+    assertThat(after("createJournals")).containsExactly("checkJournals", "releaseLocks");
+  }
+
+  @Test
+  void aFailureAfterTheJournalUndoesNothingAndARerunFinishesFromTheJournal() {
+    h.fail("allowTargetWrites");
+
+    Object failed = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(failure(failed)).hasMessageContaining("The journal is written: rerun SwitchTraffic");
+    assertThat(undoCalls()).isEmpty();
+    assertThat(after("createJournals")).containsExactly("allowTargetWrites", "releaseLocks");
+
+    // the rerun: the journal exists, so it resumes after it without stopping writes again
+    SwitchHarness rerun = new SwitchHarness();
+    try {
+      rerun.override("checkJournals", inv -> true);
+      assertThat(rerun.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+      assertThat(rerun.calls()).doesNotContain("stopSourceWrites", "waitForCatchup", "createReverseVReplication")
+          .containsSubsequence("checkJournals", "gatherPositions", "createJournals", "allowTargetWrites",
+              "changeRouting", "startReverseVReplication", "freezeTargetVReplication", "releaseLocks");
+    } finally {
+      rerun.close();
+    }
+  }
+
+  @Test
+  void aLockLostBeforeTheJournalIsReacquiredAndTheSwitchUndoneUnderTheNewLocks() {
+    h.override("switchReads RDONLY FORWARD", inv -> {
+      h.loseLock();
+      h.awaitLost();
+      // the step ends only once the workflow saw the loss and asked it to stop
+      h.awaitHistory(SwitchHarness.has(EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED));
+      return null;
+    });
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    ApplicationFailure failure = failure(result);
+    assertThat(failure.getType()).isEqualTo("LOCK_LOST");
+    assertThat(failure).hasMessageContaining("rolled back under new locks");
+    assertThat(after("switchReads RDONLY FORWARD")).containsExactly("releaseLocks", "acquireLocks", "holdLocks",
+        RDONLY_BACK, REPLICA_BACK, "releaseLocks");
+    assertThat(h.tokensOf(RDONLY_BACK)).containsExactly(2L);
+    assertThat(h.tokensOf(REPLICA_BACK)).containsExactly(2L);
+    assertThat(h.calls()).doesNotContain("stopSourceWrites");
+  }
+
+  @Test
+  void aLockLostInTheLocalChainBeforeTheJournalUndoesEverythingUnderTheNewLocks() {
+    h.workflowTaskTimeout(Duration.ofSeconds(1));
+    h.override("waitForCatchup", inv -> {
+      h.loseLock();
+      h.awaitLost();
+      h.awaitHistory(taskCompletedAfter(EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED));
+      throw ApplicationFailure.newNonRetryableFailure("fenced write refused: lock lost", "LOCK_LOST");
+    });
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(failure(result).getType()).isEqualTo("LOCK_LOST");
+    assertThat(after("waitForCatchup")).containsExactlyElementsOf(concat(
+        List.of("releaseLocks", "acquireLocks", "holdLocks"), UNDO_ALL, List.of("releaseLocks")));
+    assertThat(h.tokensOf("allowSourceWrites")).containsExactly(2L);
+    assertThat(h.calls()).doesNotContain("createJournals");
+  }
+
+  @Test
+  void aLockLostAfterTheJournalIsReacquiredAndTheSwitchFinished() {
+    h.workflowTaskTimeout(Duration.ofSeconds(1));
+    AtomicInteger routings = new AtomicInteger();
+    h.override("changeRouting", inv -> {
+      if (routings.incrementAndGet() == 1) {
+        h.loseLock();
+        h.awaitLost();
+        h.awaitHistory(taskCompletedAfter(EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED));
+        throw ApplicationFailure.newNonRetryableFailure("fenced write refused: lock lost", "LOCK_LOST");
+      }
+      return null;
+    });
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(result).isInstanceOf(ActionResult.class);
+    assertThat(undoCalls()).isEmpty();
+    assertThat(after("changeRouting")).containsExactly("releaseLocks", "acquireLocks", "holdLocks",
+        "createJournals", "allowTargetWrites", "changeRouting", "startReverseVReplication",
+        "freezeTargetVReplication", "releaseLocks", "getWorkflowState");
+    assertThat(h.tokensOf("freezeTargetVReplication")).containsExactly(2L);
+  }
+
+  @Test
+  void aCancellationBeforeTheJournalUndoesTheSwitch() {
+    h.override("switchReads RDONLY FORWARD", inv -> {
+      h.cancelWorkflow();
+      h.awaitHistory(SwitchHarness.has(EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED));
+      return null;
+    });
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(cause(result)).isInstanceOf(CanceledFailure.class);
+    assertThat(after("switchReads RDONLY FORWARD")).containsExactly(RDONLY_BACK, REPLICA_BACK, "releaseLocks");
+  }
+
+  @Test
+  void aCancellationAfterTheJournalFinishesTheSwitch() {
+    // the cancellation reaches the workflow while changeRouting, a local step, runs (taskCompletedAfter)
+    h.workflowTaskTimeout(Duration.ofSeconds(1));
+    AtomicInteger routings = new AtomicInteger();
+    h.override("changeRouting", inv -> {
+      if (routings.incrementAndGet() == 1) {
+        h.cancelWorkflow();
+        h.awaitHistory(taskCompletedAfter(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED));
+      }
+      return null;
+    });
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(cause(result)).isInstanceOf(CanceledFailure.class);
+    assertThat(undoCalls()).isEmpty();
+    assertThat(after("changeRouting")).containsExactly("createJournals", "allowTargetWrites", "changeRouting",
+        "startReverseVReplication", "freezeTargetVReplication", "releaseLocks");
+  }
+
+  @Test
+  void aDryRunOnlyReads() {
+    Object result = h.switchTraffic(SwitchHarness.request().withDryRun(true));
+
+    assertThat(result).isInstanceOf(ActionResult.class);
+    assertThat(((ActionResult) result).dryRunResults()).contains("Lock workflow customer/commerce2customer",
+        "Create journal entries on source databases (migration id 42)");
+    assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "gatherPositions")
+        .doesNotContainAnyElementsOf(MUTATING);
+  }
+
+  /**
+   * A workflow task completed after an event of this type: the workflow has seen it. Local steps run
+   * inside one workflow task, and the worker ends that task early only when it outlasts most of the
+   * task timeout, so the cases that need the workflow to see something while a local step runs set
+   * a short one.
+   */
+  private static Predicate<List<HistoryEvent>> taskCompletedAfter(EventType type) {
+    return events -> {
+      boolean seen = false;
+      for (HistoryEvent e : events) {
+        if (e.getEventType() == type) {
+          seen = true;
+        } else if (seen && e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
+          return true;
+        }
+      }
+      return false;
+    };
+  }
+
+  private List<String> undoCalls() {
+    return h.calls().stream().filter(UNDO_STEPS::contains).toList();
+  }
+
+  /** The calls after the first call of {@code label}. */
+  private List<String> after(String label) {
+    List<String> calls = h.calls();
+    return calls.subList(calls.indexOf(label) + 1, calls.size());
+  }
+
+  private static Throwable cause(Object result) {
+    assertThat(result).isInstanceOf(WorkflowFailedException.class);
+    return ((WorkflowFailedException) result).getCause();
+  }
+
+  private static ApplicationFailure failure(Object result) {
+    Throwable cause = cause(result);
+    assertThat(cause).isInstanceOf(ApplicationFailure.class);
+    return (ApplicationFailure) cause;
+  }
+
+  @SafeVarargs
+  private static List<String> concat(List<String>... parts) {
+    return Stream.of(parts).flatMap(List::stream).toList();
+  }
+}

@@ -17,6 +17,8 @@
 #   stop_vtctld              SIGTERM to vtctld, then removes VTCTLD_DIR
 #   ensure_vitess_cell [etcd] registers the cell (AddCellInfo) if it is missing; needs vtctld running
 #
+# A whole cluster (etcd, vtctld, MariaDB-backed vttablets, vtgate): scripts/vitess-cluster.sh.
+#
 # Needs the Go toolchain named by the `go` line of tools/vitess/go.mod, or newer. No toolchain is
 # downloaded (GOTOOLCHAIN=local); modules come from the Go module proxy.
 

@@ -11,6 +11,7 @@ import io.pointsman.engine.lock.LockHolder;
 import io.pointsman.engine.lock.LockLoss;
 import io.pointsman.engine.lock.LockOptions;
 import io.pointsman.engine.lock.LockService;
+import io.pointsman.engine.lock.LockWait;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.activity.ActivityInfo;
@@ -77,9 +78,10 @@ public final class LockActivitiesImpl implements LockActivities {
   @Override
   public LockSet acquireLocks(LockRequest request) {
     return ActivityFailures.translate(() -> {
-      ActivityInfo info = Activity.getExecutionContext().getInfo();
+      ActivityExecutionContext context = Activity.getExecutionContext();
+      ActivityInfo info = context.getInfo();
       return acquire(request, new LockHolder(info.getNamespace(), info.getWorkflowId(), info.getRunId()),
-          ServerClock.of(info));
+          ServerClock.of(info), new LockWaitReporter(context));
     });
   }
 
@@ -93,17 +95,17 @@ public final class LockActivitiesImpl implements LockActivities {
     ActivityFailures.translate(() -> release(set));
   }
 
-  private LockSet acquire(LockRequest request, LockHolder holder, ServerClock clock) {
+  private LockSet acquire(LockRequest request, LockHolder holder, ServerClock clock, LockWait.Listener waits) {
     validate(request);
     long deadline = System.nanoTime() + acquireTimeout.toNanos();
     List<HeldLock> taken = new ArrayList<>();
     List<LockToken> tokens = new ArrayList<>();
     try {
-      taken.add(locks.lockNamed(request.namedLock(), options(request, holder, deadline, "named lock "
+      taken.add(locks.lockNamed(request.namedLock(), options(request, holder, waits, deadline, "named lock "
           + request.namedLock())));
       tokens.add(taken.get(0).token().withAcquiredAt(clock.now()));
       for (String keyspace : request.keyspaces()) {
-        taken.add(locks.lockKeyspace(keyspace, options(request, holder, deadline, "keyspace " + keyspace)));
+        taken.add(locks.lockKeyspace(keyspace, options(request, holder, waits, deadline, "keyspace " + keyspace)));
         tokens.add(taken.get(taken.size() - 1).token().withAcquiredAt(clock.now()));
       }
     } catch (RuntimeException | Error e) {
@@ -134,7 +136,8 @@ public final class LockActivitiesImpl implements LockActivities {
     }
   }
 
-  private LockOptions options(LockRequest request, LockHolder holder, long deadline, String what) {
+  private LockOptions options(LockRequest request, LockHolder holder, LockWait.Listener waits, long deadline,
+      String what) {
     long left = deadline - System.nanoTime();
     if (left <= 0) {
       throw new PointsmanException(ErrorCode.LOCK_TIMEOUT, "could not lock " + what + " within " + acquireTimeout
@@ -146,6 +149,7 @@ public final class LockActivitiesImpl implements LockActivities {
         .maxHold(request.maxHold())
         .acquireTimeout(Duration.ofNanos(left))
         .holder(holder)
+        .waitListener(waits)
         .build();
   }
 

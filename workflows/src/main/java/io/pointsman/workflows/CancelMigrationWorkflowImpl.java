@@ -85,6 +85,13 @@ public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
   }
 
   @Override
+  public void lockWait(String waitingFor) {
+    if (progress != null) {
+      progress.waitingFor(waitingFor);
+    }
+  }
+
+  @Override
   public Progress progress() {
     return Inputs.progress(progress, Pointsman.CANCEL_MIGRATION);
   }

@@ -74,6 +74,13 @@ public class CompleteMigrationWorkflowImpl implements CompleteMigrationWorkflow 
   }
 
   @Override
+  public void lockWait(String waitingFor) {
+    if (progress != null) {
+      progress.waitingFor(waitingFor);
+    }
+  }
+
+  @Override
   public Progress progress() {
     return Inputs.progress(progress, Pointsman.COMPLETE_MIGRATION);
   }

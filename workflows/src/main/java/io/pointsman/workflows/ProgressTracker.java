@@ -55,6 +55,22 @@ final class ProgressTracker {
     showDetails();
   }
 
+  /**
+   * Shows whom the running step waits for (acquireLocks behind another lock holder). Changes no
+   * command: a signal handler's state only, so histories without the signal replay unchanged.
+   */
+  void waitingFor(String holder) {
+    if (steps.isEmpty()) {
+      return;
+    }
+    int last = steps.size() - 1;
+    StepProgress s = steps.get(last);
+    if (s.status() == StepStatus.RUNNING) {
+      steps.set(last, new StepProgress(s.name(), s.status(), s.startedAt(), null, holder));
+      showDetails();
+    }
+  }
+
   /** The index the next {@link #start} will return. */
   int nextIndex() {
     return steps.size();

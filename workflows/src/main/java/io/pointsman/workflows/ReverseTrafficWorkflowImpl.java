@@ -20,6 +20,13 @@ public class ReverseTrafficWorkflowImpl implements ReverseTrafficWorkflow {
   }
 
   @Override
+  public void lockWait(String waitingFor) {
+    if (progress != null) {
+      progress.waitingFor(waitingFor);
+    }
+  }
+
+  @Override
   public Progress progress() {
     return Inputs.progress(progress, Pointsman.REVERSE_TRAFFIC);
   }

@@ -20,6 +20,13 @@ public class SwitchTrafficWorkflowImpl implements SwitchTrafficWorkflow {
   }
 
   @Override
+  public void lockWait(String waitingFor) {
+    if (progress != null) {
+      progress.waitingFor(waitingFor);
+    }
+  }
+
+  @Override
   public Progress progress() {
     return Inputs.progress(progress, Pointsman.SWITCH_TRAFFIC);
   }

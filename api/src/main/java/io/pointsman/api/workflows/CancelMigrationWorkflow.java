@@ -7,7 +7,7 @@ import io.temporal.workflow.WorkflowMethod;
 
 /** vtctldclient MoveTables|Reshard Cancel: drop the targets and the workflow, before writes switched. */
 @WorkflowInterface
-public interface CancelMigrationWorkflow extends ProgressQuery {
+public interface CancelMigrationWorkflow extends ProgressQuery, LockWaitReport {
   @WorkflowMethod(name = Pointsman.CANCEL_MIGRATION)
   ActionResult cancel(CancelRequest request);
 }

@@ -7,7 +7,7 @@ import io.temporal.workflow.WorkflowMethod;
 
 /** vtctldclient MoveTables|Reshard Complete: drop the sources and the workflow's artifacts. */
 @WorkflowInterface
-public interface CompleteMigrationWorkflow extends ProgressQuery {
+public interface CompleteMigrationWorkflow extends ProgressQuery, LockWaitReport {
   @WorkflowMethod(name = Pointsman.COMPLETE_MIGRATION)
   ActionResult complete(CompleteRequest request);
 }

@@ -10,7 +10,7 @@ import io.temporal.workflow.WorkflowMethod;
  * forward switch of the {@code <workflow>_reverse} streams, as Vitess does it.
  */
 @WorkflowInterface
-public interface ReverseTrafficWorkflow extends ProgressQuery {
+public interface ReverseTrafficWorkflow extends ProgressQuery, LockWaitReport {
   @WorkflowMethod(name = Pointsman.REVERSE_TRAFFIC)
   ActionResult reverseTraffic(SwitchTrafficRequest request);
 }

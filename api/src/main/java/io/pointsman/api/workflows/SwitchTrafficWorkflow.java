@@ -7,7 +7,7 @@ import io.temporal.workflow.WorkflowMethod;
 
 /** vtctldclient MoveTables|Reshard SwitchTraffic, as a durable workflow. */
 @WorkflowInterface
-public interface SwitchTrafficWorkflow extends ProgressQuery {
+public interface SwitchTrafficWorkflow extends ProgressQuery, LockWaitReport {
   @WorkflowMethod(name = Pointsman.SWITCH_TRAFFIC)
   ActionResult switchTraffic(SwitchTrafficRequest request);
 }

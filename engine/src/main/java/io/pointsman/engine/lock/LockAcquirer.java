@@ -164,6 +164,7 @@ final class LockAcquirer {
           .withLimit(1)
           .withMaxModRevision(revision - 1)
           .build();
+      String reported = null;
       while (true) {
         GetResponse line = call(etcd.getKVClient().get(bytes(target.locksPrefix()), newestOlder),
             "looking for earlier holders");
@@ -171,8 +172,22 @@ final class LockAcquirer {
           return;
         }
         KeyValue ahead = line.getKvs().get(0);
-        log.debug("Lock on {} waits for {}", target.resource(), EtcdClients.string(ahead.getKey()));
+        String aheadKey = EtcdClients.string(ahead.getKey());
+        log.debug("Lock on {} waits for {}", target.resource(), aheadKey);
+        if (!aheadKey.equals(reported)) {
+          reported = aheadKey;
+          reportWait(new LockWait(target.resource(), aheadKey, holderOf(ahead)));
+        }
         waitForDeletion(ahead, line.getHeader().getRevision() + 1, lostInLine);
+      }
+    }
+
+    private void reportWait(LockWait wait) {
+      try {
+        options.waitListener().onWait(wait);
+      } catch (RuntimeException e) {
+        // reporting is for the operator; the acquisition goes on whatever the listener does
+        log.warn("Could not report that the lock on {} waits: {}", wait.resource(), e.toString());
       }
     }
 
@@ -229,10 +244,15 @@ final class LockAcquirer {
     }
 
     private PointsmanException timedOut(KeyValue ahead) {
-      String holder = LockContents.parse(EtcdClients.string(ahead.getValue())).map(LockContents::describe)
-          .orElse("a holder whose lock value is not Vitess's JSON");
+      String holder = holderOf(ahead);
       return new PointsmanException(ErrorCode.LOCK_TIMEOUT, "could not lock " + target.resource() + " within "
           + options.acquireTimeout() + ": still held by " + EtcdClients.string(ahead.getKey()) + " (" + holder + ")");
+    }
+
+    /** The holder a lock key's value names; any tool's value is shown, never interpreted further. */
+    private static String holderOf(KeyValue lockKey) {
+      return LockContents.parse(EtcdClients.string(lockKey.getValue())).map(LockContents::describe)
+          .orElse("a holder whose lock value is not Vitess's JSON");
     }
 
     private PointsmanException interrupted(String what, InterruptedException e) {

@@ -24,6 +24,7 @@ public final class LockOptions {
   private final Duration renewInterval;
   private final LockHolder holder;
   private final LockListener listener;
+  private final LockWait.Listener waitListener;
 
   private LockOptions(Builder b, Duration ttl) {
     this.action = b.action;
@@ -33,6 +34,7 @@ public final class LockOptions {
     this.renewInterval = b.renewInterval;
     this.holder = b.holder;
     this.listener = b.listener;
+    this.waitListener = b.waitListener;
   }
 
   public static Builder builder() {
@@ -65,6 +67,11 @@ public final class LockOptions {
 
   public LockHolder holder() {
     return holder;
+  }
+
+  /** Told when the acquisition waits behind another holder. */
+  public LockWait.Listener waitListener() {
+    return waitListener;
   }
 
   public LockListener listener() {
@@ -102,6 +109,7 @@ public final class LockOptions {
     private Duration renewInterval;
     private LockHolder holder = LockHolder.NONE;
     private LockListener listener = LockListener.NONE;
+    private LockWait.Listener waitListener = LockWait.Listener.NONE;
 
     private Builder() {}
 
@@ -140,6 +148,11 @@ public final class LockOptions {
 
     public Builder listener(LockListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    public Builder waitListener(LockWait.Listener waitListener) {
+      this.waitListener = Objects.requireNonNull(waitListener, "waitListener");
       return this;
     }
 

@@ -214,6 +214,28 @@ class LockExclusionTest {
     got.close();
   }
 
+  /** The operator is told whom an acquisition waits for, from the holder's own lock value, once per holder. */
+  @Test
+  void aWaitingAcquisitionNamesTheHolderAheadOfItOnce() throws Exception {
+    String dir = paths.keyspaceDir("customer");
+    VitessStyleLock vitess = VitessStyleLock.enqueue(etcd, dir, Duration.ofSeconds(60));
+    List<LockWait> waits = new CopyOnWriteArrayList<>();
+    LockOptions waiting = LockOptions.builder().action("SwitchWrites").ttl(TTL).acquireTimeout(PATIENT)
+        .waitListener(waits::add).build();
+
+    Future<HeldLock> ours = threads.submit(() -> locks.lockKeyspace("customer", waiting));
+    await().atMost(PATIENT).until(() -> !waits.isEmpty());
+    assertThat(waits.get(0).resource()).contains("customer");
+    assertThat(waits.get(0).aheadKey()).isEqualTo(vitess.key());
+    assertThat(waits.get(0).describe()).contains("vtctld-test on vtctld-0 as vitess since 2025-01-01T00:00:00Z");
+    assertThat(ours.isDone()).isFalse();
+
+    vitess.release();
+    HeldLock got = ours.get(PATIENT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(waits).hasSize(1);
+    got.close();
+  }
+
   @Test
   void aPointsmanLockBlocksAVitessStyleLocker() throws Exception {
     String dir = paths.keyspaceDir("customer");

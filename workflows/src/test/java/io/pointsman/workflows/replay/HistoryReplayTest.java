@@ -93,6 +93,11 @@ class HistoryReplayTest {
     }
 
     @Override
+    public void lockWait(String waitingFor) {
+      real.lockWait(waitingFor);
+    }
+
+    @Override
     public Progress progress() {
       return real.progress();
     }

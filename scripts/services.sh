@@ -14,6 +14,11 @@ ensure_packages() {
   command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
   # libfaketime: the clock-skew tests give a worker process a wall clock of its own
   command -v faketime >/dev/null 2>&1 || missing+=(faketime)
+  # the Temporal Web UI tests drive Debian's Chromium through its driver (no browser download)
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+  # Vitess 24's servers refuse to run as root; as root the tests start them in a user namespace
+  command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "installing ${missing[*]} with apt-get"
     local sudo=""

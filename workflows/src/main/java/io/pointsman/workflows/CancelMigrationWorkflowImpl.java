@@ -6,7 +6,6 @@ import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
-import io.pointsman.api.model.Progress;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.workflows.CancelMigrationWorkflow;
@@ -14,8 +13,10 @@ import io.pointsman.api.workflows.Pointsman;
 import java.util.ArrayList;
 import java.util.List;
 
-public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
-  private ProgressTracker progress;
+public class CancelMigrationWorkflowImpl extends ActionWorkflow implements CancelMigrationWorkflow {
+  public CancelMigrationWorkflowImpl() {
+    super(Pointsman.CANCEL_MIGRATION);
+  }
 
   @Override
   public ActionResult cancel(CancelRequest request) {
@@ -82,17 +83,5 @@ public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
             }
           }
         }).run();
-  }
-
-  @Override
-  public void lockWait(String waitingFor) {
-    if (progress != null) {
-      progress.waitingFor(waitingFor);
-    }
-  }
-
-  @Override
-  public Progress progress() {
-    return Inputs.progress(progress, Pointsman.CANCEL_MIGRATION);
   }
 }

@@ -4,7 +4,6 @@ import io.pointsman.api.activities.CleanupActivities;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
-import io.pointsman.api.model.Progress;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.workflows.CompleteMigrationWorkflow;
@@ -12,8 +11,10 @@ import io.pointsman.api.workflows.Pointsman;
 import java.util.ArrayList;
 import java.util.List;
 
-public class CompleteMigrationWorkflowImpl implements CompleteMigrationWorkflow {
-  private ProgressTracker progress;
+public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements CompleteMigrationWorkflow {
+  public CompleteMigrationWorkflowImpl() {
+    super(Pointsman.COMPLETE_MIGRATION);
+  }
 
   @Override
   public ActionResult complete(CompleteRequest request) {
@@ -71,17 +72,5 @@ public class CompleteMigrationWorkflowImpl implements CompleteMigrationWorkflow 
             }
           }
         }).run();
-  }
-
-  @Override
-  public void lockWait(String waitingFor) {
-    if (progress != null) {
-      progress.waitingFor(waitingFor);
-    }
-  }
-
-  @Override
-  public Progress progress() {
-    return Inputs.progress(progress, Pointsman.COMPLETE_MIGRATION);
   }
 }

@@ -1,9 +1,7 @@
 package io.pointsman.workflows;
 
 import io.pointsman.api.errors.ErrorCode;
-import io.pointsman.api.model.Progress;
 import io.temporal.failure.ApplicationFailure;
-import java.util.List;
 
 /** Small shared pieces of the workflow entry points. */
 final class Inputs {
@@ -13,9 +11,5 @@ final class Inputs {
   static ApplicationFailure missing(String action) {
     return ApplicationFailure.newNonRetryableFailure(action + " input is missing: expected one JSON object such as "
         + "{\"workflow\": \"commerce2customer\", \"targetKeyspace\": \"customer\"}", ErrorCode.INVALID_ARGUMENT.name());
-  }
-
-  static Progress progress(ProgressTracker tracker, String action) {
-    return tracker == null ? new Progress(action, "starting", List.of(), List.of(), List.of()) : tracker.snapshot();
   }
 }

@@ -2,13 +2,14 @@ package io.pointsman.workflows;
 
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Direction;
-import io.pointsman.api.model.Progress;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 
-public class ReverseTrafficWorkflowImpl implements ReverseTrafficWorkflow {
-  private ProgressTracker progress;
+public class ReverseTrafficWorkflowImpl extends ActionWorkflow implements ReverseTrafficWorkflow {
+  public ReverseTrafficWorkflowImpl() {
+    super(Pointsman.REVERSE_TRAFFIC);
+  }
 
   @Override
   public ActionResult reverseTraffic(SwitchTrafficRequest request) {
@@ -17,17 +18,5 @@ public class ReverseTrafficWorkflowImpl implements ReverseTrafficWorkflow {
     }
     progress = new ProgressTracker(Pointsman.REVERSE_TRAFFIC, request.targetKeyspace(), request.workflow());
     return new TrafficSwitch(Pointsman.REVERSE_TRAFFIC, request, Direction.BACKWARD, progress).run();
-  }
-
-  @Override
-  public void lockWait(String waitingFor) {
-    if (progress != null) {
-      progress.waitingFor(waitingFor);
-    }
-  }
-
-  @Override
-  public Progress progress() {
-    return Inputs.progress(progress, Pointsman.REVERSE_TRAFFIC);
   }
 }

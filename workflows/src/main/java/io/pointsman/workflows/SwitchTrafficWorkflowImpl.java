@@ -2,13 +2,14 @@ package io.pointsman.workflows;
 
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Direction;
-import io.pointsman.api.model.Progress;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 
-public class SwitchTrafficWorkflowImpl implements SwitchTrafficWorkflow {
-  private ProgressTracker progress;
+public class SwitchTrafficWorkflowImpl extends ActionWorkflow implements SwitchTrafficWorkflow {
+  public SwitchTrafficWorkflowImpl() {
+    super(Pointsman.SWITCH_TRAFFIC);
+  }
 
   @Override
   public ActionResult switchTraffic(SwitchTrafficRequest request) {
@@ -17,17 +18,5 @@ public class SwitchTrafficWorkflowImpl implements SwitchTrafficWorkflow {
     }
     progress = new ProgressTracker(Pointsman.SWITCH_TRAFFIC, request.targetKeyspace(), request.workflow());
     return new TrafficSwitch(Pointsman.SWITCH_TRAFFIC, request, Direction.FORWARD, progress).run();
-  }
-
-  @Override
-  public void lockWait(String waitingFor) {
-    if (progress != null) {
-      progress.waitingFor(waitingFor);
-    }
-  }
-
-  @Override
-  public Progress progress() {
-    return Inputs.progress(progress, Pointsman.SWITCH_TRAFFIC);
   }
 }

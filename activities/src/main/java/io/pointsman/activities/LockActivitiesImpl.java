@@ -6,6 +6,7 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
+import io.pointsman.api.request.TimeLimits;
 import io.pointsman.engine.lock.HeldLock;
 import io.pointsman.engine.lock.LockHolder;
 import io.pointsman.engine.lock.LockLoss;
@@ -63,7 +64,7 @@ public final class LockActivitiesImpl implements LockActivities {
   private final Duration acquireTimeout;
 
   public LockActivitiesImpl(LockService locks) {
-    this(locks, LockOptions.DEFAULT_ACQUIRE_TIMEOUT);
+    this(locks, TimeLimits.DEFAULT_LOCK_ACQUIRE_TIMEOUT);
   }
 
   /**

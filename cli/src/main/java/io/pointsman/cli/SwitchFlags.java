@@ -1,5 +1,6 @@
 package io.pointsman.cli;
 
+import io.pointsman.api.request.TimeLimits;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -15,12 +16,14 @@ final class SwitchFlags {
       description = "Cells to switch read traffic in, comma-separated (default: all cells).")
   List<String> cells = new ArrayList<>();
 
-  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "30s",
+  @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = TimeLimits.DEFAULT_TIMEOUT_TEXT,
       description = "How long open transactions on the moved tables may take to end once writes stop, and "
-          + "replication to catch up; past it the switch rolls back. Minimum 1s (default: ${DEFAULT-VALUE}).")
+          + "replication to catch up; past it the switch rolls back. Minimum " + TimeLimits.MIN_TIMEOUT_TEXT
+          + " (default: ${DEFAULT-VALUE}).")
   String timeout;
 
-  @Option(names = "--max-replication-lag-allowed", paramLabel = "DURATION", defaultValue = "30s",
+  @Option(names = "--max-replication-lag-allowed", paramLabel = "DURATION",
+      defaultValue = TimeLimits.DEFAULT_MAX_REPLICATION_LAG_TEXT,
       description = "Refuse to switch while any stream lags more than this (default: ${DEFAULT-VALUE}).")
   String maxReplicationLagAllowed;
 

@@ -4,6 +4,7 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.mockingDetails;
 import static org.mockito.Mockito.withSettings;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.api.activities.CleanupActivities;
 import io.pointsman.api.activities.LockActivities;
 import io.pointsman.api.activities.LockRequest;
@@ -17,8 +18,13 @@ import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.model.StreamRef;
 import io.pointsman.api.model.WorkflowState;
+import io.pointsman.api.request.CancelRequest;
+import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.CancelMigrationWorkflow;
+import io.pointsman.api.workflows.CompleteMigrationWorkflow;
 import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
@@ -43,6 +49,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.mockito.invocation.Invocation;
@@ -50,20 +57,30 @@ import org.mockito.invocation.InvocationOnMock;
 import org.mockito.stubbing.Answer;
 
 /**
- * The switch workflows on a test Temporal service with Mockito mocks for all three activity
- * interfaces, registered once for activities and local activities alike. Every mock answers the
- * happy path unless a test overrides one call, by its {@link #label} or its method name; the calls
- * all mocks received, in the order they received them, are {@link #calls}.
+ * SwitchTraffic, ReverseTraffic, CompleteMigration and CancelMigration on a test Temporal service
+ * with Mockito mocks for all three activity interfaces, registered once for activities and local
+ * activities alike. Every mock answers the happy path unless a test overrides one call, by its
+ * {@link #label} or its method name; the calls all mocks received, in the order they received
+ * them, are {@link #calls}.
  */
 final class SwitchHarness implements AutoCloseable {
   static final String TASK_QUEUE = "switch-test";
   static final String WORKFLOW_ID = "switch-test-workflow";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   static final MigrationInfo INFO = new MigrationInfo("commerce2customer", "commerce", "customer",
       MigrationType.TABLES, List.of("customer"), List.of("0"), List.of("-80", "80-"),
       List.of(new StreamRef("-80", 1, "0"), new StreamRef("80-", 2, "0")), 42, false);
+  /** The reverse workflow, which ReverseTraffic switches writes with. */
+  static final MigrationInfo REVERSE_INFO = new MigrationInfo("commerce2customer_reverse", "customer", "commerce",
+      MigrationType.TABLES, List.of("customer"), List.of("-80", "80-"), List.of("0"),
+      List.of(new StreamRef("0", 3, "-80"), new StreamRef("0", 3, "80-")), 43, false);
   static final WorkflowState NOTHING_SWITCHED = new WorkflowState("commerce2customer", "commerce", "customer",
       MigrationType.TABLES, List.of(), List.of("zone1"), List.of(), List.of("zone1"), false);
+  static final WorkflowState READS_SWITCHED = new WorkflowState("commerce2customer", "commerce", "customer",
+      MigrationType.TABLES, List.of("zone1"), List.of(), List.of("zone1"), List.of(), false);
+  static final WorkflowState ALL_SWITCHED = new WorkflowState("commerce2customer", "commerce", "customer",
+      MigrationType.TABLES, List.of("zone1"), List.of(), List.of("zone1"), List.of(), true);
 
   final TestWorkflowEnvironment env;
   final SwitchActivities switching;
@@ -97,6 +114,24 @@ final class SwitchHarness implements AutoCloseable {
     return SwitchTrafficRequest.of("commerce2customer", "customer").withLockTtl(Duration.ofSeconds(4));
   }
 
+  /** CompleteMigration's request with every default but the short lock TTL of {@link #request()}. */
+  static CompleteRequest completeRequest() {
+    return CompleteRequest.fromJson(JSON.valueToTree(Map.of("workflow", "commerce2customer",
+        "targetKeyspace", "customer", "lockTtl", "4s")));
+  }
+
+  /** CancelMigration's request with every default but the short lock TTL of {@link #request()}. */
+  static CancelRequest cancelRequest() {
+    return CancelRequest.fromJson(JSON.valueToTree(Map.of("workflow", "commerce2customer",
+        "targetKeyspace", "customer", "lockTtl", "4s")));
+  }
+
+  /** getWorkflowState answers these in turn, the last one from then on. */
+  void states(WorkflowState... answers) {
+    AtomicInteger next = new AtomicInteger();
+    override("getWorkflowState", inv -> answers[Math.min(next.getAndIncrement(), answers.length - 1)]);
+  }
+
   /** Answers the call of this label (see {@link #label}) or method name with {@code answer} instead. */
   void override(String labelOrMethod, Answer<Object> answer) {
     overrides.put(labelOrMethod, answer);
@@ -115,10 +150,29 @@ final class SwitchHarness implements AutoCloseable {
 
   /** Starts SwitchTraffic and waits for its end: the result, or the exception getResult threw. */
   Object switchTraffic(SwitchTrafficRequest request) {
-    SwitchTrafficWorkflow workflow = env.getWorkflowClient().newWorkflowStub(SwitchTrafficWorkflow.class,
+    return run(SwitchTrafficWorkflow.class, w -> WorkflowClient.start(w::switchTraffic, request));
+  }
+
+  /** Starts ReverseTraffic and waits for its end, as {@link #switchTraffic}. */
+  Object reverseTraffic(SwitchTrafficRequest request) {
+    return run(ReverseTrafficWorkflow.class, w -> WorkflowClient.start(w::reverseTraffic, request));
+  }
+
+  /** Starts CompleteMigration and waits for its end, as {@link #switchTraffic}. */
+  Object complete(CompleteRequest request) {
+    return run(CompleteMigrationWorkflow.class, w -> WorkflowClient.start(w::complete, request));
+  }
+
+  /** Starts CancelMigration and waits for its end, as {@link #switchTraffic}. */
+  Object cancel(CancelRequest request) {
+    return run(CancelMigrationWorkflow.class, w -> WorkflowClient.start(w::cancel, request));
+  }
+
+  private <W> Object run(Class<W> type, Consumer<W> start) {
+    W workflow = env.getWorkflowClient().newWorkflowStub(type,
         WorkflowOptions.newBuilder().setTaskQueue(TASK_QUEUE).setWorkflowId(WORKFLOW_ID)
             .setWorkflowTaskTimeout(workflowTaskTimeout).setWorkflowExecutionTimeout(Duration.ofMinutes(5)).build());
-    WorkflowClient.start(workflow::switchTraffic, request);
+    start.accept(workflow);
     try {
       return WorkflowStub.fromTyped(workflow).getResult(60, TimeUnit.SECONDS, ActionResult.class);
     } catch (Exception e) {
@@ -162,6 +216,11 @@ final class SwitchHarness implements AutoCloseable {
     return invocations().map(SwitchHarness::label).toList();
   }
 
+  /** The first argument of each call of this label, in call order (the MigrationInfo of a step). */
+  List<Object> firstArguments(String label) {
+    return invocations().filter(i -> label(i).equals(label)).map(i -> i.getArguments()[0]).toList();
+  }
+
   /** The fencing token each call that took locks was given, in call order. */
   List<Long> tokensOf(String label) {
     return invocations().filter(i -> label(i).equals(label))
@@ -198,7 +257,7 @@ final class SwitchHarness implements AutoCloseable {
   private Object happy(InvocationOnMock inv) throws InterruptedException {
     switch (inv.getMethod().getName()) {
       case "buildTrafficSwitcher":
-        return INFO;
+        return INFO.reverseWorkflow().equals(inv.getArgument(1)) ? REVERSE_INFO : INFO;
       case "getWorkflowState":
         return NOTHING_SWITCHED;
       case "canSwitch":

@@ -1,5 +1,6 @@
 package io.pointsman.api.lock;
 
+import io.pointsman.api.request.TimeLimits;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -18,14 +19,11 @@ import java.util.Objects;
  *     for locks taken by the lock activities; see ServerClock); the max hold counts from it
  * @param maxHold how long after {@code acquiredAt} renewal stops on purpose, wherever the lock is
  *     renewed (a worker that re-attaches after a crash keeps the original budget); a token written
- *     before tokens carried it (null in its JSON) gets {@link #DEFAULT_MAX_HOLD}
+ *     before tokens carried it (null in its JSON) gets {@link TimeLimits#DEFAULT_MAX_LOCK_HOLD}
  */
 public record LockToken(
     String key, String resource, long leaseId, long createRevision, Duration ttl, Instant acquiredAt,
     Duration maxHold) {
-  /** The default {@code maxLockHold} (docs/locks.md §5): no lock is renewed forever by a forgotten holder. */
-  public static final Duration DEFAULT_MAX_HOLD = Duration.ofMinutes(10);
-
   public LockToken {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(resource, "resource");
@@ -35,16 +33,16 @@ public record LockToken(
       throw new IllegalArgumentException("createRevision must be positive, got " + createRevision);
     }
     if (maxHold == null) {
-      maxHold = DEFAULT_MAX_HOLD;
+      maxHold = TimeLimits.DEFAULT_MAX_LOCK_HOLD;
     }
     if (maxHold.isNegative() || maxHold.isZero()) {
       throw new IllegalArgumentException("maxHold must be positive, got " + maxHold);
     }
   }
 
-  /** A token with the {@link #DEFAULT_MAX_HOLD}, for callers that do not choose one (tests, tools). */
+  /** A token with the default max hold, for callers that do not choose one (tests, tools). */
   public LockToken(String key, String resource, long leaseId, long createRevision, Duration ttl, Instant acquiredAt) {
-    this(key, resource, leaseId, createRevision, ttl, acquiredAt, DEFAULT_MAX_HOLD);
+    this(key, resource, leaseId, createRevision, ttl, acquiredAt, TimeLimits.DEFAULT_MAX_LOCK_HOLD);
   }
 
   /** This token stamped with another acquisition time. */

@@ -9,8 +9,10 @@ import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -57,7 +59,11 @@ final class RequestFields {
     return v.asBoolean();
   }
 
-  Duration duration(String field, Duration defaultValue) {
+  /**
+   * A duration field, or its default when absent; present, it must not be negative and must obey
+   * {@code rule} (one of {@link TimeLimitRules}), which answers the problem or nothing.
+   */
+  Duration duration(String field, Duration defaultValue, Function<Duration, Optional<String>> rule) {
     JsonNode v = take(field);
     if (v == null || v.isNull()) {
       return defaultValue;
@@ -71,6 +77,10 @@ final class RequestFields {
     }
     if (d.isNegative()) {
       throw fail(field, "must not be negative");
+    }
+    Optional<String> problem = rule.apply(d);
+    if (problem.isPresent()) {
+      throw fail(field, problem.get());
     }
     return d;
   }

@@ -16,7 +16,8 @@ import java.util.Objects;
  *  "tabletTypes": ["REPLICA", "RDONLY", "PRIMARY"], "cells": [], "timeout": "30s",
  *  "maxReplicationLagAllowed": "30s", "enableReverseReplication": true, "dryRun": false,
  *  "lockTtl": "2m", "maxLockHold": "10m"}</pre>
- * Only workflow and targetKeyspace are required; the rest default as vtctldclient does.
+ * Only workflow and targetKeyspace are required; the rest default as vtctldclient does. The
+ * durations' defaults are {@link TimeLimits}, their rules {@link TimeLimitRules}.
  *
  * @param timeout how long to wait for catch-up after writes stopped (minimum 1s)
  * @param lockTtl the TTL of every lock this action takes; renewal keeps it alive
@@ -35,8 +36,6 @@ public record SwitchTrafficRequest(
     Duration maxLockHold) {
 
   public static final List<String> ALL_TABLET_TYPES = List.of("REPLICA", "RDONLY", "PRIMARY");
-  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
-  public static final Duration DEFAULT_MAX_LAG = Duration.ofSeconds(30);
 
   public SwitchTrafficRequest {
     Objects.requireNonNull(workflow, "workflow");
@@ -106,11 +105,9 @@ public record SwitchTrafficRequest(
       types = ALL_TABLET_TYPES;
     }
     List<String> cells = f.stringList("cells", List.of(), v -> RequestFields.name("cell", v));
-    Duration timeout = f.duration("timeout", DEFAULT_TIMEOUT);
-    if (timeout.compareTo(Duration.ofSeconds(1)) < 0) {
-      throw f.fail("timeout", "must be at least 1s, got " + GoDurations.format(timeout));
-    }
-    Duration lag = f.duration("maxReplicationLagAllowed", DEFAULT_MAX_LAG);
+    Duration timeout = f.duration("timeout", TimeLimits.DEFAULT_TIMEOUT, TimeLimitRules::timeout);
+    Duration lag = f.duration("maxReplicationLagAllowed", TimeLimits.DEFAULT_MAX_REPLICATION_LAG,
+        TimeLimitRules::maxReplicationLagAllowed);
     boolean reverse = f.bool("enableReverseReplication", true);
     boolean dry = f.bool("dryRun", false);
     LockTimes locks = LockTimes.read(f);

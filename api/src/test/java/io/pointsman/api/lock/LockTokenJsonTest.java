@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.common.converter.JacksonJsonPayloadConverter;
+import io.pointsman.api.request.TimeLimits;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,7 @@ class LockTokenJsonTest {
 
     LockToken token = mapper.readValue(old, LockToken.class);
 
-    assertThat(token.maxHold()).isEqualTo(LockToken.DEFAULT_MAX_HOLD);
+    assertThat(token.maxHold()).isEqualTo(TimeLimits.DEFAULT_MAX_LOCK_HOLD);
     assertThat(token.ttl()).isEqualTo(Duration.ofSeconds(30));
     assertThat(token.createRevision()).isEqualTo(5);
   }
@@ -42,7 +43,7 @@ class LockTokenJsonTest {
   void theShortConstructorGivesTheDefaultMaxHold() {
     LockToken token = new LockToken("/k/locks/1", "keyspace customer", 1, 5, Duration.ofSeconds(30), Instant.now());
 
-    assertThat(token.maxHold()).isEqualTo(LockToken.DEFAULT_MAX_HOLD);
+    assertThat(token.maxHold()).isEqualTo(TimeLimits.DEFAULT_MAX_LOCK_HOLD);
     assertThat(token.fencingToken()).isEqualTo(5);
   }
 }

@@ -1,21 +1,18 @@
 package io.pointsman.engine.lock;
 
 import io.pointsman.api.errors.PointsmanException;
-import io.pointsman.api.lock.LockToken;
+import io.pointsman.api.request.TimeLimits;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * How one lock is taken and kept. Immutable; build it with {@link #builder()}, where it is
- * validated.
+ * validated. The TTL, acquire timeout and max hold default to an action's ({@link TimeLimits}). The
+ * checks here are only what the lock service itself needs (positive durations, whole-second TTLs,
+ * renewals at least three per TTL); an action's own bounds ({@code TimeLimitRules}) are checked
+ * once, where its request is decoded.
  */
 public final class LockOptions {
-  /** Well above a worker failover (heartbeat timeout plus retry backoff), unlike Vitess's 30 s. */
-  public static final Duration DEFAULT_TTL = Duration.ofMinutes(2);
-  /** Vitess's {@code --lock-timeout}. */
-  public static final Duration DEFAULT_ACQUIRE_TIMEOUT = Duration.ofSeconds(45);
-  /** The {@code --max-keyspace-lock-ttl} idea: no lock is renewed forever by a forgotten holder. */
-  public static final Duration DEFAULT_MAX_HOLD = LockToken.DEFAULT_MAX_HOLD;
 
   private final String action;
   private final Duration ttl;
@@ -103,9 +100,9 @@ public final class LockOptions {
 
   public static final class Builder {
     private String action;
-    private Duration ttl = DEFAULT_TTL;
-    private Duration acquireTimeout = DEFAULT_ACQUIRE_TIMEOUT;
-    private Duration maxHold = DEFAULT_MAX_HOLD;
+    private Duration ttl = TimeLimits.DEFAULT_LOCK_TTL;
+    private Duration acquireTimeout = TimeLimits.DEFAULT_LOCK_ACQUIRE_TIMEOUT;
+    private Duration maxHold = TimeLimits.DEFAULT_MAX_LOCK_HOLD;
     private Duration renewInterval;
     private LockHolder holder = LockHolder.NONE;
     private LockListener listener = LockListener.NONE;

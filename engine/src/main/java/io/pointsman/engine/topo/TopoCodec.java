@@ -15,9 +15,19 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.engine.topo.codec.RecordMappers;
 import io.pointsman.engine.topo.codec.RecordMapper;
+import io.pointsman.engine.topo.model.CellInfo;
+import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.ShardRoutingRules;
+import io.pointsman.engine.topo.model.SrvKeyspace;
+import io.pointsman.engine.topo.model.SrvVSchema;
+import io.pointsman.engine.topo.model.Tablet;
+import io.pointsman.engine.topo.model.VSchema;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The one place that decides how records are encoded: as Vitess stores them, the binary protobuf
@@ -34,6 +44,18 @@ public final class TopoCodec {
       .build();
 
   private TopoCodec() {}
+
+  /** Record types by the file name that ends their keys (TopoPaths), as Vitess names them. */
+  private static final Map<String, Class<?>> BY_FILE_NAME = Map.of(
+      "Keyspace", Keyspace.class, "Shard", Shard.class, "VSchema", VSchema.class,
+      "RoutingRules", RoutingRules.class, "ShardRoutingRules", ShardRoutingRules.class,
+      "CellInfo", CellInfo.class, "SrvKeyspace", SrvKeyspace.class, "SrvVSchema", SrvVSchema.class,
+      "Tablet", Tablet.class);
+
+  /** The record type a topology key holds, by its last path element; empty for lock keys and others. */
+  public static Optional<Class<?>> recordTypeAt(String key) {
+    return Optional.ofNullable(BY_FILE_NAME.get(key.substring(key.lastIndexOf('/') + 1)));
+  }
 
   /** The Vitess message stored for a record type, e.g. {@code topodata.Shard}. */
   public static String messageName(Class<?> type) {

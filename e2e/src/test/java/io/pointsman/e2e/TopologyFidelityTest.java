@@ -53,7 +53,8 @@ class TopologyFidelityTest {
       for (KeyValue kv : records(world)) {
         String key = kv.getKey().toString(StandardCharsets.UTF_8);
         Class<?> type = TopoCodec.recordTypeAt(key).orElseThrow();
-        Message full = withFutureField(enrich(TopoCodec.parse(key, kv.getValue().getBytes(), type)));
+        Message stored = TopoCodec.parse(key, kv.getValue().getBytes(), type);
+        Message full = withFutureField(enrich(stored));
         world.etcd.getKVClient().put(kv.getKey(), ByteSequence.from(TopoCodec.bytes(full))).get(30, TimeUnit.SECONDS);
         before.put(key, full);
       }
@@ -116,26 +117,31 @@ class TopologyFidelityTest {
           .as("%s: the newer field of %s", when, key).containsExactly(FUTURE_VALUE);
       Message was = before.get(key);
       assertThat(normalize(now, was)).as("%s: %s apart from what the actions change", when, key)
-          .isEqualTo(normalize(was, was));
+          .isEqualTo(normalize(was, now));
     });
   }
 
   /**
    * The record without the fields SwitchTraffic and Complete change: the PRIMARY tablet controls
    * (denied tables move from target to source and go at Complete), the routing rules' targets
-   * (deleted at Complete), and the VSchema tables Complete drops from the source ({@code ref}, the
-   * before-state, names the tables compared: those still there).
+   * (deleted at Complete), the routing rules the write switch drops (the target-qualified ones) and
+   * the VSchema tables Complete drops from the source: only the rules and tables that {@code other}
+   * (the record's other state) has too are compared, each in full.
    */
-  private static Message normalize(Message m, Message ref) {
+  private static Message normalize(Message m, Message other) {
+    Message ref = other;
     if (m instanceof Topodata.Shard s) {
       Topodata.Shard.Builder b = s.toBuilder().clearTabletControls();
       s.getTabletControlsList().stream().filter(tc -> tc.getTabletType() != Topodata.TabletType.PRIMARY)
           .forEach(b::addTabletControls);
       return b.build();
     }
-    if (m instanceof Vschema.RoutingRules r) {
-      Vschema.RoutingRules.Builder b = r.toBuilder();
-      b.getRulesBuilderList().forEach(Vschema.RoutingRule.Builder::clearToTables);
+    if (m instanceof Vschema.RoutingRules r && ref instanceof Vschema.RoutingRules refRules) {
+      java.util.Set<String> both = new java.util.HashSet<>();
+      refRules.getRulesList().forEach(rule -> both.add(rule.getFromTable()));
+      Vschema.RoutingRules.Builder b = r.toBuilder().clearRules();
+      r.getRulesList().stream().filter(rule -> both.contains(rule.getFromTable()))
+          .forEach(rule -> b.addRules(rule.toBuilder().clearToTables()));
       return b.build();
     }
     if (m instanceof Vschema.Keyspace ks && ref instanceof Vschema.Keyspace refKs) {
@@ -188,7 +194,7 @@ class TopologyFidelityTest {
           .setTabletStartTime(Vttime.Time.newBuilder().setSeconds(1_700_000_002L)).build();
     }
     if (m instanceof Vschema.Keyspace ks) {
-      return enrich(ks);
+      return enrichVSchema(ks);
     }
     if (m instanceof Vschema.RoutingRules r) {
       Vschema.RoutingRules.Builder b = r.toBuilder();
@@ -202,13 +208,13 @@ class TopologyFidelityTest {
           .setMirrorRules(Vschema.MirrorRules.newBuilder().addRules(
               Vschema.MirrorRule.newBuilder().setFromTable("commerce.product").setToTable("customer.product")
                   .setPercent(2.5f)));
-      srv.getKeyspacesMap().forEach((name, ks) -> b.putKeyspaces(name, enrich(ks)));
+      srv.getKeyspacesMap().forEach((name, ks) -> b.putKeyspaces(name, enrichVSchema(ks)));
       return b.build();
     }
     return m;
   }
 
-  private static Vschema.Keyspace enrich(Vschema.Keyspace ks) {
+  private static Vschema.Keyspace enrichVSchema(Vschema.Keyspace ks) {
     Vschema.Keyspace.Builder b = ks.toBuilder()
         .setRequireExplicitRouting(true)
         .setForeignKeyMode(Vschema.Keyspace.ForeignKeyMode.unmanaged)

@@ -354,10 +354,12 @@ class ReshardSwitchTest {
     return alias;
   }
 
+  /** The stored bytes, in hex: compared byte for byte. */
   private String rawSrvKeyspace() throws Exception {
     String key = world.paths.srvKeyspace(E2eChecks.CELL, KS);
-    return world.etcd.getKVClient().get(io.etcd.jetcd.ByteSequence.from(key, java.nio.charset.StandardCharsets.UTF_8))
-        .get().getKvs().get(0).getValue().toString(java.nio.charset.StandardCharsets.UTF_8);
+    return java.util.HexFormat.of().formatHex(world.etcd.getKVClient()
+        .get(io.etcd.jetcd.ByteSequence.from(key, java.nio.charset.StandardCharsets.UTF_8))
+        .get().getKvs().get(0).getValue().getBytes());
   }
 
   private Map<String, Shard> shardRecords() {

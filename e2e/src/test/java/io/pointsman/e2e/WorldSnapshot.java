@@ -1,17 +1,20 @@
 package io.pointsman.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.google.protobuf.Message;
+import com.google.protobuf.TextFormat;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.topo.TopoCodec;
+import io.vitess.proto.Topodata;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -23,6 +26,7 @@ import java.util.concurrent.TimeUnit;
  * shard primary the stable columns of {@code _vt.vreplication} (not the ones a running stream
  * moves: pos, timestamps, counters), the journal rows and the tables under a write barrier.
  * Values only, not revisions: a compensation rewrites records, it must rewrite them as they were.
+ * Records are compared as the text form of their Vitess message (unknown fields print by number).
  * One normalisation: the {@code denied_tables} of a Shard record are a set (Vitess adds and removes
  * names, and sorts a workflow's tables), so their order is not compared; a compensation re-adds the
  * target's denied tables in the workflow's table order, not in the order MoveTables Create wrote.
@@ -33,15 +37,13 @@ import java.util.concurrent.TimeUnit;
  */
 record WorldSnapshot(SortedMap<String, String> topology, SortedMap<String, List<String>> primaries) {
   private static final String LOCKS_DIR = "/locks/";
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   static WorldSnapshot take(SwitchWorld world) throws Exception {
     SortedMap<String, String> topology = new TreeMap<>();
     for (KeyValue kv : etcdUnderRoots(world)) {
       String key = kv.getKey().toString(StandardCharsets.UTF_8);
       if (!key.contains(LOCKS_DIR)) {
-        String value = kv.getValue().toString(StandardCharsets.UTF_8);
-        topology.put(key, key.endsWith("/Shard") ? deniedTablesSorted(value) : value);
+        topology.put(key, render(key, kv.getValue().getBytes()));
       }
     }
     SortedMap<String, List<String>> primaries = new TreeMap<>();
@@ -120,19 +122,27 @@ record WorldSnapshot(SortedMap<String, String> topology, SortedMap<String, List<
     }
   }
 
-  private static String deniedTablesSorted(String shardJson) throws Exception {
-    JsonNode shard = JSON.readTree(shardJson);
-    JsonNode controls = shard.path("tablet_controls");
-    for (JsonNode control : controls) {
-      if (control.get("denied_tables") instanceof ArrayNode denied) {
-        List<String> names = new ArrayList<>();
-        denied.forEach(n -> names.add(n.asText()));
-        names.sort(null);
-        denied.removeAll();
-        names.forEach(denied::add);
-      }
+  /** A record as the one-line text of its Vitess message; any other value as its bytes in hex. */
+  private static String render(String key, byte[] value) {
+    Optional<Class<?>> type = TopoCodec.recordTypeAt(key);
+    if (type.isEmpty()) {
+      return HexFormat.of().formatHex(value);
     }
-    return JSON.writeValueAsString(shard);
+    Message m = TopoCodec.parse(key, value, type.get());
+    if (m instanceof Topodata.Shard shard) {
+      m = deniedTablesSorted(shard);
+    }
+    return TextFormat.printer().emittingSingleLine(true).printToString(m);
+  }
+
+  private static Topodata.Shard deniedTablesSorted(Topodata.Shard shard) {
+    Topodata.Shard.Builder b = shard.toBuilder();
+    for (Topodata.Shard.TabletControl.Builder control : b.getTabletControlsBuilderList()) {
+      List<String> names = new ArrayList<>(control.getDeniedTablesList());
+      names.sort(null);
+      control.clearDeniedTables().addAllDeniedTables(names);
+    }
+    return b.build();
   }
 
   private static List<KeyValue> etcdUnderRoots(SwitchWorld world) throws Exception {

@@ -1,6 +1,7 @@
 package io.pointsman.engine.topo;
 
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.options.WatchOption;
@@ -14,6 +15,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -37,6 +39,7 @@ final class EtcdRecordWatch<T> implements TopoWatch {
   private final RecordKey<T> key;
   private final Consumer<Optional<Versioned<T>>> listener;
   private final Function<RecordKey<T>, Optional<Versioned<T>>> reader;
+  private final BiFunction<RecordKey<T>, KeyValue, Versioned<T>> decoder;
   private final ScheduledExecutorService thread;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile Watch.Watcher watcher;
@@ -45,11 +48,12 @@ final class EtcdRecordWatch<T> implements TopoWatch {
   private long generation;
 
   private EtcdRecordWatch(Client client, RecordKey<T> key, Consumer<Optional<Versioned<T>>> listener,
-      Function<RecordKey<T>, Optional<Versioned<T>>> reader) {
+      Function<RecordKey<T>, Optional<Versioned<T>>> reader, BiFunction<RecordKey<T>, KeyValue, Versioned<T>> decoder) {
     this.client = client;
     this.key = key;
     this.listener = listener;
     this.reader = reader;
+    this.decoder = decoder;
     this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "topo-watch " + key.key());
       t.setDaemon(true);
@@ -58,8 +62,8 @@ final class EtcdRecordWatch<T> implements TopoWatch {
   }
 
   static <T> EtcdRecordWatch<T> start(Client client, RecordKey<T> key, Consumer<Optional<Versioned<T>>> listener,
-      Function<RecordKey<T>, Optional<Versioned<T>>> reader) {
-    EtcdRecordWatch<T> w = new EtcdRecordWatch<>(client, key, listener, reader);
+      Function<RecordKey<T>, Optional<Versioned<T>>> reader, BiFunction<RecordKey<T>, KeyValue, Versioned<T>> decoder) {
+    EtcdRecordWatch<T> w = new EtcdRecordWatch<>(client, key, listener, reader, decoder);
     w.thread.execute(w::readAndWatch);
     return w;
   }
@@ -129,11 +133,8 @@ final class EtcdRecordWatch<T> implements TopoWatch {
       if (ev.getEventType() == WatchEvent.EventType.DELETE) {
         deliver(Optional.empty());
       } else {
-        var kvp = ev.getKeyValue();
         try {
-          deliver(Optional.of(new Versioned<>(key,
-              TopoCodec.decode(key.key(), kvp.getValue().getBytes(), key.type()),
-              kvp.getModRevision(), kvp.getCreateRevision())));
+          deliver(Optional.of(decoder.apply(key, ev.getKeyValue())));
         } catch (RuntimeException e) {
           log.warn("watch of {} skipped an undecodable value at revision {}: {}", key.key(), rev, e.getMessage());
         }

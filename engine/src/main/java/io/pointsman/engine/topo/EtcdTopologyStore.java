@@ -4,6 +4,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.common.exception.CompactedException;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.errors.PointsmanException;
@@ -21,7 +22,12 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
-/** {@link TopologyStore} on etcd with JSON records (see {@link TopoCodec}). Thread-safe. */
+/**
+ * {@link TopologyStore} on etcd with Vitess's binary protobuf records (see {@link TopoCodec}). A
+ * replacing write is encoded over the stored bytes its value was read from, kept in
+ * {@link StoredBytes} or read back at that revision, so fields pointsman does not model survive.
+ * Thread-safe.
+ */
 public final class EtcdTopologyStore implements TopologyStore {
   private static final LockSet NO_LOCKS = new LockSet(List.of());
 
@@ -29,6 +35,7 @@ public final class EtcdTopologyStore implements TopologyStore {
   private final KV kv;
   private final TopoKeys keys;
   private final StoreOptions options;
+  private final StoredBytes stored = new StoredBytes(4096, 64L << 20);
 
   public EtcdTopologyStore(Client client, TopoPaths paths) {
     this(client, paths, StoreOptions.DEFAULT);
@@ -173,7 +180,7 @@ public final class EtcdTopologyStore implements TopologyStore {
 
   @Override
   public long commit(List<RecordWrite<?>> writes, LockSet locks) {
-    List<FencedTxn.EncodedWrite> encoded = writes.stream().map(EtcdTopologyStore::encode).toList();
+    List<FencedTxn.EncodedWrite> encoded = writes.stream().<FencedTxn.EncodedWrite>map(this::encode).toList();
     long revision = 0;
     for (List<FencedTxn.EncodedWrite> part : TxnSplitter.split(encoded, locks.locks().size(), options)) {
       revision = commitPart(part, locks);
@@ -182,7 +189,13 @@ public final class EtcdTopologyStore implements TopologyStore {
   }
 
   private long commitPart(List<FencedTxn.EncodedWrite> part, LockSet locks) {
-    return FencedTxn.commit(kv, locks, part, options.callTimeout());
+    long revision = FencedTxn.commit(kv, locks, part, options.callTimeout());
+    for (FencedTxn.EncodedWrite w : part) {
+      if (w.value() != null) {
+        stored.put(w.key(), revision, w.value()); // the base of a write of what was just written
+      }
+    }
+    return revision;
   }
 
   @Override
@@ -228,17 +241,55 @@ public final class EtcdTopologyStore implements TopologyStore {
 
   @Override
   public <T> TopoWatch watch(RecordKey<T> key, Consumer<Optional<Versioned<T>>> listener) {
-    return EtcdRecordWatch.start(client, key, listener, this::get);
+    return EtcdRecordWatch.start(client, key, listener, this::get, this::decode);
   }
 
-  private static <T> FencedTxn.EncodedWrite encode(RecordWrite<T> w) {
-    return new FencedTxn.EncodedWrite(w.key().key(), w.expectedModRevision(),
-        w.isDelete() ? null : TopoCodec.encode(w.value()));
+  private <T> FencedTxn.EncodedWrite encode(RecordWrite<T> w) {
+    String key = w.key().key();
+    if (w.isDelete()) {
+      return new FencedTxn.EncodedWrite(key, w.expectedModRevision(), null);
+    }
+    byte[] base = w.expectedModRevision() == 0 ? null : storedAt(key, w.expectedModRevision());
+    return new FencedTxn.EncodedWrite(key, w.expectedModRevision(),
+        TopoCodec.encode(key, w.value(), base, w.key().type()));
   }
 
+  /**
+   * The bytes the record had at a revision it was read at. A miss reads the key as of that
+   * revision; if it is compacted away or the key had another version then, the write could not
+   * pass its guard anyway, so it is reported as a changed record (callers re-read and re-plan).
+   */
+  private byte[] storedAt(String key, long modRevision) {
+    byte[] kept = stored.get(key, modRevision);
+    if (kept != null) {
+      return kept;
+    }
+    GetResponse r;
+    try {
+      r = EtcdCalls.await(kv.get(EtcdClients.bytes(key), GetOption.builder().withRevision(modRevision).build()),
+          options.callTimeout(), "read of " + key + " at revision " + modRevision, false);
+    } catch (PointsmanException e) {
+      if (e.getCause() instanceof CompactedException) {
+        throw new RecordChangedException(key, "record " + key + " was read at revision " + modRevision
+            + ", which etcd has compacted away; it must be read again");
+      }
+      throw e;
+    }
+    if (r.getKvs().isEmpty() || r.getKvs().get(0).getModRevision() != modRevision) {
+      throw new RecordChangedException(key, "record " + key + " has no version at revision " + modRevision
+          + " to write over; it must be read again");
+    }
+    byte[] bytes = r.getKvs().get(0).getValue().getBytes();
+    stored.put(key, modRevision, bytes);
+    return bytes;
+  }
+
+  /** Decodes what etcd holds and keeps its bytes as the base of a later write of it. */
   private <T> Versioned<T> decode(RecordKey<T> key, KeyValue entry) {
-    return new Versioned<>(key, TopoCodec.decode(key.key(), entry.getValue().getBytes(), key.type()),
-        entry.getModRevision(), entry.getCreateRevision());
+    byte[] bytes = entry.getValue().getBytes();
+    T value = TopoCodec.decode(key.key(), bytes, key.type());
+    stored.put(key.key(), entry.getModRevision(), bytes);
+    return new Versioned<>(key, value, entry.getModRevision(), entry.getCreateRevision());
   }
 
   private static void backoff(int attempt) {

@@ -6,44 +6,163 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.UnknownFieldSet;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.topo.codec.RecordMappers;
+import io.pointsman.engine.topo.codec.RecordMapper;
+import io.pointsman.engine.topo.model.CellInfo;
+import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.ShardRoutingRules;
+import io.pointsman.engine.topo.model.SrvKeyspace;
+import io.pointsman.engine.topo.model.SrvVSchema;
+import io.pointsman.engine.topo.model.Tablet;
+import io.pointsman.engine.topo.model.VSchema;
 import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * The one place that decides how records are encoded: JSON with Vitess's proto field names
- * (snake_case), empty fields left out as protojson does. A protobuf codec could replace this class
- * without touching the store.
+ * The one place that decides how records are encoded: as Vitess stores them, the binary protobuf
+ * of the record's Vitess message (docs/architecture.md §6.1). A write is encoded over the message
+ * its value was read from, so what the model does not hold (fields it lacks, fields newer than the
+ * generated classes) is written back as it was.
  */
 public final class TopoCodec {
-  private static final ObjectMapper MAPPER = JsonMapper.builder()
+  private static final ObjectMapper SIDECAR_JSON = JsonMapper.builder()
       .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
       .serializationInclusion(JsonInclude.Include.NON_EMPTY)
-      // Records written by newer Vitess or pointsman versions may carry fields we do not know.
       .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
       .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
       .build();
 
   private TopoCodec() {}
 
-  public static byte[] encode(Object value) {
-    try {
-      return MAPPER.writeValueAsBytes(value);
-    } catch (IOException e) {
-      throw PointsmanException.internal("cannot encode " + value.getClass().getSimpleName(), e);
-    }
+  /** Record types by the file name that ends their keys (TopoPaths), as Vitess names them. */
+  private static final Map<String, Class<?>> BY_FILE_NAME = Map.of(
+      "Keyspace", Keyspace.class, "Shard", Shard.class, "VSchema", VSchema.class,
+      "RoutingRules", RoutingRules.class, "ShardRoutingRules", ShardRoutingRules.class,
+      "CellInfo", CellInfo.class, "SrvKeyspace", SrvKeyspace.class, "SrvVSchema", SrvVSchema.class,
+      "Tablet", Tablet.class);
+
+  /** The record type a topology key holds, by its last path element; empty for lock keys and others. */
+  public static Optional<Class<?>> recordTypeAt(String key) {
+    return Optional.ofNullable(BY_FILE_NAME.get(key.substring(key.lastIndexOf('/') + 1)));
   }
 
+  /** The Vitess message stored for a record type, e.g. {@code topodata.Shard}. */
+  public static String messageName(Class<?> type) {
+    return RecordMappers.forType(type).defaultInstance().getDescriptorForType().getFullName();
+  }
+
+  /**
+   * Encodes {@code value} over {@code base}, the stored bytes it was read from (null for a new
+   * record). Map entries are written sorted by key, so an unchanged record encodes the same.
+   */
+  public static <T> byte[] encode(String key, T value, byte[] base, Class<T> type) {
+    RecordMapper<T, Message> mapper = RecordMappers.forType(type);
+    Message from = base == null ? mapper.defaultInstance() : parse(key, base, type);
+    return bytes(mapper.toProto(value, from));
+  }
+
+  /** The record a stored value holds; INTERNAL naming the key and the message when it is not one. */
   public static <T> T decode(String key, byte[] bytes, Class<T> type) {
+    RecordMapper<T, Message> mapper = RecordMappers.forType(type);
+    Message m = parse(key, bytes, type);
     try {
-      return MAPPER.readValue(bytes, type);
-    } catch (IOException e) {
-      throw new PointsmanException(ErrorCode.INTERNAL,
-          "record at " + key + " is not a valid " + type.getSimpleName() + ": " + e.getMessage(), e);
+      return mapper.fromProto(m);
+    } catch (RuntimeException e) {
+      throw invalid(key, type, e.getMessage(), e);
     }
   }
 
+  /**
+   * The Vitess message a stored value holds. Protobuf's parser takes many byte strings that were
+   * never protobuf, so two more checks: JSON text (the layout pointsman wrote before) is refused by
+   * its leading byte, and any group (wire type 3, which no Vitess topology message uses; '{' and
+   * '[' read as the start of one) is refused wherever it is.
+   */
+  public static <M extends Message> M parse(String key, byte[] bytes, Class<?> type) {
+    RecordMapper<?, Message> mapper = RecordMappers.forType(type);
+    if (bytes.length > 0 && (bytes[0] == '{' || bytes[0] == '[')) {
+      throw invalid(key, type, "it is JSON text (pointsman's old record layout), not binary protobuf", null);
+    }
+    Message m;
+    try {
+      m = mapper.defaultInstance().getParserForType().parseFrom(bytes);
+    } catch (InvalidProtocolBufferException e) {
+      throw invalid(key, type, e.getMessage(), e);
+    }
+    String group = findGroup(m, mapper.defaultInstance().getDescriptorForType().getFullName());
+    if (group != null) {
+      throw invalid(key, type, "it holds a group at " + group + ", which no Vitess record has", null);
+    }
+    @SuppressWarnings("unchecked")
+    M typed = (M) m;
+    return typed;
+  }
+
+  /** Deterministic binary encoding (map entries sorted by key). */
+  public static byte[] bytes(Message m) {
+    byte[] out = new byte[m.getSerializedSize()];
+    CodedOutputStream cos = CodedOutputStream.newInstance(out);
+    cos.useDeterministicSerialization();
+    try {
+      m.writeTo(cos);
+    } catch (IOException e) {
+      throw PointsmanException.internal("cannot encode " + m.getDescriptorForType().getFullName(), e);
+    }
+    cos.checkNoSpaceLeft();
+    return out;
+  }
+
+  /** The path of the first group in the message or its submessages, or null. */
+  private static String findGroup(Message m, String path) {
+    if (hasGroup(m.getUnknownFields())) {
+      return path;
+    }
+    for (Map.Entry<FieldDescriptor, Object> f : m.getAllFields().entrySet()) {
+      if (f.getKey().getJavaType() != FieldDescriptor.JavaType.MESSAGE) {
+        continue;
+      }
+      List<?> values = f.getKey().isRepeated() ? (List<?>) f.getValue() : List.of(f.getValue());
+      for (Object v : values) {
+        String found = findGroup((Message) v, path + "." + f.getKey().getName());
+        if (found != null) {
+          return found;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static boolean hasGroup(UnknownFieldSet fields) {
+    for (UnknownFieldSet.Field f : fields.asMap().values()) {
+      // An unknown length-delimited field may be a newer submessage or plain bytes: not inspected.
+      if (!f.getGroupList().isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static PointsmanException invalid(String key, Class<?> type, String why, Throwable cause) {
+    return new PointsmanException(ErrorCode.INTERNAL,
+        "record at " + key + " is not a valid " + messageName(type) + ": " + why, cause);
+  }
+
+  /**
+   * The JSON mapper the sandbox's vreplication table still uses for its source column; it has
+   * nothing to do with topology records any more and goes with that column's own conversion.
+   */
   public static ObjectMapper mapper() {
-    return MAPPER;
+    return SIDECAR_JSON;
   }
 }

@@ -2,6 +2,7 @@ package io.pointsman.engine.lock;
 
 import static io.pointsman.engine.etcd.EtcdClients.bytes;
 
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
@@ -50,12 +51,14 @@ final class EtcdView {
     return get(token.key()).isEmpty();
   }
 
+  /** An empty value is a topodata.Keyspace with every field at its default, as Vitess may store it. */
   void createKeyspace(TopoPaths paths, String keyspace) throws Exception {
-    put(paths.keyspace(keyspace), "{}");
+    etcd.getKVClient().put(bytes(paths.keyspace(keyspace)), ByteSequence.EMPTY).get(10, TimeUnit.SECONDS);
   }
 
+  /** An empty value is a topodata.Shard with every field at its default. */
   void createShard(TopoPaths paths, String keyspace, String shard) throws Exception {
-    put(paths.shard(keyspace, shard), "{}");
+    etcd.getKVClient().put(bytes(paths.shard(keyspace, shard)), ByteSequence.EMPTY).get(10, TimeUnit.SECONDS);
   }
 
   void put(String key, String value) throws Exception {

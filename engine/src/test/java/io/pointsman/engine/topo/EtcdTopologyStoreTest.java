@@ -25,9 +25,11 @@ import io.pointsman.engine.topo.model.RoutingRule;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.TabletType;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -36,10 +38,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 @Timeout(120)
 class EtcdTopologyStoreTest {
@@ -284,5 +290,101 @@ class EtcdTopologyStoreTest {
       assertThat(seen.get(2).orElseThrow().value().deniedTables(TabletType.PRIMARY)).containsExactly("t");
       assertThat(seen.get(3)).isEmpty();
     }
+  }
+
+  private void putRaw(String key, byte[] value) throws Exception {
+    etcd.getKVClient().put(EtcdClients.bytes(key), ByteSequence.from(value)).get(10, TimeUnit.SECONDS);
+  }
+
+  private byte[] raw(String key) throws Exception {
+    return etcd.getKVClient().get(EtcdClients.bytes(key)).get(10, TimeUnit.SECONDS).getKvs().get(0).getValue().getBytes();
+  }
+
+  /** The stored shard as Vitess 24 writes it, plus what a newer Vitess adds (an unknown field). */
+  private static io.vitess.proto.Topodata.Shard vitessShard() {
+    return TopoCodecTest.withFutureField(io.vitess.proto.Topodata.Shard.newBuilder()
+        .setPrimaryAlias(io.vitess.proto.Topodata.TabletAlias.newBuilder().setCell("zone1").setUid(100))
+        .addTabletControls(io.vitess.proto.Topodata.Shard.TabletControl.newBuilder()
+            .setTabletType(io.vitess.proto.Topodata.TabletType.REPLICA).addDeniedTables("a").setAllowReads(true))
+        .setIsPrimaryServing(true)
+        .build());
+  }
+
+  private static void assertKept(byte[] stored) throws Exception {
+    var m = io.vitess.proto.Topodata.Shard.parseFrom(stored);
+    assertThat(m.getTabletControlsList()).filteredOn(tc -> tc.getTabletType() == io.vitess.proto.Topodata.TabletType.REPLICA)
+        .singleElement().satisfies(tc -> assertThat(tc.getAllowReads()).isTrue());
+    assertThat(m.getUnknownFields().hasField(TopoCodecTest.FUTURE_FIELD)).as("unknown field kept").isTrue();
+  }
+
+  @Test
+  void recordsAreStoredAsVitessBinaryProtobuf() throws Exception {
+    store.create(shardKey("ks", "-80"), shard("-80"));
+    var m = io.vitess.proto.Topodata.Shard.parseFrom(raw(paths.shard("ks", "-80")));
+    assertThat(m.getKeyRange().getEnd().toByteArray()).containsExactly((byte) 0x80);
+    assertThat(m.getPrimaryAlias().getUid()).isEqualTo(100);
+    assertThat(m.getIsPrimaryServing()).isTrue();
+  }
+
+  @Test
+  void anUpdateKeepsFieldsTheModelLacksAndFieldsNewerThanVitess24() throws Exception {
+    String key = paths.shard("ks", "0");
+    putRaw(key, TopoCodec.bytes(vitessShard()));
+    store.update(shardKey("ks", "0"), s -> s.withDeniedTables(TabletType.PRIMARY, List.of("t"), false), NO_LOCKS);
+    byte[] after = raw(key);
+    assertKept(after);
+    assertThat(io.vitess.proto.Topodata.Shard.parseFrom(after).getTabletControlsList())
+        .extracting(tc -> tc.getTabletType()).containsExactly(io.vitess.proto.Topodata.TabletType.REPLICA,
+            io.vitess.proto.Topodata.TabletType.PRIMARY);
+  }
+
+  @Test
+  void aWriteOfAValueReadElsewhereIsEncodedOverTheBytesAtItsRevision() throws Exception {
+    String key = paths.shard("ks", "0");
+    putRaw(key, TopoCodec.bytes(vitessShard()));
+    Versioned<Shard> read = store.getRequired(shardKey("ks", "0"));
+    // another store (another process) has not read it: it reads the bytes back at the revision
+    EtcdTopologyStore other = new EtcdTopologyStore(etcd, paths);
+    other.commit(List.of(RecordWrite.replace(read, read.value().withPrimaryServing(false))), NO_LOCKS);
+    assertKept(raw(key));
+    assertThat(store.getRequired(shardKey("ks", "0")).value().isPrimaryServing()).isFalse();
+  }
+
+  @Test
+  void aWriteOverARevisionTheKeyNeverHadIsRecordChanged() throws Exception {
+    Versioned<Shard> read = store.create(shardKey("ks", "0"), shard("0"));
+    Versioned<Shard> stale = new Versioned<>(read.key(), read.value(), read.modRevision() - 1, read.createRevision());
+    EtcdTopologyStore other = new EtcdTopologyStore(etcd, paths);
+    assertThatThrownBy(() -> other.commit(List.of(RecordWrite.replace(stale, read.value().withPrimaryServing(false))),
+        NO_LOCKS)).isInstanceOf(RecordChangedException.class);
+    assertThat(store.getRequired(shardKey("ks", "0")).modRevision()).isEqualTo(read.modRevision());
+  }
+
+  static Stream<Arguments> valuesThatAreNotAShard() {
+    byte[] whole = TopoCodec.encode("k", Shard.of(KeyRange.ofShard("-80"), new TabletAlias("zone1", 100), true),
+        null, Shard.class);
+    return Stream.of(
+        Arguments.of("JSON of the old layout",
+            "{\"key_range\":{\"end\":\"80\"},\"is_primary_serving\":true}".getBytes(StandardCharsets.UTF_8)),
+        Arguments.of("garbage", new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0x01}),
+        // cut inside primary_alias; a cut at a field boundary leaves a valid, shorter message,
+        // which no protobuf reader can tell from one written that way
+        Arguments.of("truncated", Arrays.copyOf(whole, 4)));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("valuesThatAreNotAShard")
+  void aValueThatIsNotItsVitessMessageFailsNamingKeyAndMessageAndNothingIsWritten(String what, byte[] value)
+      throws Exception {
+    String key = paths.shard("customer", "-80");
+    putRaw(key, value);
+    String expected = "record at " + key + " is not a valid topodata.Shard: ";
+    assertThatThrownBy(() -> store.get(shardKey("customer", "-80")))
+        .isInstanceOf(PointsmanException.class).hasMessageStartingWith(expected);
+    assertThatThrownBy(() -> store.update(shardKey("customer", "-80"), s -> s.withPrimaryServing(false), NO_LOCKS))
+        .isInstanceOf(PointsmanException.class).hasMessageStartingWith(expected);
+    assertThatThrownBy(() -> store.upsert(shardKey("customer", "-80"), s -> shard("-80"), NO_LOCKS))
+        .isInstanceOf(PointsmanException.class).hasMessageStartingWith(expected);
+    assertThat(raw(key)).isEqualTo(value);
   }
 }

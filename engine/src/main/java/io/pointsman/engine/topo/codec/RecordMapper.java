@@ -1,0 +1,26 @@
+package io.pointsman.engine.topo.codec;
+
+import com.google.protobuf.Message;
+
+/**
+ * Maps one topology record model onto the Vitess message stored for it. The models hold only what
+ * pointsman reads, so {@link #toProto} writes them over the message they were read from: every
+ * field the model lacks, and every field newer than the generated classes (kept by protobuf as
+ * unknown fields), survives a read-modify-write.
+ *
+ * @param <T> the record model
+ * @param <M> the Vitess message
+ */
+public interface RecordMapper<T, M extends Message> {
+  /** The message a record is created from (nothing to keep). */
+  M defaultInstance();
+
+  T fromProto(M message);
+
+  /**
+   * {@code base} with the fields the model represents set from {@code value}. Nested and repeated
+   * structures the model holds only in part are matched by identity (a name, a tablet type) so the
+   * part it lacks is kept; an entry the model no longer has is dropped.
+   */
+  M toProto(T value, M base);
+}

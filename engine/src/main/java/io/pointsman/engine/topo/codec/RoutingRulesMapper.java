@@ -1,0 +1,31 @@
+package io.pointsman.engine.topo.codec;
+
+import static io.pointsman.engine.topo.codec.ProtoFields.emptyIfNull;
+import static io.pointsman.engine.topo.codec.ProtoFields.nullIfEmpty;
+
+import io.pointsman.engine.topo.model.RoutingRule;
+import io.pointsman.engine.topo.model.RoutingRules;
+import vschema.Vschema;
+
+/** vschema.RoutingRules; rules are matched by from_table. */
+final class RoutingRulesMapper implements RecordMapper<RoutingRules, Vschema.RoutingRules> {
+  @Override
+  public Vschema.RoutingRules defaultInstance() {
+    return Vschema.RoutingRules.getDefaultInstance();
+  }
+
+  @Override
+  public RoutingRules fromProto(Vschema.RoutingRules m) {
+    return new RoutingRules(m.getRulesList().stream()
+        .map(r -> new RoutingRule(nullIfEmpty(r.getFromTable()), r.getToTablesList())).toList());
+  }
+
+  @Override
+  public Vschema.RoutingRules toProto(RoutingRules v, Vschema.RoutingRules base) {
+    return base.toBuilder().clearRules().addAllRules(Merge.byKey(base.getRulesList(),
+        Vschema.RoutingRule::getFromTable, v.rules(), r -> emptyIfNull(r.fromTable()),
+        (r, b) -> b.toBuilder().setFromTable(emptyIfNull(r.fromTable()))
+            .clearToTables().addAllToTables(r.toTables()).build(),
+        Vschema.RoutingRule.getDefaultInstance())).build();
+  }
+}

@@ -70,9 +70,10 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
       if (!keepData) {
         for (String shard : info.targetShards()) {
           PrimaryEndpoint target = target(info, shard);
+          // A Reshard's tables are every table of the target database; its table list is the
+          // whole-keyspace filter, never a table name. A rerun finds none left, and drops nothing.
           List<String> drop = info.migrationType() == MigrationType.TABLES ? info.tables() : tables.baseTables(target);
-          services.barrier().allow(target, WriteScope.tables(drop.isEmpty() ? info.tables() : drop), locks,
-              BARRIER_TIMEOUT);
+          services.barrier().allow(target, scope(info), locks, BARRIER_TIMEOUT);
           tables.drop(target, drop, locks);
         }
         if (info.migrationType() == MigrationType.TABLES) {
@@ -184,6 +185,11 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
       }
     }
     return found;
+  }
+
+  /** The scope of the barrier a switch of this workflow raises: its tables, or a Reshard's whole database. */
+  private static WriteScope scope(MigrationInfo info) {
+    return info.migrationType() == MigrationType.TABLES ? WriteScope.tables(info.tables()) : WriteScope.wholeDatabase();
   }
 
   private boolean sourceShardExists(MigrationInfo info, String shard) {

@@ -65,7 +65,8 @@ public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
           }
 
           @Override
-          public void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks) {
+          public void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks,
+              boolean streamsLast) {
             // Vitess leaves Reshard reads switched after Cancel; send them back first.
             for (Cleanup.SwitchedReads r : Cleanup.switchedReads(state)) {
               steps.run("switchReads", r.tabletType() + " back to " + info.sourceKeyspace() + " in cells " + r.cells(),
@@ -74,12 +75,27 @@ public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
             }
             steps.run("dropTargets", (request.keepData() ? "keep" : "drop") + " data of " + info.tables() + " on "
                 + info.targetKeyspace(), () -> cleanup.dropTargets(info, request.keepData(), locks.locks()));
-            steps.run("deleteWorkflow", "delete " + info.workflow() + " and " + info.reverseWorkflow() + " streams",
-                () -> cleanup.deleteStreams(info, locks.locks()));
+            if (!streamsLast) {
+              deleteStreams(info, steps, locks);
+            }
             if (!request.keepRoutingRules()) {
               steps.run("deleteRoutingRules", "routing rules of " + info.tables(),
                   () -> cleanup.deleteRoutingRules(info, locks.locks()));
             }
+            if (streamsLast) {
+              // Last: the workflow is found by its streams, so until they go a rerun can read it.
+              deleteStreams(info, steps, locks);
+            }
+          }
+
+          private void deleteStreams(MigrationInfo info, Steps steps, LockKeeper locks) {
+            steps.run("deleteWorkflow", "delete " + info.workflow() + " and " + info.reverseWorkflow() + " streams",
+                () -> cleanup.deleteStreams(info, locks.locks()));
+          }
+
+          @Override
+          public boolean readsStateWhenResuming() {
+            return true;
           }
         }).run();
   }

@@ -76,6 +76,16 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         for (String shard : info.targetShards()) {
           services.streams().stop(target(info, shard), info.workflow(), "workflow cancelled", locks);
         }
+        // A switch that failed before its journal and could not undo its barrier leaves the
+        // sources refusing writes. Cancel runs only while the writes are not switched (and no
+        // journal exists), so the sources are where writes go: they must take them again.
+        for (String shard : info.sourceShards()) {
+          services.barrier().allow(source(info, shard), scope(info), locks, BARRIER_TIMEOUT);
+          hb.checkCancelled();
+        }
+        if (info.migrationType() == MigrationType.SHARDS) {
+          topology.allowSourceWrites(info, locks);
+        }
         if (!keepData) {
           for (String shard : info.targetShards()) {
             PrimaryEndpoint target = target(info, shard);

@@ -11,10 +11,13 @@ import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.workflows.CancelMigrationWorkflow;
 import io.pointsman.api.workflows.Pointsman;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
 public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
+  /** Version marker: Cancel refuses a workflow whose switch wrote its journal and did not finish. */
+  static final String REFUSE_UNDER_JOURNAL = "cancel-refuses-under-journal";
   private ProgressTracker progress;
 
   @Override
@@ -32,6 +35,14 @@ public class CancelMigrationWorkflowImpl implements CancelMigrationWorkflow {
             if (state.writesSwitched()) {
               throw Cleanup.precondition("cannot cancel workflow " + info.qualifiedName()
                   + " because its writes have been switched; run ReverseTraffic first");
+            }
+            // Past the journal a switch only goes forward: its sources are denied and a rerun
+            // resumes from the journal. Dropping the target tables then would leave no side to write to.
+            if (Workflow.getVersion(REFUSE_UNDER_JOURNAL, Workflow.DEFAULT_VERSION, 1) >= 1
+                && switcher.checkJournals(info)) {
+              throw Cleanup.precondition("cannot cancel workflow " + info.qualifiedName() + " because a switch of"
+                  + " its writes wrote its journal (the point of no return) and did not finish; rerun SwitchTraffic,"
+                  + " which resumes from the journal. Nothing was changed");
             }
           }
 

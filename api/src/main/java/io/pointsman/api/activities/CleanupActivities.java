@@ -19,9 +19,10 @@ public interface CleanupActivities {
   void dropSources(MigrationInfo info, boolean renameTables, LockSet locks);
 
   /**
-   * Cancel: stops the target streams and drops the copied tables on the target primaries, and
-   * removes the workflow's denied tables on both sides (TABLES) or the tablet controls its read
-   * switches left in SrvKeyspace (SHARDS).
+   * Cancel: stops the target streams and drops the copied tables on the target primaries, lifts
+   * any write barrier a switch left on the sources (and for SHARDS their disabled primary query
+   * service), and removes the workflow's denied tables on both sides (TABLES) or the tablet
+   * controls its read switches left in SrvKeyspace (SHARDS).
    */
   void dropTargets(MigrationInfo info, boolean keepData, LockSet locks);
 

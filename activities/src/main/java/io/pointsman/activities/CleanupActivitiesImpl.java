@@ -5,6 +5,7 @@ import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.TableDrops;
@@ -42,68 +43,89 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
   @Override
   public void dropSources(MigrationInfo info, boolean renameTables, LockSet locks) {
     ActivityFailures.translate(() -> {
-      if (info.migrationType() == MigrationType.TABLES) {
-        for (String shard : info.sourceShards()) {
-          PrimaryEndpoint source = source(info, shard);
-          // The barrier's triggers would travel with a renamed table; take them off first.
-          services.barrier().allow(source, WriteScope.tables(info.tables()), locks, BARRIER_TIMEOUT);
-          List<String> done = renameTables ? tables.rename(source, info.tables(), locks)
-              : tables.drop(source, info.tables(), locks);
-          log.info("{} on {}/{}: {}", renameTables ? "renamed" : "dropped", info.sourceKeyspace(), shard, done);
+      try (Heartbeater hb = Heartbeater.start()) {
+        // No reverse stream may write into the tables being dropped, nor outlive its source shard.
+        deleteReverseStreams(info, locks);
+        hb.checkCancelled();
+        if (info.migrationType() == MigrationType.TABLES) {
+          for (String shard : info.sourceShards()) {
+            PrimaryEndpoint source = source(info, shard);
+            // The barrier's triggers would travel with a renamed table; take them off first.
+            services.barrier().allow(source, WriteScope.tables(info.tables()), locks, BARRIER_TIMEOUT);
+            hb.checkCancelled();
+            List<String> done = renameTables ? tables.rename(source, info.tables(), locks)
+                : tables.drop(source, info.tables(), locks);
+            log.info("{} on {}/{}: {}", renameTables ? "renamed" : "dropped", info.sourceKeyspace(), shard, done);
+            hb.checkCancelled();
+          }
+          removeFromVSchema(info.sourceKeyspace(), info.tables(), locks);
+          topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
+          topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
+          topology.rebuildSrvVSchema(List.of(), locks);
+          return;
         }
-        removeFromVSchema(info.sourceKeyspace(), info.tables(), locks);
-        topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
-        topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
-        topology.rebuildSrvVSchema(List.of(), locks);
-        return;
+        deleteSourceShards(info, locks);
       }
-      deleteSourceShards(info, locks);
     });
   }
 
   @Override
   public void dropTargets(MigrationInfo info, boolean keepData, LockSet locks) {
     ActivityFailures.translate(() -> {
-      for (String shard : info.targetShards()) {
-        services.streams().stop(target(info, shard), info.workflow(), "workflow cancelled", locks);
-      }
-      if (!keepData) {
+      try (Heartbeater hb = Heartbeater.start()) {
         for (String shard : info.targetShards()) {
-          PrimaryEndpoint target = target(info, shard);
-          List<String> drop = info.migrationType() == MigrationType.TABLES ? info.tables() : tables.baseTables(target);
-          services.barrier().allow(target, WriteScope.tables(drop.isEmpty() ? info.tables() : drop), locks,
-              BARRIER_TIMEOUT);
-          tables.drop(target, drop, locks);
+          services.streams().stop(target(info, shard), info.workflow(), "workflow cancelled", locks);
         }
-        if (info.migrationType() == MigrationType.TABLES) {
-          VSchema target = services.store().get(services.store().keys().vschema(info.targetKeyspace()))
-              .map(v -> v.value()).orElse(null);
-          // A sharded target's VSchema is written by its users; Vitess leaves it alone, and so do we.
-          if (target != null && !target.sharded()) {
-            removeFromVSchema(info.targetKeyspace(), info.tables(), locks);
+        // A switch that failed before its journal and could not undo its barrier leaves the
+        // sources refusing writes. Cancel runs only while the writes are not switched (and no
+        // journal exists), so the sources are where writes go: they must take them again.
+        for (String shard : info.sourceShards()) {
+          services.barrier().allow(source(info, shard), scope(info), locks, BARRIER_TIMEOUT);
+          hb.checkCancelled();
+        }
+        if (info.migrationType() == MigrationType.SHARDS) {
+          topology.allowSourceWrites(info, locks);
+        }
+        if (!keepData) {
+          for (String shard : info.targetShards()) {
+            PrimaryEndpoint target = target(info, shard);
+            // A Reshard's tables are every table of the target database; its table list is the
+            // whole-keyspace filter, never a table name. A rerun finds none left, and drops nothing.
+            List<String> drop = info.migrationType() == MigrationType.TABLES ? info.tables()
+                : tables.baseTables(target);
+            services.barrier().allow(target, scope(info), locks, BARRIER_TIMEOUT);
+            tables.drop(target, drop, locks);
+            hb.checkCancelled();
+          }
+          if (info.migrationType() == MigrationType.TABLES) {
+            VSchema target = services.store().get(services.store().keys().vschema(info.targetKeyspace()))
+                .map(v -> v.value()).orElse(null);
+            // A sharded target's VSchema is written by its users; Vitess leaves it alone, and so do we.
+            if (target != null && !target.sharded()) {
+              removeFromVSchema(info.targetKeyspace(), info.tables(), locks);
+            }
           }
         }
+        if (info.migrationType() == MigrationType.TABLES) {
+          topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
+          topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
+        } else {
+          topology.removeIdleTabletControls(info, locks);
+        }
+        topology.rebuildSrvVSchema(List.of(), locks);
       }
-      if (info.migrationType() == MigrationType.TABLES) {
-        topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
-        topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
-      } else {
-        topology.removeIdleTabletControls(info, locks);
-      }
-      topology.rebuildSrvVSchema(List.of(), locks);
     });
   }
 
   @Override
   public void deleteStreams(MigrationInfo info, LockSet locks) {
     ActivityFailures.translate(() -> {
-      for (String shard : info.sourceShards()) {
-        if (sourceShardExists(info, shard)) {
-          services.streams().delete(source(info, shard), info.reverseWorkflow(), locks);
+      try (Heartbeater hb = Heartbeater.start()) {
+        deleteReverseStreams(info, locks);
+        hb.checkCancelled();
+        for (String shard : info.targetShards()) {
+          services.streams().delete(target(info, shard), info.workflow(), locks);
         }
-      }
-      for (String shard : info.targetShards()) {
-        services.streams().delete(target(info, shard), info.workflow(), locks);
       }
     });
   }
@@ -115,6 +137,37 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         topology.deleteRoutingRules(info, locks);
       }
     });
+  }
+
+  @Override
+  public UnfinishedCleanup readUnfinishedCleanup(String targetKeyspace, String workflow) {
+    return ActivityFailures.translate(() -> services.store()
+        .get(services.store().keys().unfinishedCleanup(targetKeyspace, workflow)).map(Versioned::value).orElse(null));
+  }
+
+  @Override
+  public void recordUnfinishedCleanup(UnfinishedCleanup cleanup, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      TopologyStore store = services.store();
+      store.upsert(store.keys().unfinishedCleanup(cleanup.info().targetKeyspace(), cleanup.info().workflow()),
+          before -> cleanup, locks);
+    });
+  }
+
+  @Override
+  public void deleteUnfinishedCleanup(String targetKeyspace, String workflow, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      services.store().delete(services.store().keys().unfinishedCleanup(targetKeyspace, workflow), locks);
+    });
+  }
+
+  /** The reverse workflow's streams on the source shards that still exist. */
+  private void deleteReverseStreams(MigrationInfo info, LockSet locks) {
+    for (String shard : info.sourceShards()) {
+      if (sourceShardExists(info, shard)) {
+        services.streams().delete(source(info, shard), info.reverseWorkflow(), locks);
+      }
+    }
   }
 
   private void removeFromVSchema(String keyspace, List<String> names, LockSet locks) {
@@ -184,6 +237,11 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
       }
     }
     return found;
+  }
+
+  /** The scope of the barrier a switch of this workflow raises: its tables, or a Reshard's whole database. */
+  private static WriteScope scope(MigrationInfo info) {
+    return info.migrationType() == MigrationType.TABLES ? WriteScope.tables(info.tables()) : WriteScope.wholeDatabase();
   }
 
   private boolean sourceShardExists(MigrationInfo info, String shard) {

@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import io.pointsman.api.activities.CleanupActivities;
 import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.Direction;
@@ -11,7 +12,10 @@ import io.temporal.activity.Activity;
 import io.temporal.client.ActivityCompletionException;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TemporalFailure;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,17 +62,23 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
   private final ConcurrentMap<String, Fault> armed = new ConcurrentHashMap<>();
   private final List<Call> calls = new CopyOnWriteArrayList<>();
 
-  private record Fault(When when, Block block) {}
+  /** A fault: blocks when {@code block} is set, else fails; {@code times} calls in a row (-1: until reset). */
+  private record Fault(When when, Block block, int times) {}
 
   /** The next call of {@code step} fails with a non-retryable INTERNAL failure naming it. */
   void failOnce(String step, When when) {
-    arm(step, new Fault(when, null));
+    arm(step, new Fault(when, null, 1));
+  }
+
+  /** Every call of {@code step} fails as {@link #failOnce} does, until {@link #reset}. */
+  void failUntilReset(String step, When when) {
+    arm(step, new Fault(when, null, -1));
   }
 
   /** The next call of {@code step} blocks (heartbeating) until the test releases it, then goes on. */
   Block blockOnce(String step, When when) {
     Block block = new Block(step);
-    arm(step, new Fault(when, block));
+    arm(step, new Fault(when, block, 1));
     return block;
   }
 
@@ -99,7 +109,7 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
 
   private void fire(String step, When when, LockSet locks) {
     Fault f = armed.get(step);
-    if (f == null || f.when() != when || !armed.remove(step, f)) {
+    if (f == null || f.when() != when || (f.times() > 0 && !armed.remove(step, f))) {
       return;
     }
     if (f.block() != null) {
@@ -202,6 +212,33 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
   @Override
   public SwitchActivities apply(SwitchActivities real) {
     return new Faulty(real);
+  }
+
+  /**
+   * The real cleanup activities (Complete's and Cancel's steps), each call going through the armed
+   * faults under its method's name; a proxy, so every method of the interface is covered.
+   */
+  CleanupActivities cleanup(CleanupActivities real) {
+    return (CleanupActivities) Proxy.newProxyInstance(CleanupActivities.class.getClassLoader(),
+        new Class<?>[] {CleanupActivities.class}, (proxy, method, args) -> {
+          if (method.getDeclaringClass() == Object.class) {
+            return method.invoke(real, args);
+          }
+          LockSet locks = args == null ? null : Arrays.stream(args).filter(a -> a instanceof LockSet)
+              .map(a -> (LockSet) a).findFirst().orElse(null);
+          return call(method.getName(), locks, () -> {
+            try {
+              return method.invoke(real, args);
+            } catch (InvocationTargetException e) {
+              if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+              }
+              throw new IllegalStateException(e.getCause());
+            } catch (IllegalAccessException e) {
+              throw new IllegalStateException(e);
+            }
+          });
+        });
   }
 
   /** The real activities, each call going through the armed faults. */

@@ -23,7 +23,6 @@ import io.pointsman.sandbox.load.WriteFactory;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
-import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import java.time.Duration;
 import java.util.List;
@@ -41,8 +40,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * After the journal a switch only goes forward: a failure there is finished by a rerun that resumes
- * from the journal, a cancellation finishes the switch before it ends. The cases alternate between
+ * After the journal a switch only goes forward: a failure there is tried again until the switch
+ * finishes (a rerun resumes from the journal when it was stopped; CancelAfterJournalTest), a
+ * cancellation finishes the switch before it ends. The cases alternate between
  * SwitchTraffic and ReverseTraffic on one world, each ending where the next one starts (switched,
  * then back), so they run in order; each checks the state it starts from.
  */
@@ -84,43 +84,36 @@ class SwitchPastTheJournalTest {
 
   @Test
   @Order(1)
-  void aSwitchFailingAfterTheJournalIsFinishedByARerunAndLosesNoAcknowledgedWrite() throws Exception {
+  void aSwitchFailingAfterTheJournalFinishesItselfAndLosesNoAcknowledgedWrite() throws Exception {
     starting(NOT_SWITCHED);
     LoadWriter load = LoadWriter.start(world.router(), LoadOptions.builder()
         .ratePerSecond(40).writers(4).duration(Duration.ofMinutes(4))
         .writes(WriteFactory.customerInserts("customer", 2_000_000)).build());
     world.onClose(load);
-    // writes acknowledged before the switch and after its rerun, so the load spans both
+    // writes acknowledged before the switch and after it, so the load spans both
     await().atMost(Duration.ofSeconds(30)).until(() -> load.loadLog().acknowledged() >= 20);
     int journalsBefore = WorldSnapshot.take(world).journals().size();
     faults.failOnce("changeRouting", When.BEFORE);
 
     SwitchTrafficWorkflow first = newSwitch();
-    ApplicationFailure cause = failure(() -> first.switchTraffic(request()));
-    assertThat(cause.getOriginalMessage()).contains(FaultInjection.message("changeRouting", When.BEFORE))
-        .contains("The journal is written: rerun SwitchTraffic to finish the switch");
-    Progress failedRun = first.progress();
-    assertThat(statusOf(failedRun, "createJournals")).isEqualTo(StepStatus.DONE);
-    assertThat(statusOf(failedRun, "changeRouting")).isEqualTo(StepStatus.FAILED);
-    assertThat(failedRun.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
-    assertThat(WorldSnapshot.take(world).journals()).hasSize(journalsBefore + 1);
+    ActionResult done = first.switchTraffic(request());
 
-    SwitchTrafficWorkflow rerun = newSwitch();
-    ActionResult done = rerun.switchTraffic(request());
+    // Past the journal the switch does not give up: it tries the failed step again and finishes.
     assertThat(done.currentState()).isEqualTo(SWITCHED);
-    List<String> steps = names(rerun.progress());
-    assertThat(steps).contains("gatherPositions").doesNotContain("stopSourceWrites", "waitForCatchup",
-        "createReverseVReplication");
-    assertThat(steps).containsSubsequence("gatherPositions", "createJournals", "allowTargetWrites", "changeRouting",
+    List<String> steps = names(first.progress());
+    assertThat(first.progress().steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
+    assertThat(steps).containsSubsequence("createJournals", "changeRouting", "changeRouting",
         "startReverseVReplication", "freezeTargetVReplication");
+    assertThat(first.progress().steps()).filteredOn(s -> s.name().equals("changeRouting"))
+        .extracting(StepProgress::status).containsExactly(StepStatus.FAILED, StepStatus.DONE);
     assertThat(WorldSnapshot.take(world).journals()).as("no second journal").hasSize(journalsBefore + 1);
     assertSwitchedTo(TARGET, SOURCE, REVERSE, WORKFLOW);
-    long afterRerun = load.loadLog().acknowledged();
-    await().atMost(Duration.ofSeconds(30)).until(() -> load.loadLog().acknowledged() >= afterRerun + 20);
+    long afterSwitch = load.loadLog().acknowledged();
+    await().atMost(Duration.ofSeconds(30)).until(() -> load.loadLog().acknowledged() >= afterSwitch + 20);
 
     load.close();
     VerificationReport report = LoadVerifier.forCustomers(world.router()).verify(load.loadLog());
-    log.info("load across the failed switch and its rerun: {}", report.summary());
+    log.info("load across the switch that failed past its journal: {}", report.summary());
     assertThat(report.acknowledged()).isGreaterThanOrEqualTo(40);
     assertThat(report.missing()).isEmpty();
     assertThat(report.duplicated()).isEmpty();
@@ -129,26 +122,16 @@ class SwitchPastTheJournalTest {
 
   @Test
   @Order(2)
-  void aReverseFailingAfterItChangedRoutingIsResumedByARerun() throws Exception {
+  void aReverseFailingAfterItChangedRoutingFinishesItself() throws Exception {
     starting(SWITCHED);
     faults.failOnce("changeRouting", When.AFTER);
 
     ReverseTrafficWorkflow first = newReverse();
-    ApplicationFailure cause = failure(() -> first.reverseTraffic(request()));
-    assertThat(cause.getOriginalMessage()).contains(FaultInjection.message("changeRouting", When.AFTER))
-        .contains("rerun ReverseTraffic");
-    // Routing already points back at the source, so the state reads as reversed; but the reverse
-    // workflow is not frozen and the original streams are not running: the switch is unfinished.
-    assertThat(world.workflowState(TARGET, WORKFLOW)).isEqualTo(NOT_SWITCHED);
-    assertThat(streams(SOURCE, REVERSE)).noneMatch(Stream::isFrozen);
+    ActionResult done = first.reverseTraffic(request());
 
-    ReverseTrafficWorkflow rerun = newReverse();
-    ActionResult done = rerun.reverseTraffic(request());
     assertThat(done.currentState()).isEqualTo(NOT_SWITCHED);
-    List<String> steps = names(rerun.progress());
-    assertThat(steps).doesNotContain("stopSourceWrites", "waitForCatchup")
-        .containsSubsequence("checkJournals", "gatherPositions", "createJournals", "allowTargetWrites",
-            "changeRouting", "startReverseVReplication", "freezeTargetVReplication");
+    assertThat(names(first.progress())).containsSubsequence("createJournals", "changeRouting", "changeRouting",
+        "startReverseVReplication", "freezeTargetVReplication");
     assertSwitchedTo(SOURCE, TARGET, WORKFLOW, REVERSE);
   }
 
@@ -179,31 +162,22 @@ class SwitchPastTheJournalTest {
 
   @Test
   @Order(4)
-  void aJournalWrittenByAFailedCreateJournalsIsNotRolledBackAndARerunFinishes() throws Exception {
+  void aJournalWrittenByAFailedCreateJournalsIsNotRolledBackAndTheSwitchFinishes() throws Exception {
     starting(SWITCHED);
     int journalsBefore = WorldSnapshot.take(world).journals().size();
     faults.failOnce("createJournals", When.AFTER);
 
     ReverseTrafficWorkflow first = newReverse();
-    ApplicationFailure cause = failure(() -> first.reverseTraffic(request()));
-    assertThat(cause.getOriginalMessage()).contains(FaultInjection.message("createJournals", When.AFTER))
-        .contains("The journal is written: rerun ReverseTraffic");
-    Progress failedRun = first.progress();
-    assertThat(failedRun.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
-    assertThat(names(failedRun)).containsSubsequence("createJournals", "checkJournals");
-    // The reverse's source (customer) stays closed for writes: reopening it under a journal that a
-    // rerun trusts would let writes in that the rerun never waits for.
-    for (String shard : world.store().listShards(TARGET)) {
-      assertThat(world.services.barrier().deniedTables(primary(TARGET, shard))).containsExactlyElementsOf(TABLES);
-    }
-    int journalsWritten = WorldSnapshot.take(world).journals().size() - journalsBefore;
-    assertThat(journalsWritten).isEqualTo(world.store().listShards(TARGET).size());
+    ActionResult done = first.reverseTraffic(request());
 
-    ReverseTrafficWorkflow rerun = newReverse();
-    ActionResult done = rerun.reverseTraffic(request());
     assertThat(done.currentState()).isEqualTo(NOT_SWITCHED);
-    assertThat(names(rerun.progress())).contains("gatherPositions").doesNotContain("stopSourceWrites");
-    assertThat(WorldSnapshot.take(world).journals()).hasSize(journalsBefore + journalsWritten);
+    Progress run = first.progress();
+    assertThat(run.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
+    // The failed createJournals is read back, found written, and the switch goes forward from it.
+    assertThat(names(run)).containsSubsequence("createJournals", "checkJournals", "createJournals",
+        "allowTargetWrites", "changeRouting", "freezeTargetVReplication");
+    assertThat(WorldSnapshot.take(world).journals()).as("one journal a source")
+        .hasSize(journalsBefore + world.store().listShards(TARGET).size());
     assertSwitchedTo(SOURCE, TARGET, WORKFLOW, REVERSE);
   }
 
@@ -227,13 +201,6 @@ class SwitchPastTheJournalTest {
   private void starting(String state) {
     started = System.nanoTime();
     assertThat(world.workflowState(TARGET, WORKFLOW)).as("the state this case starts from").isEqualTo(state);
-  }
-
-  private static ApplicationFailure failure(Runnable run) {
-    WorkflowFailedException failed = catchThrowableOfType(run::run, WorkflowFailedException.class);
-    assertThat(failed).isNotNull();
-    assertThat(failed.getCause()).isInstanceOf(ApplicationFailure.class);
-    return (ApplicationFailure) failed.getCause();
   }
 
   private static StepStatus statusOf(Progress progress, String step) {

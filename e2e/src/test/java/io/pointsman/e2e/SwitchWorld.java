@@ -7,6 +7,7 @@ import io.etcd.jetcd.Client;
 import io.pointsman.activities.CleanupActivitiesImpl;
 import io.pointsman.activities.LockActivitiesImpl;
 import io.pointsman.activities.SwitchActivitiesImpl;
+import io.pointsman.api.activities.CleanupActivities;
 import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
@@ -68,7 +69,8 @@ final class SwitchWorld implements AutoCloseable {
   private final List<AutoCloseable> extras = new ArrayList<>();
   private Router router;
 
-  private SwitchWorld(Sandbox sandbox, UnaryOperator<SwitchActivities> switchWrapper) {
+  private SwitchWorld(Sandbox sandbox, UnaryOperator<SwitchActivities> switchWrapper,
+      UnaryOperator<CleanupActivities> cleanupWrapper) {
     this.sandbox = sandbox;
     this.etcd = TestEtcd.client(sandbox.etcdEndpoint());
     this.paths = sandbox.options().topoPaths();
@@ -88,7 +90,7 @@ final class SwitchWorld implements AutoCloseable {
     this.worker = env.newWorker(Pointsman.TASK_QUEUE);
     WorkflowRegistration.registerWorkflows(worker);
     worker.registerActivitiesImplementations(switchWrapper.apply(new SwitchActivitiesImpl(services)),
-        new CleanupActivitiesImpl(services), new LockActivitiesImpl(services.locks()));
+        cleanupWrapper.apply(new CleanupActivitiesImpl(services)), new LockActivitiesImpl(services.locks()));
     env.start();
   }
 
@@ -115,8 +117,23 @@ final class SwitchWorld implements AutoCloseable {
     return start(moveTablesOnly, SandboxShape.DEFAULT, true, switchWrapper);
   }
 
+  /** A world whose switch and cleanup activities (Complete's and Cancel's steps) both go through {@code faults}. */
+  static SwitchWorld start(boolean moveTablesOnly, FaultInjection faults) throws IOException {
+    return start(moveTablesOnly, SandboxShape.DEFAULT, faults);
+  }
+
+  static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, FaultInjection faults) throws IOException {
+    return start(moveTablesOnly, shape, false, faults, faults::cleanup);
+  }
+
   private static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
       UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
+    return start(moveTablesOnly, shape, ownEtcd, switchWrapper, UnaryOperator.identity());
+  }
+
+  private static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
+      UnaryOperator<SwitchActivities> switchWrapper, UnaryOperator<CleanupActivities> cleanupWrapper)
+      throws IOException {
     Path dir = Files.createTempDirectory("pointsman-e2e");
     String root = "/pointsman-e2e/" + UUID.randomUUID();
     SandboxOptions.Builder b = SandboxOptions.builder()
@@ -135,7 +152,7 @@ final class SwitchWorld implements AutoCloseable {
     }
     Sandbox sandbox = Sandbox.up(b.build());
     try {
-      return new SwitchWorld(sandbox, switchWrapper);
+      return new SwitchWorld(sandbox, switchWrapper, cleanupWrapper);
     } catch (RuntimeException e) {
       sandbox.close();
       throw e;

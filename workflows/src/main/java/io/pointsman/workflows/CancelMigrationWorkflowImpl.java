@@ -10,10 +10,14 @@ import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.workflows.CancelMigrationWorkflow;
 import io.pointsman.api.workflows.Pointsman;
+import io.temporal.workflow.Workflow;
 import java.util.ArrayList;
 import java.util.List;
 
 public class CancelMigrationWorkflowImpl extends ActionWorkflow implements CancelMigrationWorkflow {
+  /** Version marker: Cancel refuses a workflow whose switch wrote its journal and did not finish. */
+  static final String REFUSE_UNDER_JOURNAL = "cancel-refuses-under-journal";
+
   public CancelMigrationWorkflowImpl() {
     super(Pointsman.CANCEL_MIGRATION);
   }
@@ -33,6 +37,14 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
             if (state.writesSwitched()) {
               throw Cleanup.precondition("cannot cancel workflow " + info.qualifiedName()
                   + " because its writes have been switched; run ReverseTraffic first");
+            }
+            // Past the journal a switch only goes forward: its sources are denied and a rerun
+            // resumes from the journal. Dropping the target tables then would leave no side to write to.
+            if (Workflow.getVersion(REFUSE_UNDER_JOURNAL, Workflow.DEFAULT_VERSION, 1) >= 1
+                && switcher.checkJournals(info)) {
+              throw Cleanup.precondition("cannot cancel workflow " + info.qualifiedName() + " because a switch of"
+                  + " its writes wrote its journal (the point of no return) and did not finish; rerun SwitchTraffic,"
+                  + " which resumes from the journal. Nothing was changed");
             }
           }
 
@@ -66,7 +78,8 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
           }
 
           @Override
-          public void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks) {
+          public void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks,
+              boolean streamsLast) {
             // Vitess leaves Reshard reads switched after Cancel; send them back first.
             for (Cleanup.SwitchedReads r : Cleanup.switchedReads(state)) {
               steps.run("switchReads", r.tabletType() + " back to " + info.sourceKeyspace() + " in cells " + r.cells(),
@@ -75,12 +88,27 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
             }
             steps.run("dropTargets", (request.keepData() ? "keep" : "drop") + " data of " + info.tables() + " on "
                 + info.targetKeyspace(), () -> cleanup.dropTargets(info, request.keepData(), locks.locks()));
-            steps.run("deleteWorkflow", "delete " + info.workflow() + " and " + info.reverseWorkflow() + " streams",
-                () -> cleanup.deleteStreams(info, locks.locks()));
+            if (!streamsLast) {
+              deleteStreams(info, steps, locks);
+            }
             if (!request.keepRoutingRules()) {
               steps.run("deleteRoutingRules", "routing rules of " + info.tables(),
                   () -> cleanup.deleteRoutingRules(info, locks.locks()));
             }
+            if (streamsLast) {
+              // Last: the workflow is found by its streams, so until they go a rerun can read it.
+              deleteStreams(info, steps, locks);
+            }
+          }
+
+          private void deleteStreams(MigrationInfo info, Steps steps, LockKeeper locks) {
+            steps.run("deleteWorkflow", "delete " + info.workflow() + " and " + info.reverseWorkflow() + " streams",
+                () -> cleanup.deleteStreams(info, locks.locks()));
+          }
+
+          @Override
+          public boolean readsStateWhenResuming() {
+            return true;
           }
         }).run();
   }

@@ -7,6 +7,7 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.workflows.Pointsman;
 import io.temporal.failure.ApplicationFailure;
@@ -24,6 +25,12 @@ import java.util.List;
 final class Cleanup extends LockedAction<Cleanup.Found> {
   /** Version marker: the check is made again under the locks, and the action acts on what it read there. */
   static final String CHECK_UNDER_LOCKS = "check-under-locks";
+  /**
+   * Version marker: the action records that it began before its first change and deletes the record
+   * after its last, deleting the streams last of all; a rerun finding the record finishes from the
+   * workflow as recorded, past the check and the reads the first run's steps made impossible.
+   */
+  static final String RESUMABLE_CLEANUP = "resumable-cleanup";
 
   /** What one cleanup action does, beyond the shared reading and locking. */
   interface Plan {
@@ -33,11 +40,24 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
     /** The lines a dry run prints. */
     List<String> describe(MigrationInfo info, WorkflowState state);
 
-    void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks);
+    /**
+     * The action's steps.
+     *
+     * @param streamsLast the streams, which buildTrafficSwitcher finds the workflow by, go last (RESUMABLE_CLEANUP)
+     */
+    void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks, boolean streamsLast);
+
+    /** Whether a resumed run reads the state for its steps (Cancel sends switched reads back). */
+    boolean readsStateWhenResuming();
   }
 
-  /** The workflow as read before the locks, then as read under them. */
-  record Found(MigrationInfo info, WorkflowState state) {}
+  /**
+   * The workflow as read before the locks, then as read under them.
+   *
+   * @param state null when resuming an action whose steps do not read it
+   * @param resuming a run of this action began and did not finish: finish it, without the check
+   */
+  record Found(MigrationInfo info, WorkflowState state, boolean resuming) {}
 
   private final String targetKeyspace;
   private final String workflow;
@@ -46,6 +66,7 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   private final Duration maxLockHold;
   private final Plan plan;
   private final SwitchActivities reads = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  private final CleanupActivities records = cleanupStub();
 
   Cleanup(String action, String targetKeyspace, String workflow, boolean dryRun, Duration lockTtl,
       Duration maxLockHold, ProgressTracker progress, Plan plan) {
@@ -68,11 +89,40 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
 
   @Override
   protected Found plan() {
+    if (resumable()) {
+      UnfinishedCleanup left = unlocked.run("readUnfinishedCleanup", targetKeyspace + "." + workflow,
+          () -> records.readUnfinishedCleanup(targetKeyspace, workflow));
+      if (left != null) {
+        return resume(left, unlocked);
+      }
+    }
     MigrationInfo info = unlocked.run("buildTrafficSwitcher", targetKeyspace + "." + workflow,
         () -> reads.buildTrafficSwitcher(targetKeyspace, workflow));
     WorkflowState state = unlocked.run("getWorkflowState", "all cells", () -> reads.getWorkflowState(info, List.of()));
     plan.check(info, state);
-    return new Found(info, state);
+    return new Found(info, state, false);
+  }
+
+  private static boolean resumable() {
+    return Workflow.getVersion(RESUMABLE_CLEANUP, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  /**
+   * Finishes what a run of this action began: its check passed then, and its steps may since have
+   * deleted what the check and buildTrafficSwitcher read. Another action's unfinished run is that
+   * action's to finish.
+   */
+  private Found resume(UnfinishedCleanup left, Steps steps) {
+    MigrationInfo info = left.info();
+    if (!left.action().equals(action)) {
+      throw precondition("a " + left.action() + " of workflow " + info.qualifiedName() + " began and did not"
+          + " finish; rerun " + left.action() + " to finish it. Nothing was changed");
+    }
+    progress.phase("resuming an unfinished " + action);
+    WorkflowState state = plan.readsStateWhenResuming()
+        ? steps.run("getWorkflowState", "all cells", () -> reads.getWorkflowState(info, List.of()))
+        : null;
+    return new Found(info, state, true);
   }
 
   @Override
@@ -88,6 +138,9 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
     List<String> lines = new ArrayList<>();
     lines.add("Lock workflow " + named);
     info.keyspaces().forEach(ks -> lines.add("Lock keyspace " + ks));
+    if (found.resuming()) {
+      lines.add("Finish the unfinished " + action + " of workflow " + info.qualifiedName());
+    }
     lines.addAll(plan.describe(info, state));
     List<String> keyspaces = info.keyspaces();
     for (int i = keyspaces.size() - 1; i >= 0; i--) {
@@ -97,7 +150,7 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
     progress.plan(lines);
     progress.phase("done");
     return new ActionResult(action + " dry run results for workflow " + info.qualifiedName() + " at "
-        + Instant.ofEpochMilli(Workflow.currentTimeMillis()), state.summary(), state.summary(), lines);
+        + Instant.ofEpochMilli(Workflow.currentTimeMillis()), summary(found), summary(found), lines);
   }
 
   @Override
@@ -117,17 +170,34 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
    */
   @Override
   protected Found decideAgain(Found before) {
+    if (resumable()) {
+      UnfinishedCleanup left = locked.run("readUnfinishedCleanup", "again under the locks",
+          () -> records.readUnfinishedCleanup(targetKeyspace, workflow));
+      if (left != null) {
+        return resume(left, locked);
+      }
+    }
     MigrationInfo now = readUnderTheLocks(locked);
     WorkflowState state = locked.run("getWorkflowState", "again under the locks",
         () -> reads.getWorkflowState(now, List.of()));
     plan.check(now, state);
-    return new Found(now, state);
+    return new Found(now, state, false);
   }
 
   @Override
   protected void act(Found found) {
     progress.phase("cleaning up");
-    plan.execute(found.info(), found.state(), locked, keeper);
+    MigrationInfo info = found.info();
+    boolean resumable = resumable();
+    if (resumable && !found.resuming()) {
+      locked.run("recordUnfinishedCleanup", action + " of " + info.qualifiedName() + " begins",
+          () -> records.recordUnfinishedCleanup(new UnfinishedCleanup(action, info), keeper.locks()));
+    }
+    plan.execute(info, found.state(), locked, keeper, resumable);
+    if (resumable) {
+      locked.run("deleteUnfinishedCleanup", action + " of " + info.qualifiedName() + " finished",
+          () -> records.deleteUnfinishedCleanup(info.targetKeyspace(), info.workflow(), keeper.locks()));
+    }
   }
 
   @Override
@@ -148,7 +218,11 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   protected ActionResult succeeded(Found found) {
     String verb = action.equals(Pointsman.COMPLETE_MIGRATION) ? "completed" : "cancelled";
     return new ActionResult("Successfully " + verb + " the " + workflow + " workflow in the " + targetKeyspace
-        + " keyspace", found.state().summary(), verb, List.of());
+        + " keyspace", summary(found), verb, List.of());
+  }
+
+  private String summary(Found found) {
+    return found.state() != null ? found.state().summary() : "an unfinished " + action;
   }
 
   /**

@@ -58,11 +58,15 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
           }
 
           @Override
-          public void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks) {
-            // Streams go first: a reverse stream must not write into source tables being dropped.
-            steps.run("dropArtifacts", "delete " + info.reverseWorkflow() + " and " + info.workflow() + " streams",
-                () -> cleanup.deleteStreams(info, locks.locks()));
+          public void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks,
+              boolean streamsLast) {
+            if (!streamsLast) {
+              // Runs from before RESUMABLE_CLEANUP deleted the streams first.
+              steps.run("dropArtifacts", "delete " + info.reverseWorkflow() + " and " + info.workflow() + " streams",
+                  () -> cleanup.deleteStreams(info, locks.locks()));
+            }
             if (!request.keepData()) {
+              // dropSources deletes the reverse streams first: none may write into what it drops.
               steps.run("dropSources", (request.renameTables() ? "rename " : "drop ") + Cleanup.what(info)
                   + " on " + info.sourceKeyspace(), () -> cleanup.dropSources(info, request.renameTables(), locks.locks()));
             }
@@ -70,6 +74,16 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
               steps.run("deleteRoutingRules", "routing rules of " + info.tables(),
                   () -> cleanup.deleteRoutingRules(info, locks.locks()));
             }
+            if (streamsLast) {
+              // Last: the workflow is found by its streams, so until they go a rerun can read it.
+              steps.run("dropArtifacts", "delete " + info.reverseWorkflow() + " and " + info.workflow() + " streams",
+                  () -> cleanup.deleteStreams(info, locks.locks()));
+            }
+          }
+
+          @Override
+          public boolean readsStateWhenResuming() {
+            return false;
           }
         }).run();
   }

@@ -139,16 +139,21 @@ final class TrafficSwitch extends LockedAction<Plan> {
     // failure reliably. A cancelled switch is undone before the journal and finished after it.
     boolean cancelled = CancellationScope.current().isCancelRequested();
     String why = cancelled ? "the workflow was cancelled" : Failures.message(failure);
+    boolean[] finished = {false};
     Workflow.newDetachedCancellationScope(() -> {
       writes.settlePointOfNoReturn(plan.w());
       if (cancelled || !writes.pastPointOfNoReturn()) {
         undoOrFinish(plan.w(), why);
+      } else if (WriteSwitch.keepFinishing()) {
+        log.warn("{}: {} after the journal; finishing the switch", action, why);
+        writes.finishAfterFailure(plan.w());
+        finished[0] = true;
       }
     }).run();
     if (cancelled) {
       return failure instanceof CanceledFailure c ? c : new CanceledFailure(why + ": " + Failures.message(failure));
     }
-    return describe(failure);
+    return finished[0] ? null : describe(failure);
   }
 
   /**

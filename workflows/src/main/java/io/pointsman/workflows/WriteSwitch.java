@@ -23,6 +23,14 @@ final class WriteSwitch {
   private static final Logger log = Workflow.getLogger(WriteSwitch.class);
   /** Version marker: a failed createJournals is settled by reading the journal back, and completed after it. */
   static final String JOURNAL_READ_BACK = "journal-read-back-and-completed";
+  /**
+   * Version marker: past the journal a failed step no longer ends the switch unfinished (the source
+   * denied, routing still on it); the switch tries again, with backoff shown in its progress,
+   * until it finishes or its locks are lost for good.
+   */
+  static final String KEEP_FINISHING = "keep-finishing-past-the-journal";
+  private static final Duration FIRST_RETRY = Duration.ofSeconds(2);
+  private static final Duration LONGEST_RETRY = Duration.ofMinutes(1);
 
   private final String action;
   private final SwitchTrafficRequest request;
@@ -184,7 +192,9 @@ final class WriteSwitch {
    */
   void finishAfterFailure(MigrationInfo w) {
     progress.phase("finishing after the point of no return");
-    for (int attempt = 1; ; attempt++) {
+    boolean keepTrying = keepFinishing();
+    Duration wait = FIRST_RETRY;
+    for (int attempt = 1, locksLost = 0; ; attempt++) {
       try {
         if (journalSourcePositions != null
             && Workflow.getVersion(JOURNAL_READ_BACK, Workflow.DEFAULT_VERSION, 1) >= 1) {
@@ -194,14 +204,31 @@ final class WriteSwitch {
         finishForward(w, quick);
         return;
       } catch (LockLostSignal again) {
-        if (attempt >= 3) {
+        if (++locksLost >= 3) {
           // A workflow must fail with a Temporal failure: anything else retries its task forever.
           throw ApplicationFailure.newNonRetryableFailure(again.getMessage() + "; the journal is written:"
               + " rerun " + action + " to finish the switch.", ErrorCode.LOCK_LOST.name());
         }
         keeper.reacquire();
+      } catch (RuntimeException failed) {
+        if (!keepTrying) {
+          throw failed;
+        }
+        // Giving up here would leave the sources denied and routing on them: an outage until a
+        // rerun. Every step after the journal is idempotent, so try again, longer apart each time.
+        progress.phase("past the point of no return: attempt " + attempt + " failed (" + Failures.message(failed)
+            + "); trying again in " + GoDurations.format(wait));
+        log.warn("{}: finishing after the journal failed (attempt {}), trying again in {}: {}", action, attempt,
+            wait, Failures.message(failed));
+        Workflow.sleep(wait);
+        wait = wait.multipliedBy(2).compareTo(LONGEST_RETRY) > 0 ? LONGEST_RETRY : wait.multipliedBy(2);
+        progress.phase("finishing after the point of no return");
       }
     }
+  }
+
+  static boolean keepFinishing() {
+    return Workflow.getVersion(KEEP_FINISHING, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   /**

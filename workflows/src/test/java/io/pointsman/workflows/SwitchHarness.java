@@ -144,6 +144,17 @@ final class SwitchHarness implements AutoCloseable {
     });
   }
 
+  /** Fails the first {@code times} calls of this label or method name, as {@link #fail} does; later ones run. */
+  void failTimes(String labelOrMethod, int times) {
+    java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(times);
+    override(labelOrMethod, inv -> {
+      if (left.getAndDecrement() > 0) {
+        throw ApplicationFailure.newNonRetryableFailure("injected failure of " + label(inv), "INTERNAL");
+      }
+      return null;
+    });
+  }
+
   void workflowTaskTimeout(Duration timeout) {
     workflowTaskTimeout = timeout;
   }

@@ -1,5 +1,6 @@
 package io.pointsman.engine.topo;
 
+import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.engine.topo.model.CellInfo;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.RoutingRules;
@@ -52,6 +53,10 @@ public final class TopoKeys {
 
   public RecordKey<SrvVSchema> srvVSchema(String cell) {
     return new RecordKey<>(paths.srvVSchema(cell), SrvVSchema.class);
+  }
+
+  public RecordKey<UnfinishedCleanup> unfinishedCleanup(String keyspace, String workflow) {
+    return new RecordKey<>(paths.unfinishedCleanup(keyspace, workflow), UnfinishedCleanup.class);
   }
 
   public RecordKey<Tablet> tablet(TabletAlias alias) {

@@ -112,6 +112,14 @@ public final class TopoPaths {
     return globalRoot + "/internal/named_locks/" + name;
   }
 
+  /**
+   * Where pointsman records a Complete or Cancel that began and has not finished:
+   * {@code <global>/internal/pointsman_cleanups/<keyspace>/<workflow>}.
+   */
+  public String unfinishedCleanup(String keyspace, String workflow) {
+    return globalRoot + "/internal/pointsman_cleanups/" + Names.keyspace(keyspace) + "/" + Names.workflow(workflow);
+  }
+
   /** The {@code locks/} directory of a lockable resource directory. */
   public static String locksPrefix(String resourceDir) {
     return resourceDir + "/" + LOCKS + "/";

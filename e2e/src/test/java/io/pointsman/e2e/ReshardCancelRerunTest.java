@@ -1,0 +1,96 @@
+package io.pointsman.e2e;
+
+import static io.pointsman.e2e.E2eChecks.id;
+import static io.pointsman.e2e.E2eChecks.primary;
+import static io.pointsman.e2e.E2eChecks.streams;
+import static io.pointsman.e2e.E2eChecks.tables;
+import static io.pointsman.e2e.E2eChecks.triggers;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.request.CancelRequest;
+import io.pointsman.api.request.CompleteRequest;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.CancelMigrationWorkflow;
+import io.pointsman.api.workflows.CompleteMigrationWorkflow;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.e2e.FaultInjection.When;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ApplicationFailure;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A Reshard Cancel that failed once its target tables were dropped is finished by a rerun: the
+ * rerun finds no tables left on the target shards and has nothing to drop there, rather than
+ * naming the workflow's whole-keyspace filter ({@code /.*}) as a table.
+ */
+@Timeout(600)
+class ReshardCancelRerunTest {
+  private static final String KS = "customer";
+  private static final String WF = "cust2cust";
+  private static final String MOVE = "commerce2customer";
+  private static final List<String> SOURCES = List.of("-80", "80-");
+  private static final List<String> TARGETS = List.of("-40", "40-80", "80-c0", "c0-");
+
+  private static final FaultInjection faults = new FaultInjection();
+  private static SwitchWorld world;
+
+  @BeforeAll
+  static void up() throws Exception {
+    world = SwitchWorld.start(false, faults);
+    // The Reshard's source shards get their tables from a completed MoveTables, as in ReshardSwitchTest.
+    world.createMoveTables();
+    world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, MOVE))
+        .switchTraffic(SwitchTrafficRequest.of(MOVE, KS));
+    world.workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION, KS, MOVE))
+        .complete(CompleteRequest.of(MOVE, KS));
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    faults.reset();
+    if (world != null) {
+      world.close();
+    }
+  }
+
+  @Test
+  void aCancelFailingAfterItDroppedTheTargetTablesIsFinishedByARerun() throws Exception {
+    world.createReshard();
+    faults.failOnce("dropTargets", When.AFTER);
+
+    WorkflowFailedException failed = catchThrowableOfType(() -> cancel(), WorkflowFailedException.class);
+    assertThat(failed).as("the first Cancel fails at the injected fault").isNotNull();
+    assertThat(((ApplicationFailure) failed.getCause()).getOriginalMessage())
+        .contains(FaultInjection.message("dropTargets", When.AFTER));
+    for (String shard : TARGETS) {
+      assertThat(tables(world, KS, shard)).as("tables left on target %s", shard).isEmpty();
+    }
+
+    ActionResult rerun = cancel();
+
+    assertThat(rerun.summary()).isEqualTo("Successfully cancelled the cust2cust workflow in the customer keyspace");
+    world.assertDefinedState(KS, WF, "NO_WORKFLOW");
+    for (String shard : TARGETS) {
+      assertThat(streams(world, KS, shard, WF)).isEmpty();
+      assertThat(triggers(world, KS, shard)).isEmpty();
+    }
+    for (String shard : SOURCES) {
+      assertThat(tables(world, KS, shard)).contains("customer", "corder");
+      assertThat(triggers(world, KS, shard)).isEmpty();
+      assertThat(world.services.barrier().deniedTables(primary(world, KS, shard))).isEmpty();
+      assertThat(E2eChecks.primaryServing(world, KS, shard)).isTrue();
+    }
+  }
+
+  private static ActionResult cancel() {
+    return world.workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, KS, WF))
+        .cancel(CancelRequest.of(WF, KS));
+  }
+}

@@ -31,9 +31,13 @@ class CleanupTest {
   /** Every call that changes the topology or a primary, or takes locks. */
   private static final Set<String> MUTATING = Set.of("acquireLocks", "holdLocks", "releaseLocks",
       "switchReads REPLICA BACKWARD", "switchReads RDONLY BACKWARD", "dropSources", "dropTargets", "deleteStreams",
-      "deleteRoutingRules");
+      "deleteRoutingRules", "recordUnfinishedCleanup", "deleteUnfinishedCleanup");
   /** The reads before the locks, and again under them. */
-  private static final List<String> READ = List.of("buildTrafficSwitcher", "getWorkflowState");
+  /** What Complete reads before and again under the locks: an unfinished run first, then the workflow. */
+  private static final List<String> READ =
+      List.of("readUnfinishedCleanup", "buildTrafficSwitcher", "getWorkflowState");
+  /** Cancel also looks for a journal, which it must not cancel under. */
+  private static final List<String> READ_CANCEL = concat(READ, List.of("checkJournals"));
 
   private SwitchHarness h;
 
@@ -48,7 +52,7 @@ class CleanupTest {
   }
 
   @Test
-  void completeDeletesTheStreamsThenDropsTheSourceTablesThenTheRoutingRules() {
+  void completeRecordsItselfThenDropsTheSourceTablesThenTheRoutingRulesThenTheStreams() {
     h.states(ALL_SWITCHED);
 
     Object result = h.complete(SwitchHarness.completeRequest());
@@ -57,7 +61,8 @@ class CleanupTest {
     assertThat(((ActionResult) result).summary()).isEqualTo(
         "Successfully completed the commerce2customer workflow in the customer keyspace");
     assertThat(steps()).containsExactlyElementsOf(concat(READ, List.of("acquireLocks"), READ,
-        List.of("deleteStreams", "dropSources", "deleteRoutingRules", "releaseLocks")));
+        List.of("recordUnfinishedCleanup", "dropSources", "deleteRoutingRules", "deleteStreams",
+            "deleteUnfinishedCleanup", "releaseLocks")));
     assertThat(h.calls()).contains("holdLocks");
     assertThat(h.firstArguments("dropSources")).containsExactly(SwitchHarness.INFO);
   }
@@ -69,19 +74,20 @@ class CleanupTest {
     Object result = h.complete(SwitchHarness.completeRequest().with(true, true, false, false));
 
     assertThat(result).isInstanceOf(ActionResult.class);
-    assertThat(after("acquireLocks")).containsExactlyElementsOf(concat(READ, List.of("deleteStreams",
-        "releaseLocks")));
+    assertThat(after("acquireLocks")).containsExactlyElementsOf(concat(READ, List.of("recordUnfinishedCleanup",
+        "deleteStreams", "deleteUnfinishedCleanup", "releaseLocks")));
   }
 
   @Test
-  void cancelDropsTheTargetTablesThenDeletesTheStreamsThenTheRoutingRules() {
+  void cancelRecordsItselfThenDropsTheTargetTablesThenTheRoutingRulesThenTheStreams() {
     Object result = h.cancel(SwitchHarness.cancelRequest());
 
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(((ActionResult) result).summary()).isEqualTo(
         "Successfully cancelled the commerce2customer workflow in the customer keyspace");
-    assertThat(steps()).containsExactlyElementsOf(concat(READ, List.of("acquireLocks"), READ,
-        List.of("dropTargets", "deleteStreams", "deleteRoutingRules", "releaseLocks")));
+    assertThat(steps()).containsExactlyElementsOf(concat(READ_CANCEL, List.of("acquireLocks"), READ_CANCEL,
+        List.of("recordUnfinishedCleanup", "dropTargets", "deleteRoutingRules", "deleteStreams",
+            "deleteUnfinishedCleanup", "releaseLocks")));
   }
 
   @Test
@@ -91,9 +97,9 @@ class CleanupTest {
     Object result = h.cancel(SwitchHarness.cancelRequest());
 
     assertThat(result).isInstanceOf(ActionResult.class);
-    assertThat(after("acquireLocks")).containsExactlyElementsOf(concat(READ, List.of(
-        "switchReads REPLICA BACKWARD", "switchReads RDONLY BACKWARD", "dropTargets", "deleteStreams",
-        "deleteRoutingRules", "releaseLocks")));
+    assertThat(after("acquireLocks")).containsExactlyElementsOf(concat(READ_CANCEL, List.of(
+        "recordUnfinishedCleanup", "switchReads REPLICA BACKWARD", "switchReads RDONLY BACKWARD", "dropTargets",
+        "deleteRoutingRules", "deleteStreams", "deleteUnfinishedCleanup", "releaseLocks")));
   }
 
   @Test
@@ -161,7 +167,7 @@ class CleanupTest {
     assertThat(failure.getType()).isEqualTo("NOT_FOUND");
     assertThat(failure).hasMessageContaining("another action ended it while this CancelMigration waited for the"
         + " locks; nothing was changed");
-    assertThat(after("acquireLocks")).containsExactly("buildTrafficSwitcher", "releaseLocks");
+    assertThat(after("acquireLocks")).containsExactly("readUnfinishedCleanup", "buildTrafficSwitcher", "releaseLocks");
   }
 
   @Test
@@ -194,7 +200,7 @@ class CleanupTest {
         "Switch reads of tablet type REPLICA back to keyspace commerce in cells [zone1]",
         "Stop and delete vreplication streams on targets: customer [-80, 80-] workflow commerce2customer",
         "Dropping these tables from the database for keyspace customer: [customer]");
-    assertThat(h.calls()).containsExactlyElementsOf(READ).doesNotContainAnyElementsOf(MUTATING);
+    assertThat(h.calls()).containsExactlyElementsOf(READ_CANCEL).doesNotContainAnyElementsOf(MUTATING);
   }
 
   @ParameterizedTest(name = "{0} fails")

@@ -2,7 +2,6 @@ package io.pointsman.engine.mysql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pointsman.api.gtid.Position;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,19 +34,5 @@ class JournalTest {
     assertThat(Journal.migrationId("customer", Map.of("-80", List.of(1, 2), "80-", List.of(1))))
         .isNotEqualTo(5225975569100624730L)
         .isPositive();
-  }
-
-  @Test
-  void jsonUsesVitessFieldNamesAndRoundTrips() {
-    Journal j = new Journal(42, Journal.MigrationType.SHARDS, List.of("/.*"), Position.parse("MariaDB/0-1-10"),
-        List.of(new Journal.ShardGtid("customer", "-80", Position.parse("MariaDB/0-2-7"))),
-        List.of(new Journal.KeyspaceShard("customer", "0")), List.of("wf2"));
-
-    String json = SidecarJson.encode(j);
-
-    assertThat(json).contains("\"migration_type\":\"SHARDS\"", "\"local_position\":\"MariaDB/0-1-10\"",
-        "\"shard_gtids\":[{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"MariaDB/0-2-7\"}]",
-        "\"participants\":[{\"keyspace\":\"customer\",\"shard\":\"0\"}]", "\"source_workflows\":[\"wf2\"]");
-    assertThat(SidecarJson.decode("test", json, Journal.class)).isEqualTo(j);
   }
 }

@@ -85,6 +85,7 @@ class ReshardingJournalsTest {
 
   @Test
   void aJournalVitessWroteReadsBack() throws Exception {
+    db.schema.ensure(db.endpoint);
     MySqlTestSupport.exec("INSERT INTO " + db.endpoint.sidecarDb() + ".resharding_journal (id, db_name, val) VALUES"
         + " (11, '" + db.endpoint.dbName() + "', 'id:11 migration_type:SHARDS tables:\"/.*\""
         + " local_position:\"MariaDB/0-1-5\" shard_gtids:{keyspace:\"customer\" shard:\"-80\" gtid:\"MariaDB/0-2-3\"}"
@@ -98,6 +99,7 @@ class ReshardingJournalsTest {
   @Test
   void aValThatIsNotTextFormatFailsNamingTheRowAndNothingIsWritten() throws Exception {
     String table = db.endpoint.sidecarDb() + ".resharding_journal";
+    db.schema.ensure(db.endpoint);
     MySqlTestSupport.exec("INSERT INTO " + table + " (id, db_name, val) VALUES (7, '" + db.endpoint.dbName()
         + "', '{\"id\":7,\"migration_type\":\"TABLES\"}')");
     String expected = table + " id 7 on " + db.endpoint + ": val is not a valid binlogdata.Journal: ";

@@ -66,6 +66,21 @@ class SidecarTextTest {
   }
 
   @Test
+  void readsWhatGoWritesForEveryKindOfField() {
+    // Printed by String() of the Go binlogdata.BinlogSource of vitess.io/vitess@v0.24.4 (a
+    // throw-away program, not in this repository); that program's prototext.Unmarshal also read
+    // back, field for field, the Java text of everyFieldOfASourceRoundTrips and of the journals here.
+    String go = "keyspace:\"customer\" shard:\"-80\" tablet_type:REPLICA key_range:{end:\"\\x80\"}"
+        + " filter:{rules:{match:\"/.*\" filter:\"-80\"} rules:{match:\"t\u00e9l\u00e9\" filter:\"exclude\"}}"
+        + " stop_after_copy:true source_time_zone:\"Europe/Paris\" target_time_zone:\"UTC\"";
+
+    assertThat(SidecarText.decodeSource("row", go)).isEqualTo(new BinlogSource("customer", "-80", TabletType.REPLICA,
+        new KeyRange("", "80"), List.of(), BinlogSource.Filter.of(new BinlogSource.Rule("/.*", "-80"),
+            new BinlogSource.Rule("t\u00e9l\u00e9", "exclude")),
+        BinlogSource.OnDdl.IGNORE, true, null, null, "Europe/Paris", "UTC"));
+  }
+
+  @Test
   void fieldsOfANewerVitessAreSkipped() {
     BinlogSource s = SidecarText.decodeSource("row", "keyspace:\"commerce\" shard:\"0\" filter:{rules:{match:\"customer\""
         + " filter:\"select * from customer\" some_new_rule_option:true} new_filter_field:\"x\"}"

@@ -7,11 +7,12 @@ import java.util.List;
 
 /**
  * binlogdata.BinlogSource, the {@code source} of a stream: where it reads from and what. Stored
- * as JSON with Vitess's field names ({@code key_range}, {@code on_ddl}, ...).
+ * as Vitess stores it, in protobuf text format ({@link SidecarText}). Absent text fields are "",
+ * as in the message, so a value reads back equal to what was written.
  *
  * @param keyspace source keyspace
  * @param shard source shard
- * @param tabletType tablet type to stream from (UNKNOWN: the stream's tablet_types decide)
+ * @param tabletType tablet type to stream from (UNKNOWN, also for null: the stream's tablet_types decide)
  * @param keyRange rows to take (by keyspace id), for Reshard; null for all
  * @param tables tables to take (the older form of filter rules)
  * @param filter filter rules, one per table or wildcard
@@ -37,6 +38,13 @@ public record BinlogSource(
     String targetTimeZone) {
 
   public BinlogSource {
+    keyspace = orEmpty(keyspace);
+    shard = orEmpty(shard);
+    tabletType = tabletType == null ? TabletType.UNKNOWN : tabletType;
+    externalMysql = orEmpty(externalMysql);
+    externalCluster = orEmpty(externalCluster);
+    sourceTimeZone = orEmpty(sourceTimeZone);
+    targetTimeZone = orEmpty(targetTimeZone);
     tables = tables == null ? List.of() : List.copyOf(tables);
     filter = filter == null ? new Filter(List.of()) : filter;
     onDdl = onDdl == null ? OnDdl.IGNORE : onDdl;
@@ -45,6 +53,10 @@ public record BinlogSource(
   /** A source reading {@code keyspace/shard} with the given filter and Vitess's defaults otherwise. */
   public static BinlogSource of(String keyspace, String shard, Filter filter) {
     return new BinlogSource(keyspace, shard, null, null, List.of(), filter, OnDdl.IGNORE, false, null, null, null, null);
+  }
+
+  private static String orEmpty(String s) {
+    return s == null ? "" : s;
   }
 
   /** binlogdata.OnDDLAction. */
@@ -70,9 +82,14 @@ public record BinlogSource(
   public record Rule(String match, String filter) {
     public static final String EXCLUDE = "exclude";
 
+    public Rule {
+      match = orEmpty(match);
+      filter = orEmpty(filter);
+    }
+
     @JsonIgnore
     public boolean isWildcard() {
-      return match != null && match.startsWith("/");
+      return match.startsWith("/");
     }
 
     @JsonIgnore

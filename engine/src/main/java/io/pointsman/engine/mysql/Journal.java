@@ -13,7 +13,8 @@ import java.util.Objects;
 /**
  * binlogdata.Journal, the row a traffic switch writes into {@code _vt.resharding_journal} on each
  * source primary: the point of no return. Streams reading the source see it in the binlog and move
- * over to the targets at {@code shard_gtids}. Stored as JSON with Vitess's field names.
+ * over to the targets at {@code shard_gtids}. Stored as Vitess stores it, in protobuf text format
+ * ({@link SidecarText}).
  *
  * @param id the migration id ({@link #migrationId})
  * @param migrationType TABLES (MoveTables) or SHARDS (Reshard)

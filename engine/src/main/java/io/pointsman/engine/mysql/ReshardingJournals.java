@@ -35,7 +35,7 @@ public final class ReshardingJournals {
    * @throws PointsmanException ALREADY_EXISTS when a different journal holds the same id
    */
   public boolean create(PrimaryEndpoint source, Journal journal, LockSet locks) {
-    String encoded = SidecarJson.encode(journal);
+    String encoded = SidecarText.encodeJournal(journal);
     return fence.inTransaction(source, locks, "writing journal " + journal.id(), c -> {
       Optional<Journal> existing = read(c, source, journal.id(), true);
       if (existing.isPresent()) {
@@ -44,7 +44,7 @@ public final class ReshardingJournals {
           return false;
         }
         throw PointsmanException.alreadyExists("a different journal with id " + journal.id() + " exists on " + source
-            + ": " + SidecarJson.encode(existing.get()));
+            + ": " + SidecarText.encodeJournal(existing.get()));
       }
       try (PreparedStatement ps = c.prepareStatement(
           "INSERT INTO " + table(source) + " (id, db_name, val) VALUES (?, ?, ?)")) {
@@ -79,8 +79,9 @@ public final class ReshardingJournals {
           return Optional.empty();
         }
         byte[] val = rs.getBytes(1);
-        String json = val == null ? "" : new String(val, StandardCharsets.UTF_8);
-        return Optional.of(SidecarJson.decode("journal " + id + " on " + source, json, Journal.class));
+        String text = val == null ? "" : new String(val, StandardCharsets.UTF_8);
+        String row = source.sidecarDb() + ".resharding_journal id " + id + " on " + source;
+        return Optional.of(SidecarText.decodeJournal(row, text));
       }
     }
   }

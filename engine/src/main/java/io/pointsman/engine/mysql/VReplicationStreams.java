@@ -195,7 +195,7 @@ public final class VReplicationStreams {
         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, '', ?, ?, ?, ?)", Statement.RETURN_GENERATED_KEYS)) {
       for (NewStream s : streams) {
         ps.setString(1, s.workflow());
-        ps.setBytes(2, SidecarJson.encode(s.source()).getBytes(StandardCharsets.UTF_8));
+        ps.setBytes(2, SidecarText.encodeSource(s.source()).getBytes(StandardCharsets.UTF_8));
         ps.setString(3, s.pos().encode());
         if (s.stopPos().isZero()) {
           ps.setNull(4, Types.VARBINARY);
@@ -323,7 +323,9 @@ public final class VReplicationStreams {
 
     Stream toStream(PrimaryEndpoint endpoint, boolean copyPending) {
       String what = "stream " + id + " of workflow " + workflow + " on " + endpoint;
-      return new Stream(id, workflow, SidecarJson.decode("the source of " + what, source, BinlogSource.class),
+      BinlogSource decoded = SidecarText.decodeSource(
+          endpoint.sidecarDb() + ".vreplication id " + id + " (workflow " + workflow + ") on " + endpoint, source);
+      return new Stream(id, workflow, decoded,
           position(what, pos), position(what, stopPos), StreamState.fromColumn(state), message, dbName, cell,
           tabletTypes, Instant.ofEpochSecond(timeUpdated), Instant.ofEpochSecond(transactionTimestamp),
           Instant.ofEpochSecond(timeHeartbeat), rowsCopied, WorkflowType.fromCode(workflowType),

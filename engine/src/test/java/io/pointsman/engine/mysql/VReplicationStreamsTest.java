@@ -3,6 +3,7 @@ package io.pointsman.engine.mysql;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
@@ -80,19 +81,67 @@ class VReplicationStreamsTest {
   }
 
   @Test
-  void theSourceIsStoredAsJsonWithVitessFieldNames() throws Exception {
+  void theSourceIsStoredAsVitessTextFormatBinlogSource() throws Exception {
     int id = insert(stream("wf", "0")).get(0);
 
     try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT source, pos, max_tps FROM " + db.endpoint.sidecarDb()
             + ".vreplication WHERE id = " + id)) {
       rs.next();
-      assertThat(rs.getString(1)).contains("\"keyspace\":\"commerce\"", "\"tablet_type\":\"REPLICA\"",
-          "\"key_range\":{\"end\":\"80\"}", "\"on_ddl\":\"IGNORE\"",
-          "\"filter\":{\"rules\":[{\"match\":\"customer\",\"filter\":\"select * from customer\"}]}");
+      assertThat(rs.getString(1)).isEqualTo("keyspace: \"commerce\" shard: \"0\" tablet_type: REPLICA"
+          + " key_range { end: \"\\200\" }"
+          + " filter { rules { match: \"customer\" filter: \"select * from customer\" } }");
       assertThat(rs.getString(2)).isEqualTo("MariaDB/0-1-100");
       assertThat(rs.getLong(3)).isEqualTo(Long.MAX_VALUE);
     }
+  }
+
+  @Test
+  void aSourceVitessWroteReadsBack() throws Exception {
+    int id = insert(stream("wf", "0")).get(0);
+    MySqlTestSupport.exec("UPDATE " + db.endpoint.sidecarDb() + ".vreplication SET source = 'keyspace:\"commerce\"'"
+        + " ' shard:\"0\" filter:{rules:{match:\"customer\" filter:\"select * from customer\"}} on_ddl:EXEC'"
+        + " WHERE id = " + id);
+
+    BinlogSource s = streams.read(db.endpoint, id).orElseThrow().source();
+
+    assertThat(s).isEqualTo(new BinlogSource("commerce", "0", null, null, List.of(),
+        BinlogSource.Filter.of(new BinlogSource.Rule("customer", "select * from customer")),
+        BinlogSource.OnDdl.EXEC, false, null, null, null, null));
+  }
+
+  @Test
+  void aSourceThatIsNotTextFormatFailsTheReadNamingTheRowAndChangesNothing() throws Exception {
+    List<Integer> ids = insert(stream("wf", "0"), stream("wf", "1"));
+    String oldJson = "{\"keyspace\":\"commerce\",\"shard\":\"1\",\"filter\":{\"rules\":[{\"match\":\"customer\"}]}}";
+    MySqlTestSupport.exec("UPDATE " + db.endpoint.sidecarDb() + ".vreplication SET source = '" + oldJson
+        + "' WHERE id = " + ids.get(1));
+    String before = rows();
+
+    assertThatThrownBy(() -> streams.read(db.endpoint, "wf"))
+        .isInstanceOfSatisfying(PointsmanException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION))
+        .hasMessageStartingWith(db.endpoint.sidecarDb() + ".vreplication id " + ids.get(1) + " (workflow wf) on "
+            + db.endpoint + ": source is not a valid binlogdata.BinlogSource: ");
+    assertThatThrownBy(() -> streams.read(db.endpoint, ids.get(1))).isInstanceOf(PointsmanException.class);
+    assertThat(streams.read(db.endpoint, ids.get(0))).isPresent();
+    assertThat(rows()).isEqualTo(before);
+  }
+
+  /** Every column of every row, to show a failed call left the table as it was. */
+  private String rows() throws Exception {
+    StringBuilder sb = new StringBuilder();
+    try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT * FROM " + db.endpoint.sidecarDb() + ".vreplication ORDER BY id")) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        for (int i = 1; i <= n; i++) {
+          sb.append(rs.getString(i)).append('|');
+        }
+        sb.append('\n');
+      }
+    }
+    return sb.toString();
   }
 
   @Test

@@ -1,12 +1,11 @@
 package io.pointsman.sandbox.cluster;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.names.Names;
 import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.SidecarText;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WorkflowType;
-import io.pointsman.engine.topo.TopoCodec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,8 +19,8 @@ import java.util.List;
  * Inserts and reads {@code _vt.vreplication} rows on one primary, unfenced: for creating workflows
  * in the sandbox, where no topology lock guards the primaries (the switching workflows change
  * streams through io.pointsman.engine.mysql.VReplicationStreams, fenced by their locks). The
- * {@code source} column holds the BinlogSource as snake_case JSON, the shape io.pointsman.engine.mysql
- * and the stream runner read.
+ * {@code source} column holds the BinlogSource in protobuf text format, as Vitess writes it and as
+ * io.pointsman.engine.mysql and the stream runner read it.
  */
 public final class VReplicationTable {
   /** Vitess's "throttling disabled" value for max_tps and max_replication_lag (math.MaxInt64). */
@@ -45,7 +44,7 @@ public final class VReplicationTable {
         + " VALUES (?, ?, '', ?, ?, '', '', UNIX_TIMESTAMP(), 0, ?, ?, ?, 0, 0, '{}')";
     try (PreparedStatement ps = c.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
       ps.setString(1, s.workflow());
-      ps.setString(2, encode(s.source()));
+      ps.setString(2, SidecarText.encodeSource(s.source()));
       ps.setLong(3, s.maxTps());
       ps.setLong(4, s.maxReplicationLag());
       ps.setString(5, s.state().column());
@@ -82,23 +81,6 @@ public final class VReplicationTable {
     return query(c, sidecarDb, "", null);
   }
 
-  static String encode(BinlogSource source) {
-    try {
-      return TopoCodec.mapper().writeValueAsString(source);
-    } catch (JsonProcessingException e) {
-      throw PointsmanException.internal("cannot encode a BinlogSource", e);
-    }
-  }
-
-  static BinlogSource decode(String json) {
-    try {
-      return TopoCodec.mapper().readValue(json, BinlogSource.class);
-    } catch (JsonProcessingException e) {
-      throw PointsmanException.internal("a stream's source is not a BinlogSource JSON document: "
-          + e.getOriginalMessage(), e);
-    }
-  }
-
   private static List<VReplicationStream> query(Connection c, String sidecarDb, String where, String workflow)
       throws SQLException {
     String sql = "SELECT id, workflow, source, pos, stop_pos, state, message, db_name, workflow_type, cell,"
@@ -110,7 +92,8 @@ public final class VReplicationTable {
       List<VReplicationStream> streams = new ArrayList<>();
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          streams.add(new VReplicationStream(rs.getLong(1), rs.getString(2), decode(rs.getString(3)),
+          String row = sidecarDb + ".vreplication id " + rs.getLong(1);
+          streams.add(new VReplicationStream(rs.getLong(1), rs.getString(2), SidecarText.decodeSource(row, rs.getString(3)),
               rs.getString(4), rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8),
               workflowType(rs.getInt(9)), rs.getString(10), rs.getString(11), rs.getLong(12)));
         }

@@ -104,7 +104,7 @@ final class StreamWorker implements AutoCloseable {
       int copyRows = table.copyStateRows(target, row.id());
       target.commit();
 
-      BinlogSource source = SourceCodec.decode(row.source());
+      BinlogSource source = SourceCodec.decode(primary.sidecarDb() + ".vreplication id " + row.id(), row.source());
       StreamFilter filter = new StreamFilter(source, topology::vschema);
       if (row.dbName() == null || row.dbName().isEmpty()) {
         throw PointsmanException.invalidArgument("the stream has no db_name to write into");

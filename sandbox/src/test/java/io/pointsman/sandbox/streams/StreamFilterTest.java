@@ -93,16 +93,18 @@ class StreamFilterTest {
   }
 
   @Test
-  void sourceColumnIsDecodedFromTheJsonWorkflowsWrite() {
-    BinlogSource s = SourceCodec.decode("{\"keyspace\":\"commerce\",\"shard\":\"0\",\"tablet_type\":\"PRIMARY\","
-        + "\"key_range\":{\"end\":\"80\"},\"filter\":{\"rules\":[{\"match\":\"customer\",\"filter\":\"\"}]},"
-        + "\"on_ddl\":\"STOP\"}");
+  void sourceColumnIsDecodedFromTheTextFormatVitessAndWorkflowsWrite() {
+    BinlogSource s = SourceCodec.decode("_vt.vreplication id 1", "keyspace:\"commerce\" shard:\"0\" tablet_type:PRIMARY"
+        + " key_range:{end:\"\\x80\"} filter:{rules:{match:\"customer\"}} on_ddl:STOP");
     assertThat(s.keyspace()).isEqualTo("commerce");
     assertThat(s.keyRange()).isEqualTo(new KeyRange("", "80"));
     assertThat(s.onDdl()).isEqualTo(BinlogSource.OnDdl.STOP);
     assertThat(s.filter().rules()).containsExactly(new BinlogSource.Rule("customer", ""));
-    assertThatThrownBy(() -> SourceCodec.decode("keyspace: \"commerce\"")).hasMessageContaining("not a BinlogSource");
-    assertThatThrownBy(() -> SourceCodec.decode("{\"keyspace\":\"commerce\",\"shard\":\"0\"}"))
-        .hasMessageContaining("no filter rules");
+    assertThatThrownBy(() -> SourceCodec.decode("_vt.vreplication id 2", "{\"keyspace\":\"commerce\",\"shard\":\"0\"}"))
+        .hasMessageStartingWith("_vt.vreplication id 2: source is not a valid binlogdata.BinlogSource: ");
+    assertThatThrownBy(() -> SourceCodec.decode("_vt.vreplication id 3", "keyspace:\"commerce\" shard:\"0\""))
+        .hasMessage("_vt.vreplication id 3: the stream source has no filter rules");
+    assertThatThrownBy(() -> SourceCodec.decode("_vt.vreplication id 4", "filter:{rules:{match:\"customer\"}}"))
+        .hasMessage("_vt.vreplication id 4: the stream source names no keyspace or shard");
   }
 }

@@ -340,14 +340,15 @@ class StreamRunnerTest {
     long badFilter = bed.insertStream("bad", BinlogSource.of("commerce", "0", BinlogSource.Filter.of(
         new BinlogSource.Rule("customer", "select * from customer where customer_id > 5"))), StreamState.INIT,
         Position.ZERO, target);
-    // Vitess's own text-proto form, which the sandbox does not read.
-    long badJson = bed.insertRawStream("bad", "keyspace:\"commerce\" shard:\"0\"", StreamState.RUNNING, "MariaDB/0-1-1",
-        target);
+    // The JSON pointsman wrote before it stored Vitess's text format.
+    long badJson = bed.insertRawStream("bad", "{\"keyspace\":\"commerce\",\"shard\":\"0\",\"filter\":{\"rules\":"
+        + "[{\"match\":\"customer\"}]}}", StreamState.RUNNING, "MariaDB/0-1-1", target);
     bed.startRunner();
 
     eventually().until(() -> state(badFilter).equals("Error") && state(badJson).equals("Error"));
     assertThat(bed.stream(badFilter).message()).contains("unsupported filter").contains("customer_id > 5");
-    assertThat(bed.stream(badJson).message()).contains("not a BinlogSource");
+    assertThat(bed.stream(badJson).message())
+        .startsWith(bed.sidecar + ".vreplication id " + badJson + ": source is not a valid binlogdata.BinlogSource: ");
     assertThat(bed.rows(target, "customer")).isEmpty();
   }
 

@@ -131,7 +131,7 @@ final class StreamTestBed implements AutoCloseable {
   }
 
   /** Inserts a stream row with a {@code source} value no workflow would write; returns its id. */
-  long insertRawStream(String workflow, String sourceJson, StreamState state, String pos, String targetDb)
+  long insertRawStream(String workflow, String source, StreamState state, String pos, String targetDb)
       throws SQLException {
     try (PreparedStatement ps = admin.prepareStatement("INSERT INTO " + sidecar + ".vreplication"
         + " (workflow, source, pos, max_tps, max_replication_lag, cell, tablet_types, time_updated,"
@@ -139,7 +139,7 @@ final class StreamTestBed implements AutoCloseable {
         + " VALUES (?, ?, ?, 9223372036854775807, 9223372036854775807, '', 'primary', UNIX_TIMESTAMP(), 0, ?, '',"
         + " ?, 1, '{}')", Statement.RETURN_GENERATED_KEYS)) {
       ps.setString(1, workflow);
-      ps.setString(2, sourceJson);
+      ps.setString(2, source);
       ps.setString(3, pos);
       ps.setString(4, state.column());
       ps.setString(5, targetDb);

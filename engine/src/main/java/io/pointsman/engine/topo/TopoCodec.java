@@ -1,11 +1,5 @@
 package io.pointsman.engine.topo;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.PropertyNamingStrategies;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.InvalidProtocolBufferException;
@@ -36,13 +30,6 @@ import java.util.Optional;
  * generated classes) is written back as it was.
  */
 public final class TopoCodec {
-  private static final ObjectMapper SIDECAR_JSON = JsonMapper.builder()
-      .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-      .serializationInclusion(JsonInclude.Include.NON_EMPTY)
-      .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-      .enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)
-      .build();
-
   private TopoCodec() {}
 
   /** Record types by the file name that ends their keys (TopoPaths), as Vitess names them. */
@@ -156,13 +143,5 @@ public final class TopoCodec {
   private static PointsmanException invalid(String key, Class<?> type, String why, Throwable cause) {
     return new PointsmanException(ErrorCode.INTERNAL,
         "record at " + key + " is not a valid " + messageName(type) + ": " + why, cause);
-  }
-
-  /**
-   * The JSON mapper the sandbox's vreplication table still uses for its source column; it has
-   * nothing to do with topology records any more and goes with that column's own conversion.
-   */
-  public static ObjectMapper mapper() {
-    return SIDECAR_JSON;
   }
 }

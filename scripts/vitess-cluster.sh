@@ -513,7 +513,12 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
       start_vitess_cluster || exit 1
       cat "$VITESS_CLUSTER_DIR/env"
       echo "RSS total: $(vitess_cluster_rss_kib 2>/dev/null) KiB"
-      while sleep 3600; do :; done
+      # bash runs a trap only after the foreground command ends, so a foreground sleep would delay
+      # the stop by up to its length; wait returns as soon as a trapped signal arrives
+      sleep infinity &
+      _vc_sleep_pid=$!
+      trap 'kill "$_vc_sleep_pid" 2>/dev/null; stop_vitess_cluster; exit 0' INT TERM
+      wait "$_vc_sleep_pid"
       ;;
     *)
       echo "usage: $0 demo|up    (or source it for start_vitess_cluster / stop_vitess_cluster)" >&2

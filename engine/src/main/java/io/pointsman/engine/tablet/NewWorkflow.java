@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param subType none, partial, atomic copy
  * @param autoStart whether the tablet starts the streams at once (otherwise they stay Stopped)
  * @param stopAfterCopy whether the streams stop once their copy phase is done
+ * @param options the workflow options as a JSON object; {@code {}} for none (the column is JSON, and
+ *     MariaDB's check constraint rejects an empty string: {@code CONSTRAINT `vreplication.options` failed})
  */
 public record NewWorkflow(
     String workflow,
@@ -32,7 +34,8 @@ public record NewWorkflow(
     WorkflowType type,
     WorkflowSubType subType,
     boolean autoStart,
-    boolean stopAfterCopy) {
+    boolean stopAfterCopy,
+    String options) {
 
   public NewWorkflow {
     if (workflow == null || workflow.isBlank()) {
@@ -46,5 +49,15 @@ public record NewWorkflow(
     tabletTypes = tabletTypes == null ? List.of() : List.copyOf(tabletTypes);
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(subType, "subType");
+    options = options == null || options.isBlank() ? "{}" : options.strip();
+    if (!options.startsWith("{") || !options.endsWith("}")) {
+      throw PointsmanException.invalidArgument("options of new workflow '" + workflow + "' are not a JSON object: " + options);
+    }
+  }
+
+  /** A workflow without options. */
+  public NewWorkflow(String workflow, List<BinlogSource> sources, List<String> cells, List<TabletType> tabletTypes,
+      WorkflowType type, WorkflowSubType subType, boolean autoStart, boolean stopAfterCopy) {
+    this(workflow, sources, cells, tabletTypes, type, subType, autoStart, stopAfterCopy, "{}");
   }
 }

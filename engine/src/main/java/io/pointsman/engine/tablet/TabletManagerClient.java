@@ -105,8 +105,9 @@ public final class TabletManagerClient implements AutoCloseable {
 
   /**
    * Waits until stream {@code streamId} on this tablet has applied {@code position}, for at most
-   * {@code timeout} (DEADLINE_EXCEEDED after that). The tablet fails at once if the stream does not
-   * exist, and keeps waiting while the stream is stopped.
+   * {@code timeout} (DEADLINE_EXCEEDED after that). The tablet fails at once (gRPC UNKNOWN, so
+   * INTERNAL here) if the stream does not exist or is Stopped short of the position: callers read
+   * the stream back to tell why.
    */
   public void vreplicationWaitForPos(TabletEndpoint tablet, int streamId, String position, Duration timeout) {
     TabletRpcOptions.positive("timeout", timeout);
@@ -139,7 +140,8 @@ public final class TabletManagerClient implements AutoCloseable {
         .setWorkflowTypeValue(w.type().code())
         .setWorkflowSubTypeValue(w.subType().code())
         .setAutoStart(w.autoStart())
-        .setStopAfterCopy(w.stopAfterCopy());
+        .setStopAfterCopy(w.stopAfterCopy())
+        .setOptions(w.options());
     for (BinlogSource s : w.sources()) {
       b.addBinlogSource(TabletProtos.source(s));
     }

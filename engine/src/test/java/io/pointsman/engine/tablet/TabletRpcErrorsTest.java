@@ -42,12 +42,30 @@ class TabletRpcErrorsTest {
   }
 
   @Test
+  void anUnknownStatusTakesTheCodeOfTheErrorItWraps() {
+    PointsmanException e = TabletRpcErrors.translate("ExecuteFetchAsDba", TABLET, true, Status.UNKNOWN.withDescription(
+        "TabletManager.ExecuteFetchAsDba on zone1-0000000100: rpc error: code = InvalidArgument desc = multi statement "
+            + "queries are not supported in ExecuteFetchAsDba").asRuntimeException());
+    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+    assertThat(translateUnknown("a: rpc error: code = Unavailable desc = b: rpc error: code = Canceled desc = c", false))
+        .isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
+    assertThat(translateUnknown("rpc error: code = FailedPrecondition desc = x", true)).isEqualTo(ErrorCode.FAILED_PRECONDITION);
+    assertThat(translateUnknown("replication has stopped at 0-100-5 before reaching position 0-100-9", false))
+        .isEqualTo(ErrorCode.INTERNAL);
+    assertThat(translateUnknown("rpc error: code = NoSuchCode desc = x", false)).isEqualTo(ErrorCode.INTERNAL);
+  }
+
+  @Test
   void theMessageNamesTheRpcTheTabletAndWhatItSaid() {
     PointsmanException e = TabletRpcErrors.translate("UpdateVReplicationWorkflow", TABLET, true,
         Status.FAILED_PRECONDITION.withDescription("cannot start a workflow when it is frozen").asRuntimeException());
     assertThat(e.getMessage()).isEqualTo("UpdateVReplicationWorkflow on tablet zone1-0000000200 at 127.0.0.1:15999 failed "
         + "with FAILED_PRECONDITION: cannot start a workflow when it is frozen");
     assertThat(e.getCause()).isNotNull();
+  }
+
+  private static ErrorCode translateUnknown(String description, boolean mutating) {
+    return TabletRpcErrors.translate("SomeRpc", TABLET, mutating, Status.UNKNOWN.withDescription(description).asRuntimeException()).code();
   }
 
   private static PointsmanException translate(Status.Code code, boolean mutating) {

@@ -50,6 +50,10 @@ source "$_VITESS_CLUSTER_SCRIPT_DIR/vitess.sh"
 : "${POINTSMAN_VITESS_TABLETS_SPEC:=100:commerce:0 200:customer:-80 300:customer:80-}"
 # A throw-away password for MySQL users of servers that listen on loopback only for one run.
 : "${POINTSMAN_VITESS_DB_PASSWORD:=vt-loopback-only}"
+# The MySQL version vtgate announces to clients. Clients pick variable names by it, and the backends are
+# MariaDB 10.11, which has 5.7's names: with vtgate's default (8.0.40) Connector/J asks for
+# @@transaction_isolation and every connection fails with "Unknown system variable 'transaction_isolation'".
+: "${POINTSMAN_VTGATE_MYSQL_SERVER_VERSION:=5.7.9-Vitess}"
 
 # start_vtctld (vitess.sh) takes its ports from _vitess_free_port: inside a cluster, from the cluster's pool.
 eval "_vitess_free_port_single() $(declare -f _vitess_free_port | tail -n +2)"
@@ -207,6 +211,7 @@ _vc_start_vtgate() {
     --topo-global-root "$POINTSMAN_VITESS_GLOBAL_ROOT" \
     --cell "$POINTSMAN_VITESS_CELL" --cells-to-watch "$POINTSMAN_VITESS_CELL" \
     --tablet-types-to-wait PRIMARY --enable-buffer \
+    --mysql-server-version "$POINTSMAN_VTGATE_MYSQL_SERVER_VERSION" \
     --mysql-server-port "$mysql_port" --mysql-server-bind-address 127.0.0.1 --mysql-auth-server-impl none \
     --service-map grpc-vtgateservice \
     --bind-address 127.0.0.1 --port "$http" --grpc-bind-address 127.0.0.1 --grpc-port "$grpc" \
@@ -513,7 +518,12 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
       start_vitess_cluster || exit 1
       cat "$VITESS_CLUSTER_DIR/env"
       echo "RSS total: $(vitess_cluster_rss_kib 2>/dev/null) KiB"
-      while sleep 3600; do :; done
+      # bash runs a trap only after the foreground command ends, so a foreground sleep would delay
+      # the stop by up to its length; wait returns as soon as a trapped signal arrives
+      sleep infinity &
+      _vc_sleep_pid=$!
+      trap 'kill "$_vc_sleep_pid" 2>/dev/null; stop_vitess_cluster; exit 0' INT TERM
+      wait "$_vc_sleep_pid"
       ;;
     *)
       echo "usage: $0 demo|up    (or source it for start_vitess_cluster / stop_vitess_cluster)" >&2

@@ -1,0 +1,376 @@
+package io.pointsman.e2e.vitess;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pointsman.engine.tablet.TabletEndpoint;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Vitess 24 cluster for one test class: {@code scripts/vitess-cluster.sh up} as a child
+ * process (etcd, vtctld, vtgate, one MariaDB and one unmanaged vttablet per shard: commerce/0 uid
+ * 100, customer/-80 uid 200, customer/80- uid 300), its addresses read from the lines it prints,
+ * and SIGTERM to it on {@link #close()}, which makes the script stop everything and remove its
+ * folder.
+ *
+ * <p>Needs the Vitess binaries in {@code POINTSMAN_VITESS_BIN} ({@code scripts/test.sh} builds and
+ * exports them). Without them the test fails: a skipped real-cluster test would look green.
+ */
+public final class VitessCluster implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(VitessCluster.class);
+  private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
+  private static final Duration STOP_TIMEOUT = Duration.ofSeconds(90);
+  private static final Duration VTCTLDCLIENT_TIMEOUT = Duration.ofMinutes(3);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** One tablet as the script lists it. */
+  public record Tablet(String alias, String keyspace, String shard, String type, String grpcAddress, int mysqlPort) {
+    public TabletEndpoint endpoint() {
+      return TabletEndpoint.of(alias, grpcAddress);
+    }
+  }
+
+  private final Process process;
+  private final Path scriptLog;
+  private final Map<String, String> env;
+  private final List<Tablet> tablets;
+  private final Duration startup;
+  private final Thread shutdownHook;
+
+  private VitessCluster(Process process, Thread shutdownHook, Path scriptLog, Map<String, String> env, Duration startup) {
+    this.process = process;
+    this.shutdownHook = shutdownHook;
+    this.scriptLog = scriptLog;
+    this.env = env;
+    this.startup = startup;
+    this.tablets = parseTablets(require(env, "POINTSMAN_VITESS_TABLETS"));
+  }
+
+  /** Starts a cluster and waits until vtgate answers. */
+  public static VitessCluster start() {
+    String bin = System.getenv("POINTSMAN_VITESS_BIN");
+    if (bin == null || bin.isBlank() || !Files.isExecutable(Paths.get(bin, "vttablet"))) {
+      throw new IllegalStateException("POINTSMAN_VITESS_BIN must name a folder with the Vitess 24 binaries (vttablet, vtctld, "
+          + "vtgate, vtctldclient); scripts/test.sh builds and exports it; got '" + bin + "'");
+    }
+    Path repo = repoRoot();
+    Path script = repo.resolve("scripts/vitess-cluster.sh");
+    long t0 = System.nanoTime();
+    Path logFile;
+    Process p;
+    try {
+      Path target = Files.createDirectories(Paths.get("target"));
+      logFile = Files.createTempFile(target.toAbsolutePath(), "vitess-cluster-", ".log");
+      ProcessBuilder pb = new ProcessBuilder("bash", script.toString(), "up")
+          .directory(repo.toFile())
+          .redirectError(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+      pb.environment().put("POINTSMAN_VITESS_TRACE", "1");
+      p = pb.start();
+    } catch (IOException e) {
+      throw new IllegalStateException("could not start " + script, e);
+    }
+    // a JVM that ends without close() (a killed test run, a hung start) must not leave the cluster behind
+    Process started = p;
+    Thread hook = new Thread(() -> stopProcess(started), "vitess-cluster-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    Map<String, String> env = new LinkedHashMap<>();
+    CompletableFuture<Void> ready = CompletableFuture.runAsync(() -> readEnv(p, env));
+    try {
+      ready.get(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException | ExecutionException | TimeoutException e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      stopProcess(p);
+      Runtime.getRuntime().removeShutdownHook(hook);
+      throw new IllegalStateException("Vitess cluster did not come up within " + START_TIMEOUT + " (" + e
+          + "); the script's log " + logFile + " ends with:\n" + tail(logFile), e);
+    }
+    VitessCluster c = new VitessCluster(p, hook, logFile, Map.copyOf(env), Duration.ofNanos(System.nanoTime() - t0));
+    log.info("Vitess cluster up in {} ms: vtctld {}, vtgate MySQL port {}, tablets {}", c.startup.toMillis(),
+        c.vtctldGrpc(), c.vtgateMysqlPort(), c.tablets);
+    return c;
+  }
+
+  /**
+   * Reads {@code NAME=value} lines (bash {@code printf %q} quoting) until the script's last line
+   * after the start, {@code RSS total: ...}; fails if the script ends first.
+   */
+  private static void readEnv(Process p, Map<String, String> env) {
+    // not closed here: the drain thread goes on reading it
+    BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    try {
+      String line;
+      while ((line = r.readLine()) != null) {
+        if (line.startsWith("RSS total:")) {
+          // keep draining stdout so the script never blocks on a full pipe
+          Thread drain = new Thread(() -> drain(r), "vitess-cluster-stdout");
+          drain.setDaemon(true);
+          drain.start();
+          return;
+        }
+        int eq = line.indexOf('=');
+        if (eq > 0 && line.substring(0, eq).matches("[A-Z_][A-Z0-9_]*")) {
+          env.put(line.substring(0, eq), unquote(line.substring(eq + 1)));
+        }
+      }
+      throw new IllegalStateException("vitess-cluster.sh ended before the cluster was up");
+    } catch (IOException e) {
+      throw new IllegalStateException("reading vitess-cluster.sh output", e);
+    }
+  }
+
+  private static void drain(BufferedReader r) {
+    try {
+      while (r.readLine() != null) {
+        // nothing else is printed while the cluster runs
+      }
+    } catch (IOException ignored) {
+      // the script ended
+    }
+  }
+
+  /** Undoes bash's {@code %q}: backslash escapes and single quotes (what it prints for these values). */
+  static String unquote(String q) {
+    if (q.startsWith("$'")) {
+      throw new IllegalStateException("value with control characters is not expected: " + q);
+    }
+    StringBuilder b = new StringBuilder();
+    boolean single = false;
+    for (int i = 0; i < q.length(); i++) {
+      char c = q.charAt(i);
+      if (single) {
+        if (c == '\'') {
+          single = false;
+        } else {
+          b.append(c);
+        }
+      } else if (c == '\'') {
+        single = true;
+      } else if (c == '\\' && i + 1 < q.length()) {
+        b.append(q.charAt(++i));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
+  }
+
+  /** {@code alias,keyspace/shard,type,grpc host:port,mysql port} words. */
+  static List<Tablet> parseTablets(String words) {
+    List<Tablet> out = new ArrayList<>();
+    for (String w : words.trim().split("\\s+")) {
+      String[] f = w.split(",");
+      if (f.length != 5 || !f[1].contains("/")) {
+        throw new IllegalStateException("unexpected tablet entry '" + w + "' in POINTSMAN_VITESS_TABLETS");
+      }
+      int slash = f[1].indexOf('/');
+      out.add(new Tablet(f[0], f[1].substring(0, slash), f[1].substring(slash + 1), f[2], f[3], Integer.parseInt(f[4])));
+    }
+    return List.copyOf(out);
+  }
+
+  /** The repository: the parent of the module folder Maven runs the tests in. */
+  private static Path repoRoot() {
+    Path module = Paths.get("").toAbsolutePath();
+    Path repo = module.getParent();
+    if (repo == null || !Files.isRegularFile(repo.resolve("scripts/vitess-cluster.sh"))) {
+      throw new IllegalStateException("no scripts/vitess-cluster.sh in the parent of " + module);
+    }
+    return repo;
+  }
+
+  public String env(String name) {
+    return require(env, name);
+  }
+
+  public String vtctldGrpc() {
+    return env("POINTSMAN_VTCTLD_GRPC");
+  }
+
+  public int vtgateMysqlPort() {
+    return Integer.parseInt(env("POINTSMAN_VTGATE_MYSQL_PORT"));
+  }
+
+  public List<Tablet> tablets() {
+    return tablets;
+  }
+
+  /** The tablet with this uid (100, 200, 300 in the default layout). */
+  public Tablet tablet(int uid) {
+    String alias = String.format("%s-%010d", "zone1", uid);
+    return tablets.stream().filter(t -> t.alias().equals(alias)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no tablet " + alias + " in " + tablets));
+  }
+
+  /** How long {@link #start()} took until vtgate answered. */
+  public Duration startup() {
+    return startup;
+  }
+
+  /** Runs vtctldclient against this cluster's vtctld; returns its stdout, fails with its stderr. */
+  public String vtctldclient(String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Paths.get(env("POINTSMAN_VITESS_BIN"), "vtctldclient").toString());
+    cmd.add("--server");
+    cmd.add(vtctldGrpc());
+    cmd.addAll(List.of(args));
+    try {
+      Process p = new ProcessBuilder(cmd).start();
+      CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> readAll(p.getInputStream()));
+      CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));
+      if (!p.waitFor(VTCTLDCLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        p.destroyForcibly();
+        throw new IllegalStateException("vtctldclient " + String.join(" ", args) + " did not end within " + VTCTLDCLIENT_TIMEOUT);
+      }
+      if (p.exitValue() != 0) {
+        throw new IllegalStateException("vtctldclient " + String.join(" ", args) + " exited " + p.exitValue() + ": " + err.join());
+      }
+      return out.join();
+    } catch (IOException e) {
+      throw new IllegalStateException("could not run vtctldclient", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted running vtctldclient", e);
+    }
+  }
+
+  /** Like {@link #vtctldclient}, its output parsed as JSON. */
+  public JsonNode vtctldclientJson(String... args) {
+    try {
+      return JSON.readTree(vtctldclient(args));
+    } catch (IOException e) {
+      throw new IllegalStateException("vtctldclient " + String.join(" ", args) + " printed no JSON", e);
+    }
+  }
+
+  /**
+   * The streams of a MoveTables workflow as {@code vtctldclient MoveTables show} reports them
+   * (vtctld asks each target primary): {@code id}, {@code shard}, {@code state}, {@code message},
+   * {@code copy_states}, ...
+   */
+  public List<JsonNode> moveTablesStreams(String targetKeyspace, String workflow) {
+    JsonNode show = vtctldclientJson("MoveTables", "--workflow", workflow, "--target-keyspace", targetKeyspace,
+        "show", "--include-logs=false");
+    List<JsonNode> streams = new ArrayList<>();
+    for (JsonNode wf : show.path("workflows")) {
+      for (JsonNode shardStreams : wf.path("shard_streams")) {
+        shardStreams.path("streams").forEach(streams::add);
+      }
+    }
+    return streams;
+  }
+
+  /** A connection to vtgate (MySQL protocol, no authentication) with {@code keyspace} as its database; empty for none. */
+  public Connection vtgate(String keyspace) throws SQLException {
+    String url = "jdbc:mysql://127.0.0.1:" + vtgateMysqlPort() + "/" + keyspace
+        + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&connectTimeout=10000&socketTimeout=60000";
+    return DriverManager.getConnection(url, "app", "");
+  }
+
+  /** Runs statements through vtgate, each on its own (vtgate autocommit). */
+  public void execute(String keyspace, String... statements) throws SQLException {
+    try (Connection c = vtgate(keyspace); Statement st = c.createStatement()) {
+      for (String sql : statements) {
+        st.execute(sql);
+      }
+    }
+  }
+
+  /** A query through vtgate; rows as text. */
+  public List<List<String>> query(String keyspace, String sql) throws SQLException {
+    try (Connection c = vtgate(keyspace); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      int n = rs.getMetaData().getColumnCount();
+      List<List<String>> rows = new ArrayList<>();
+      while (rs.next()) {
+        List<String> row = new ArrayList<>(n);
+        for (int i = 1; i <= n; i++) {
+          row.add(rs.getString(i));
+        }
+        rows.add(row);
+      }
+      return rows;
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException alreadyShuttingDown) {
+      // the hook runs (or ran) stop() itself
+    }
+    stop();
+  }
+
+  private void stop() {
+    long t0 = System.nanoTime();
+    stopProcess(process);
+    log.info("Vitess cluster stopped in {} ms; the script's log is {}", (System.nanoTime() - t0) / 1_000_000, scriptLog);
+  }
+
+  /** SIGTERM (Process.destroy on Linux): the script's trap stops vtgate, the vttablets, vtctld, MariaDB and etcd. */
+  private static void stopProcess(Process p) {
+    if (!p.isAlive()) {
+      return;
+    }
+    p.destroy();
+    try {
+      if (!p.waitFor(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
+        log.warn("vitess-cluster.sh still running {} after SIGTERM; killing it and its processes", STOP_TIMEOUT);
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+    }
+  }
+
+  private static String require(Map<String, String> env, String name) {
+    String v = env.get(name);
+    if (v == null || v.isEmpty()) {
+      throw new IllegalStateException("vitess-cluster.sh printed no " + name + "; it printed " + env.keySet());
+    }
+    return v;
+  }
+
+  private static String readAll(java.io.InputStream in) {
+    try {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "(unreadable: " + e + ")";
+    }
+  }
+
+  private static String tail(Path file) {
+    try {
+      List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+    } catch (IOException e) {
+      return "(unreadable: " + e + ")";
+    }
+  }
+}

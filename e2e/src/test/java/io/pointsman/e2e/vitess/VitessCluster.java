@@ -69,10 +69,8 @@ public final class VitessCluster implements AutoCloseable {
 
   /** Starts a cluster and waits until vtgate answers. */
   public static VitessCluster start() {
-    String bin = System.getenv("POINTSMAN_VITESS_BIN");
-    if (bin == null || bin.isBlank() || !Files.isExecutable(Paths.get(bin, "vttablet"))) {
-      throw new IllegalStateException("POINTSMAN_VITESS_BIN must name a folder with the Vitess 24 binaries (vttablet, vtctld, "
-          + "vtgate, vtctldclient); scripts/test.sh builds and exports it; got '" + bin + "'");
+    for (String binary : List.of("vttablet", "vtctld", "vtgate", "vtctldclient")) {
+      VitessBinaries.binary(binary); // fails, naming what is missing and how to build it
     }
     Path repo = repoRoot();
     Path script = repo.resolve("scripts/vitess-cluster.sh");
@@ -232,7 +230,7 @@ public final class VitessCluster implements AutoCloseable {
   /** Runs vtctldclient against this cluster's vtctld; returns its stdout, fails with its stderr. */
   public String vtctldclient(String... args) {
     List<String> cmd = new ArrayList<>();
-    cmd.add(Paths.get(env("POINTSMAN_VITESS_BIN"), "vtctldclient").toString());
+    cmd.add(VitessBinaries.binary("vtctldclient").toString());
     cmd.add("--server");
     cmd.add(vtctldGrpc());
     cmd.addAll(List.of(args));

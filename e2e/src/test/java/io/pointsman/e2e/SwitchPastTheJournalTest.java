@@ -121,10 +121,10 @@ class SwitchPastTheJournalTest {
     load.close();
     VerificationReport report = LoadVerifier.forCustomers(world.router()).verify(load.loadLog());
     log.info("load across the failed switch and its rerun: {}", report.summary());
-    assertThat(report.acknowledged()).isGreaterThanOrEqualTo(40);
-    assertThat(report.missing()).isEmpty();
-    assertThat(report.duplicated()).isEmpty();
-    assertThat(report.lostNothing()).isTrue();
+    assertThat(report.acknowledged()).as(report.summary()).isGreaterThanOrEqualTo(40);
+    assertThat(report.missing()).as(report.summary()).isEmpty();
+    assertThat(report.duplicated()).as(report.summary()).isEmpty();
+    assertThat(report.lostNothing()).as(report.summary()).isTrue();
   }
 
   @Test

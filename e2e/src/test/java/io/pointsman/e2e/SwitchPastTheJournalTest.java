@@ -222,6 +222,8 @@ class SwitchPastTheJournalTest {
     }
     world.awaitStreamsRunning(from, running);
     assertThat(streams(from, running)).noneMatch(Stream::isFrozen);
+    // the oracle of every switch-level test: no invariant broken, no lock key of an ended run left
+    world.assertDefinedState(TARGET, WORKFLOW, to.equals(TARGET) ? "ALL_SWITCHED" : "NOT_SWITCHED");
   }
 
   private void starting(String state) {

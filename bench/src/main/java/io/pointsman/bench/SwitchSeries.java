@@ -4,11 +4,14 @@ import io.pointsman.api.model.Direction;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
 import io.pointsman.sandbox.load.LoadLog;
 import io.pointsman.sandbox.load.LoadOptions;
 import io.pointsman.sandbox.load.LoadRecord;
+import io.pointsman.sandbox.load.LoadVerifier;
 import io.pointsman.sandbox.load.LoadWriter;
+import io.pointsman.sandbox.load.VerificationReport;
 import io.pointsman.sandbox.load.WriteFactory;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;
@@ -92,7 +95,10 @@ final class SwitchSeries {
       switches.set(i, new SwitchMeasurement(m.run(), WriteWindow.of(records, m.run().startNanos(),
           m.run().endNanos()), m.history()));
     }
-    return new Block(migration, rate, achievedRate(load.loadLog(), blockStart, blockEnd), switches);
+    // every acknowledged write read back where the topology serves it now, once
+    VerificationReport verified = new LoadVerifier(world.router, migration.loadTable(), "customer_id",
+        TabletType.PRIMARY).verify(load.loadLog());
+    return new Block(migration, rate, achievedRate(load.loadLog(), blockStart, blockEnd), switches, verified);
   }
 
   private SwitchMeasurement measureOne(boolean viaTemporal, Direction direction)
@@ -122,8 +128,10 @@ final class SwitchSeries {
    * The switches of one migration at one rate.
    *
    * @param achievedRate acknowledged writes per second over the whole block
+   * @param load the block's writes read back after it: lost or duplicated acknowledged writes
    */
-  record Block(BenchMigration migration, double rate, double achievedRate, List<SwitchMeasurement> switches) {
+  record Block(BenchMigration migration, double rate, double achievedRate, List<SwitchMeasurement> switches,
+      VerificationReport load) {
     List<SwitchMeasurement> by(String executor) {
       return switches.stream().filter(s -> s.executor().equals(executor)).toList();
     }

@@ -75,6 +75,8 @@ class BenchSmokeTest {
 
   /** Every switch moved writes under load: writes were acknowledged around it, none failed, its history was read. */
   private static void assertMeasured(Block b) {
+    assertThat(b.load().lostNothing()).as(b.migration().label() + " load read back: " + b.load().summary()).isTrue();
+    assertThat(b.load().errors()).as(b.migration().label() + " load: " + b.load().summary()).isEmpty();
     assertThat(b.achievedRate()).as(b.migration().label() + " achieved rate").isGreaterThan(b.rate() / 2);
     for (SwitchMeasurement m : b.switches()) {
       String what = b.migration().label() + " " + m.executor() + " " + m.direction();

@@ -1,13 +1,26 @@
 package io.pointsman.demo;
 
+import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.etcd.jetcd.ByteSequence;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.topo.model.RoutingRules;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowServiceException;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -66,15 +79,27 @@ class CliOnSandboxTest {
 
   @Test
   @Order(1)
-  void aDryRunPrintsThePlanAndChangesNothing() {
+  void aDryRunPrintsThePlanAndChangesNothing() throws Exception {
     Map<String, List<String>> before = routingRules();
+    SandboxSnapshot snapshot = SandboxSnapshot.take(world);
 
     Run run = pointsman("SwitchTraffic", "--dry-run");
 
     assertThat(run.exitCode()).as(run.output()).isZero();
     assertThat(run.output()).contains("MoveTables SwitchTraffic (dry run) customer.commerce2customer")
         .contains("dry run results for workflow customer.commerce2customer");
-    assertThat(routingRules()).isEqualTo(before);
+    assertThat(snapshot.differencesTo(SandboxSnapshot.take(world))).as("changed by the dry run").isEmpty();
+    // negative control: the snapshot does see a change anywhere under the topology roots
+    var kv = world.sandbox.etcdClient().getKVClient();
+    ByteSequence probe = ByteSequence.from(world.sandbox.options().topoPaths().globalRoot() + "/negative-control",
+        StandardCharsets.UTF_8);
+    kv.put(probe, ByteSequence.from("x", StandardCharsets.UTF_8)).get(30, TimeUnit.SECONDS);
+    try {
+      assertThat(snapshot.differencesTo(SandboxSnapshot.take(world))).singleElement(as(InstanceOfAssertFactories.STRING))
+          .contains("negative-control created");
+    } finally {
+      kv.delete(probe).get(30, TimeUnit.SECONDS);
+    }
     assertThat(before.get("customer")).containsExactly("commerce.customer");
   }
 
@@ -110,7 +135,10 @@ class CliOnSandboxTest {
 
   @Test
   @Order(4)
-  void statusReportsEachActionAndTheStateAndStartsNothing() {
+  void statusReportsEachActionAndTheStateAndStartsNothing() throws Exception {
+    Map<String, String> runs = latestRuns();
+    SandboxSnapshot snapshot = SandboxSnapshot.take(world);
+
     Run run = pointsman("Status");
 
     assertThat(run.exitCode()).as(run.output()).isZero();
@@ -119,5 +147,44 @@ class CliOnSandboxTest {
         .containsPattern("Cancel +FAILED")
         .contains("State after the last completed action (SwitchTraffic, finished ")
         .contains("All Reads Switched. Writes Switched");
+    assertThat(runs.get(Pointsman.SWITCH_TRAFFIC)).as("the switch ran before").isNotEqualTo(NO_RUN);
+    assertThat(latestRuns()).as("latest run of each action, before and after Status").isEqualTo(runs);
+    assertThat(snapshot.differencesTo(SandboxSnapshot.take(world))).as("changed by Status").isEmpty();
+  }
+
+  private static final String NO_RUN = "none";
+  private static final List<String> ACTIONS = List.of(Pointsman.SWITCH_TRAFFIC, Pointsman.REVERSE_TRAFFIC,
+      Pointsman.COMPLETE_MIGRATION, Pointsman.CANCEL_MIGRATION, Pointsman.VALIDATE_TOPOLOGY);
+
+  /**
+   * The run id of the latest execution of each action's workflow id for this workflow (the ids the
+   * CLI starts them under), {@code none} when there is none: an action started since shows as a
+   * new run id or a new entry.
+   */
+  private static Map<String, String> latestRuns() {
+    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
+        WorkflowServiceStubsOptions.newBuilder().setTarget(world.dev.address()).build());
+    try {
+      WorkflowClient client = WorkflowClient.newInstance(stubs);
+      Map<String, String> runs = new TreeMap<>();
+      for (String action : ACTIONS) {
+        String id = Pointsman.workflowId(action, Playground.TARGET_KEYSPACE, Playground.WORKFLOW);
+        String run;
+        try {
+          run = client.newUntypedWorkflowStub(id).describe().getExecution().getRunId();
+        } catch (WorkflowNotFoundException e) {
+          run = NO_RUN;
+        } catch (WorkflowServiceException e) {
+          if (!(e.getCause() instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND)) {
+            throw e;
+          }
+          run = NO_RUN;
+        }
+        runs.put(action, run);
+      }
+      return runs;
+    } finally {
+      stubs.shutdown();
+    }
   }
 }

@@ -63,10 +63,10 @@ class MoveTablesFullCycleTest {
       load.close();
       VerificationReport report = LoadVerifier.forCustomers(world.router()).verify(load.loadLog());
       log.info("load across the cycle: {}", report.summary());
-      assertThat(report.acknowledged()).isGreaterThan(50);
-      assertThat(report.missing()).isEmpty();
-      assertThat(report.duplicated()).isEmpty();
-      assertThat(report.lostNothing()).isTrue();
+      assertThat(report.acknowledged()).as(report.summary()).isGreaterThan(50);
+      assertThat(report.missing()).as(report.summary()).isEmpty();
+      assertThat(report.duplicated()).as(report.summary()).isEmpty();
+      assertThat(report.lostNothing()).as(report.summary()).isTrue();
 
       assertThat(world.store().get(world.store().keys().routingRules())).isEmpty();
       assertThat(world.services.streams().read(world.services.primaries().resolve("commerce", "0"),

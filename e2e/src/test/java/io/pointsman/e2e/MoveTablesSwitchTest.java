@@ -64,7 +64,7 @@ class MoveTablesSwitchTest {
       assertThat(world.store().getRequired(world.store().keys().shard("customer", shard)).value()
           .deniedTables(TabletType.PRIMARY)).isEmpty();
       PrimaryEndpoint target = world.services.primaries().resolve("customer", shard);
-      assertThat(world.services.streams().read(target, "commerce2customer")).allMatch(Stream::isFrozen);
+      assertThat(world.services.streams().read(target, "commerce2customer")).hasSize(1).allMatch(Stream::isFrozen);
     }
     PrimaryEndpoint source = world.services.primaries().resolve("commerce", "0");
     List<Stream> reverse = world.services.streams().read(source, "commerce2customer_reverse");

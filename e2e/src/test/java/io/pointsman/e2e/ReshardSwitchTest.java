@@ -321,10 +321,10 @@ class ReshardSwitchTest {
     VerificationReport report = new LoadVerifier(world.router(), "customer.customer", "customer_id", TabletType.PRIMARY)
         .verify(load.loadLog());
     log.info("load across ReverseTraffic, SwitchTraffic, Complete: {}", report.summary());
-    assertThat(report.acknowledged()).isGreaterThan(50);
-    assertThat(report.missing()).isEmpty();
-    assertThat(report.duplicated()).isEmpty();
-    assertThat(report.lostNothing()).isTrue();
+    assertThat(report.acknowledged()).as(report.summary()).isGreaterThan(50);
+    assertThat(report.missing()).as(report.summary()).isEmpty();
+    assertThat(report.duplicated()).as(report.summary()).isEmpty();
+    assertThat(report.lostNothing()).as(report.summary()).isTrue();
 
     long onTargets = 0;
     for (String shard : TARGETS) {

@@ -228,6 +228,8 @@ class SwitchRollbackTest {
     assertThat(before.differencesTo(WorldSnapshot.take(world))).as("changes left behind").isEmpty();
     assertThat(WorldSnapshot.lockKeys(world)).as("locks left behind").isEmpty();
     assertThat(world.workflowState(TARGET, WORKFLOW)).isEqualTo(NOT_SWITCHED);
+    // the oracle of every switch-level test: no invariant broken, no lock key of an ended run left
+    world.assertDefinedState(TARGET, WORKFLOW, "NOT_SWITCHED");
   }
 
   private static SwitchTrafficWorkflow newSwitch() {

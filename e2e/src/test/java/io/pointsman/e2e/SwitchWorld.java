@@ -20,6 +20,7 @@ import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.testing.TestServices;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.validate.EndedExecutions;
 import io.pointsman.engine.validate.TopologyValidator;
 import io.pointsman.engine.validate.ValidationReport;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
@@ -217,12 +218,23 @@ final class SwitchWorld implements AutoCloseable {
         });
   }
 
-  /** The validator names no broken invariant of the workflow and finds it in {@code state} (e.g. ALL_SWITCHED). */
+  /**
+   * The validator names no broken invariant of the workflow and finds it in {@code state} (e.g.
+   * ALL_SWITCHED). Lock keys are checked against Temporal: one held for an execution that has ended
+   * is left behind, whatever its lease says.
+   */
   ValidationReport assertDefinedState(String targetKeyspace, String workflow, String state) {
-    ValidationReport report = validator.validate(targetKeyspace, workflow);
+    ValidationReport report = validator.validate(targetKeyspace, workflow, endedExecutions());
     assertThat(report.violations()).as(report.describe()).isEmpty();
     assertThat(report.state()).as(report.describe()).isEqualTo(state);
     return report;
+  }
+
+  /**
+   * Asks this world's Temporal whether the execution a lock value names has ended.
+   */
+  EndedExecutions endedExecutions() {
+    return TemporalEndedExecutions.of(client());
   }
 
   /** The workflow's state as Vitess words it, read now (e.g. "All Reads Switched. Writes Switched"). */

@@ -12,6 +12,7 @@ import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.Services;
+import io.pointsman.engine.lock.LockContents;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.switching.MigrationReader;
@@ -69,7 +70,9 @@ import java.util.concurrent.TimeoutException;
  *       run only while writes are switched ({@code REVERSE_STREAMS_WITHOUT_SWITCH}) and are all FROZEN
  *       once writes are back on the source ({@code REVERSE_STREAMS_FROZEN_STATE});</li>
  *   <li>every lock key under the workflow's lock directories has a live lease
- *       ({@code LOCK_KEY_WITHOUT_LEASE}, {@code LOCK_KEY_LEASE_EXPIRED}).</li>
+ *       ({@code LOCK_KEY_WITHOUT_LEASE}, {@code LOCK_KEY_LEASE_EXPIRED}), and none is held for an
+ *       execution that has ended ({@code LOCK_KEY_OF_ENDED_WORKFLOW}; known only when the caller says
+ *       which executions ended, see {@link #validate(String, String, EndedExecutions)}).</li>
  * </ul>
  */
 public final class TopologyValidator {
@@ -90,8 +93,17 @@ public final class TopologyValidator {
     this.keys = store.keys();
   }
 
-  /** Validates the workflow {@code targetKeyspace.workflow} as it is now. */
+  /** Validates the workflow {@code targetKeyspace.workflow} as it is now, lock keys by their leases alone. */
   public ValidationReport validate(String targetKeyspace, String workflow) {
+    return validate(targetKeyspace, workflow, EndedExecutions.NONE);
+  }
+
+  /**
+   * Validates the workflow {@code targetKeyspace.workflow} as it is now; a lock key naming an
+   * execution that {@code ended} says has ended is a violation even while its lease lives (the
+   * holder ended without releasing it, and every later lock of that directory waits on it).
+   */
+  public ValidationReport validate(String targetKeyspace, String workflow, EndedExecutions ended) {
     List<Violation> out = new ArrayList<>();
     Optional<MigrationInfo> found = readMigration(targetKeyspace, workflow);
     Set<String> lockDirs = new LinkedHashSet<>();
@@ -100,7 +112,7 @@ public final class TopologyValidator {
     if (found.isEmpty()) {
       routedToDenied(targetKeyspace, out);
       srvVSchemaAgrees(out);
-      checkLocks(lockDirs, out);
+      checkLocks(lockDirs, ended, out);
       return new ValidationReport(targetKeyspace, workflow, "NO_WORKFLOW",
           "no streams of " + workflow + " on " + targetKeyspace + " (never created, completed or cancelled)", out);
     }
@@ -124,7 +136,7 @@ public final class TopologyValidator {
           + ws.summary()));
     }
     String streams = checkStreams(info, writesSwitched, out);
-    checkLocks(lockDirs, out);
+    checkLocks(lockDirs, ended, out);
     String state = writesSwitched ? "ALL_SWITCHED" : ws.anyReadsSwitched() ? "READS_SWITCHED" : "NOT_SWITCHED";
     return new ValidationReport(targetKeyspace, workflow, state,
         info.migrationType() + " " + info.sourceKeyspace() + " -> " + info.targetKeyspace() + ", " + ws.summary()
@@ -405,7 +417,7 @@ public final class TopologyValidator {
 
   // ---- locks ---------------------------------------------------------------------------------
 
-  private void checkLocks(Set<String> dirs, List<Violation> out) {
+  private void checkLocks(Set<String> dirs, EndedExecutions ended, List<Violation> out) {
     for (String dir : dirs) {
       for (KeyValue kv : locksUnder(dir)) {
         String key = kv.getKey().toString(StandardCharsets.UTF_8);
@@ -415,12 +427,28 @@ public final class TopologyValidator {
           continue;
         }
         long ttl = call(etcd.getLeaseClient().timeToLive(kv.getLease(), LeaseOption.DEFAULT)).getTTL();
-        if (ttl <= 0) {
+        // etcd deletes a lease's keys when it expires, atomically: a key read before its lease ran
+        // out is simply gone now, which is no violation. Only a key still there is one.
+        if (ttl <= 0 && stillThere(kv)) {
           out.add(new Violation("LOCK_KEY_LEASE_EXPIRED", key + " is attached to lease " + kv.getLease()
               + " which is no longer alive"));
+          continue;
         }
+        LockContents.parse(kv.getValue().toString(StandardCharsets.UTF_8))
+            .filter(c -> c.temporalWorkflowId() != null)
+            .filter(c -> ended.hasEnded(c.temporalWorkflowId(), c.temporalRunId()))
+            .filter(c -> stillThere(kv))
+            .ifPresent(c -> out.add(new Violation("LOCK_KEY_OF_ENDED_WORKFLOW", key + " is still held (lease "
+                + kv.getLease() + ") for " + c.temporalWorkflowId() + "/" + c.temporalRunId()
+                + ", which has ended: " + c.describe())));
       }
     }
+  }
+
+  /** The key exists now with the same creation (the lock was not released and taken again meanwhile). */
+  private boolean stillThere(KeyValue kv) {
+    List<KeyValue> now = call(etcd.getKVClient().get(kv.getKey())).getKvs();
+    return !now.isEmpty() && now.get(0).getCreateRevision() == kv.getCreateRevision();
   }
 
   private List<KeyValue> locksUnder(String dir) {

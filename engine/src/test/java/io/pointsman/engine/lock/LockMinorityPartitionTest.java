@@ -41,6 +41,13 @@ import org.slf4j.LoggerFactory;
 class LockMinorityPartitionTest {
   private static final Logger log = LoggerFactory.getLogger(LockMinorityPartitionTest.class);
   private static final Duration TTL = Duration.ofSeconds(3);
+  /**
+   * The holder's local deadline is the send time of its last successful renewal plus the TTL, and
+   * no renewal can succeed once the majority is gone, so the deadline is at most one TTL after
+   * that. A renewal call in flight is bounded by that deadline too; the margin only covers the
+   * timeout's completion reaching the lock service's scheduler thread on a loaded machine.
+   */
+  private static final Duration DETECTION_MARGIN = Duration.ofMillis(1500);
   /** The member the holder is connected to, and the two that leave it alone. */
   private static final int MINORITY = 2;
 
@@ -83,9 +90,13 @@ class LockMinorityPartitionTest {
 
     cluster.kill(0);
     cluster.kill(1);
+    long minority = System.nanoTime(); // from here on no renewal can succeed
 
-    LockLoss loss = lock.lossFuture().get(TTL.plusSeconds(10).toSeconds(), TimeUnit.SECONDS);
-    log.info("the minority-side holder reported {}", loss);
+    LockLoss loss = lock.lossFuture().get(TTL.plusSeconds(30).toSeconds(), TimeUnit.SECONDS);
+    Duration reportedAfter = Duration.ofNanos(System.nanoTime() - minority);
+    log.info("the minority-side holder reported {} {} ms after the majority left", loss, reportedAfter.toMillis());
+    assertThat(reportedAfter).as("loss reported within the TTL (%s) plus %s ms for the detection to run",
+        TTL, DETECTION_MARGIN.toMillis()).isLessThanOrEqualTo(TTL.plus(DETECTION_MARGIN));
     assertThat(loss.reason()).isEqualTo(LockLoss.Reason.RENEWAL_FAILED);
     assertThat(lock.isHeld()).isFalse();
     assertThatThrownBy(() -> holderStore.update(shardKey(holderStore), s -> s.withPrimaryServing(false),

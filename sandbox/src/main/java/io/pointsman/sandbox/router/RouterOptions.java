@@ -57,7 +57,8 @@ public final class RouterOptions {
     return mysqlUser;
   }
 
-  String mysqlPassword() {
+  /** Public for the load verifier, which reads every shard's primary directly; never logged. */
+  public String mysqlPassword() {
     return mysqlPassword;
   }
 

@@ -27,7 +27,8 @@ import java.util.Optional;
  * The one place that decides how records are encoded: as Vitess stores them, the binary protobuf
  * of the record's Vitess message (docs/architecture.md §6.1). A write is encoded over the message
  * its value was read from, so what the model does not hold (fields it lacks, fields newer than the
- * generated classes) is written back as it was.
+ * generated classes) is written back as it was. pointsman's own records beside the topology, which
+ * have no Vitess message, are JSON ({@link OwnRecords}).
  */
 public final class TopoCodec {
   private TopoCodec() {}
@@ -46,6 +47,9 @@ public final class TopoCodec {
 
   /** The Vitess message stored for a record type, e.g. {@code topodata.Shard}. */
   public static String messageName(Class<?> type) {
+    if (OwnRecords.owns(type)) {
+      return OwnRecords.format(type);
+    }
     return RecordMappers.forType(type).defaultInstance().getDescriptorForType().getFullName();
   }
 
@@ -54,6 +58,9 @@ public final class TopoCodec {
    * record). Map entries are written sorted by key, so an unchanged record encodes the same.
    */
   public static <T> byte[] encode(String key, T value, byte[] base, Class<T> type) {
+    if (OwnRecords.owns(type)) {
+      return OwnRecords.encode(value);
+    }
     RecordMapper<T, Message> mapper = RecordMappers.forType(type);
     Message from = base == null ? mapper.defaultInstance() : parse(key, base, type);
     return bytes(mapper.toProto(value, from));
@@ -61,6 +68,9 @@ public final class TopoCodec {
 
   /** The record a stored value holds; INTERNAL naming the key and the message when it is not one. */
   public static <T> T decode(String key, byte[] bytes, Class<T> type) {
+    if (OwnRecords.owns(type)) {
+      return OwnRecords.decode(key, bytes, type);
+    }
     RecordMapper<T, Message> mapper = RecordMappers.forType(type);
     Message m = parse(key, bytes, type);
     try {

@@ -17,6 +17,9 @@ import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.errors.RecordChangedException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.engine.etcd.EtcdClients;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.topo.model.KeyRange;
@@ -96,6 +99,21 @@ class EtcdTopologyStoreTest {
     assertThat(read.value()).isEqualTo(shard("-80"));
     assertThat(read.modRevision()).isEqualTo(created.modRevision()).isPositive();
     assertThat(store.get(shardKey("ks", "80-"))).isEmpty();
+  }
+
+  /** pointsman's own records (no Vitess message exists for them) are JSON an operator can read. */
+  @Test
+  void pointsmansOwnRecordsAreStoredAsJson() throws Exception {
+    MigrationInfo info = new MigrationInfo("wf", "commerce", "customer", MigrationType.TABLES, List.of("customer"),
+        List.of("0"), List.of("-80", "80-"), List.of(), 42, true);
+    UnfinishedCleanup cleanup = new UnfinishedCleanup("CompleteMigration", info);
+    RecordKey<UnfinishedCleanup> key = store.keys().unfinishedCleanup("customer", "wf");
+
+    store.create(key, cleanup);
+
+    assertThat(store.getRequired(key).value()).isEqualTo(cleanup);
+    assertThat(new String(raw(key.key()), java.nio.charset.StandardCharsets.UTF_8))
+        .startsWith("{").contains("\"action\":\"CompleteMigration\"");
   }
 
   @Test

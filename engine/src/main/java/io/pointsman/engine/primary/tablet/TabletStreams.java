@@ -103,12 +103,17 @@ public final class TabletStreams implements StreamsPort {
         () -> client.vreplicationExec(p.endpoint(), "update _vt.vreplication set state = "
             + sqlString(StreamState.RUNNING.column()) + ", message = '' where db_name = " + sqlString(p.dbName())
             + " and workflow = " + sqlString(workflow)).rowsAffected(),
-        () -> read(p, workflow).stream().allMatch(s -> s.state() != StreamState.STOPPED && s.message().isEmpty()),
+        // not the message: a started stream's controller at once writes "Picked source tablet: ..." there
+        () -> read(p, workflow).stream().allMatch(s -> s.state() != StreamState.STOPPED && !s.isFrozen()),
         () -> 0L);
     return read(p, workflow).size();
   }
 
-  /** As vtctld freezes the target streams after a switch: the message alone, through VReplicationExec. */
+  /**
+   * As vtctld freezes the target streams after a switch, once they are stopped: the message alone,
+   * through VReplicationExec. On a running stream the tablet restarts the stream's controller, which
+   * overwrites the message at once, so the read-back fails then.
+   */
   @Override
   public int freeze(ShardRef shard, String workflow, LockSet locks) {
     Names.workflow(workflow);

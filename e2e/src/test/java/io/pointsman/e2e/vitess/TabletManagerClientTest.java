@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.engine.mysql.BinlogSource;
@@ -22,8 +21,6 @@ import io.pointsman.engine.tablet.VReplicationWorkflow;
 import io.pointsman.engine.tablet.WorkflowUpdate;
 import io.pointsman.engine.topo.model.TabletType;
 import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -49,33 +46,10 @@ class TabletManagerClientTest {
 
   @BeforeAll
   static void moveTablesCreated() throws Exception {
-    cluster = VitessCluster.start();
+    cluster = MoveTablesCluster.start(WORKFLOW);
     client = new TabletManagerClient(TabletRpcOptions.DEFAULTS);
     commerce = cluster.tablet(100).endpoint();
     targets = List.of(cluster.tablet(200).endpoint(), cluster.tablet(300).endpoint());
-
-    Path dir = Files.createTempDirectory("tablet-rpc-test");
-    Path schema = Files.writeString(dir.resolve("commerce.sql"), """
-        create table customer(customer_id bigint not null auto_increment, email varchar(128), primary key(customer_id)) engine=InnoDB;
-        create table corder(order_id bigint not null auto_increment, customer_id bigint, sku varchar(128), price bigint, primary key(order_id)) engine=InnoDB;
-        """);
-    Path commerceVschema = Files.writeString(dir.resolve("commerce.json"),
-        "{\"sharded\": false, \"tables\": {\"customer\": {}, \"corder\": {}}}");
-    Path customerVschema = Files.writeString(dir.resolve("customer.json"), """
-        {"sharded": true, "vindexes": {"hash": {"type": "hash"}},
-         "tables": {"customer": {"column_vindexes": [{"column": "customer_id", "name": "hash"}]},
-                    "corder": {"column_vindexes": [{"column": "customer_id", "name": "hash"}]}}}
-        """);
-    cluster.vtctldclient("ApplySchema", "--sql-file", schema.toString(), "commerce");
-    cluster.vtctldclient("ApplyVSchema", "--vschema-file", commerceVschema.toString(), "commerce");
-    cluster.execute("commerce",
-        "insert into customer(customer_id, email) values (1, 'alice@example.com'), (2, 'bob@example.com'), (3, 'carol@example.com')",
-        "insert into corder(order_id, customer_id, sku, price) values (1, 1, 'SKU-1', 100), (2, 2, 'SKU-2', 30)");
-    cluster.vtctldclient("ApplyVSchema", "--vschema-file", customerVschema.toString(), "customer");
-    cluster.vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "create",
-        "--source-keyspace", "commerce", "--tables", "customer,corder");
-    await("MoveTables copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
-        .until(() -> allStreams("Running"));
   }
 
   @AfterAll
@@ -335,9 +309,7 @@ class TabletManagerClientTest {
   }
 
   private static boolean allStreams(String state) {
-    List<JsonNode> streams = cluster.moveTablesStreams("customer", WORKFLOW);
-    return streams.size() == 2 && streams.stream().allMatch(s -> s.path("state").asText().equals(state)
-        && (s.path("copy_states").isMissingNode() || s.path("copy_states").isEmpty()));
+    return MoveTablesCluster.allStreams(cluster, WORKFLOW, state);
   }
 
   private static long count(TabletEndpoint t, String db) {

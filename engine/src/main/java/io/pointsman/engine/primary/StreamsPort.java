@@ -1,0 +1,36 @@
+package io.pointsman.engine.primary;
+
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.mysql.NewStream;
+import io.pointsman.engine.mysql.Stream;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * The VReplication streams on a shard's primary, changed the way a traffic switch does. Every change
+ * is fenced with the caller's locks ({@link FencePort}) and idempotent: running it again finds its
+ * work done. Direct MySQL: {@link io.pointsman.engine.mysql.VReplicationStreams}.
+ */
+public interface StreamsPort {
+
+  /** The workflow's streams on the shard's primary, by id; empty when it has none there. */
+  List<Stream> read(ShardRef shard, String workflow);
+
+  /** Stops the workflow's streams with a message; returns how many streams the workflow has there. */
+  int stop(ShardRef shard, String workflow, String message, LockSet locks);
+
+  /** Stops the given streams with a message; returns how many of them exist there. */
+  int stop(ShardRef shard, Collection<Integer> ids, String message, LockSet locks);
+
+  /** Starts the workflow's streams: Running, message cleared, no stop position. */
+  int start(ShardRef shard, String workflow, LockSet locks);
+
+  /** Marks the workflow's streams FROZEN (its writes were switched). */
+  int freeze(ShardRef shard, String workflow, LockSet locks);
+
+  /** Inserts streams (reverse streams at a given position); returns their ids in order. */
+  List<Integer> insert(ShardRef shard, List<NewStream> streams, LockSet locks);
+
+  /** Deletes the workflow's streams; returns how many went (0: already done). */
+  int delete(ShardRef shard, String workflow, LockSet locks);
+}

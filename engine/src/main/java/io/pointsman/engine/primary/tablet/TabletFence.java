@@ -1,0 +1,117 @@
+package io.pointsman.engine.primary.tablet;
+
+import static io.pointsman.engine.tablet.VReplicationStatements.sqlString;
+
+import io.pointsman.api.errors.LockLostException;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
+import io.pointsman.engine.lock.LockService;
+import io.pointsman.engine.lock.LockStatus;
+import io.pointsman.engine.mysql.MySqlFence;
+import io.pointsman.engine.primary.FencePort;
+import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.tablet.DbaQuery;
+import io.pointsman.engine.tablet.TabletManagerClient;
+import io.pointsman.engine.tablet.TabletQueryResult;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The fence on a real vttablet: first asks etcd that every lock is still held (when a
+ * {@link LockService} is given), then raises each lock resource's row of {@code _pointsman.lock_fence}
+ * to our token through ExecuteFetchAsDba ({@code greatest()}, so only upwards) and reads it back; a
+ * higher token there means a newer holder already changed this primary, and nothing is done.
+ *
+ * <p>Weaker than {@link MySqlFence}: the raise and the change that follows are separate statements
+ * on separate connections (vttablet owns the {@code _vt} tables), so a change already in flight when
+ * the lease is lost can still land; every later one of the old holder is refused.
+ */
+public final class TabletFence implements FencePort {
+  /** pointsman's own database on the primaries, next to (never inside) Vitess's sidecar. */
+  public static final String DATABASE = "_pointsman";
+  static final String TABLE = DATABASE + ".lock_fence";
+
+  private final TabletManagerClient client;
+  private final TabletPrimaries primaries;
+  private final Optional<LockService> locks;
+  private final Set<String> ensured = ConcurrentHashMap.newKeySet();
+
+  /**
+   * @param locks asked whether the locks are still held before each raise; empty to rely on the
+   *     token comparison alone (tests, or a caller that has just checked)
+   */
+  public TabletFence(TabletManagerClient client, TabletPrimaries primaries, Optional<LockService> locks) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.primaries = Objects.requireNonNull(primaries, "primaries");
+    this.locks = Objects.requireNonNull(locks, "locks");
+  }
+
+  @Override
+  public void raise(ShardRef shard, LockSet lockSet, String action) {
+    Objects.requireNonNull(lockSet, "locks");
+    if (lockSet.isEmpty()) {
+      throw PointsmanException.invalidArgument(action + " on " + shard
+          + " must run under the locks that guard it, but none were given");
+    }
+    List<LockToken> claims = lockSet.locks().stream().sorted(Comparator.comparing(MySqlFence::resource)).toList();
+    locks.ifPresent(service -> checkHeld(service, claims, shard, action));
+    TabletPrimary primary = primaries.resolve(shard);
+    ensureTable(primary);
+    for (LockToken lock : claims) {
+      String resource = MySqlFence.resource(lock);
+      long ours = lock.fencingToken();
+      client.executeFetchAsDba(primary.endpoint(), DbaQuery.of("insert into " + TABLE
+          + " (resource, token, updated_at) values (" + sqlString(resource) + ", " + ours + ", now(6))"
+          + " on duplicate key update token = greatest(token, " + ours + "), updated_at = now(6)"));
+      long stored = read(primary, resource).orElseThrow(() -> PointsmanException.internal(
+          "fence row " + resource + " vanished on " + primary, null));
+      if (stored > ours) {
+        throw new LockLostException(lock.key(), "lock on " + lock.resource() + " was taken over: the fence "
+            + resource + " on " + primary + " holds token " + stored + ", ours is " + ours + "; " + action
+            + " was not applied");
+      }
+    }
+  }
+
+  @Override
+  public OptionalLong highestToken(ShardRef shard, String resource) {
+    TabletPrimary primary = primaries.resolve(shard);
+    ensureTable(primary);
+    return read(primary, resource);
+  }
+
+  private static void checkHeld(LockService service, List<LockToken> claims, ShardRef shard, String action) {
+    List<LockStatus> statuses = service.checkAll(claims);
+    for (int i = 0; i < claims.size(); i++) {
+      if (!statuses.get(i).held()) {
+        throw new LockLostException(claims.get(i).key(), "lock on " + claims.get(i).resource() + " is no longer held ("
+            + statuses.get(i).lossReason() + ": " + statuses.get(i).message() + "); " + action + " on " + shard
+            + " was not applied");
+      }
+    }
+  }
+
+  private OptionalLong read(TabletPrimary primary, String resource) {
+    TabletQueryResult r = client.executeFetchAsDba(primary.endpoint(),
+        DbaQuery.of("select token from " + TABLE + " where resource = " + sqlString(resource)));
+    return r.rows().isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(r.rows().get(0).get(0)));
+  }
+
+  /** Creates the fence table once per tablet and process; both statements are idempotent. */
+  private void ensureTable(TabletPrimary primary) {
+    if (ensured.contains(primary.endpoint().address())) {
+      return;
+    }
+    client.executeFetchAsDba(primary.endpoint(), DbaQuery.of("create database if not exists " + DATABASE));
+    client.executeFetchAsDba(primary.endpoint(), DbaQuery.of("create table if not exists " + TABLE
+        + " (resource varbinary(512) not null, token bigint not null, updated_at datetime(6) not null,"
+        + " primary key (resource)) engine = InnoDB"));
+    ensured.add(primary.endpoint().address());
+  }
+}

@@ -1,0 +1,68 @@
+package io.pointsman.engine.primary.tablet;
+
+import static io.pointsman.engine.tablet.VReplicationStatements.sqlString;
+
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.mysql.Journal;
+import io.pointsman.engine.mysql.SidecarText;
+import io.pointsman.engine.primary.FencePort;
+import io.pointsman.engine.primary.JournalsPort;
+import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.tablet.TabletManagerClient;
+import io.pointsman.engine.tablet.TabletQueryResult;
+import io.pointsman.engine.tablet.VReplicationStatements;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * {@link JournalsPort} on vttablets: VReplicationExec on {@code _vt.resharding_journal}, as vtctld
+ * writes and reads it, with {@code val} in protobuf text form ({@link SidecarText}). The direct-MySQL
+ * counterpart is {@link io.pointsman.engine.mysql.ReshardingJournals}.
+ */
+public final class TabletJournals implements JournalsPort {
+  private final TabletManagerClient client;
+  private final TabletPrimaries primaries;
+  private final FencePort fence;
+
+  public TabletJournals(TabletManagerClient client, TabletPrimaries primaries, FencePort fence) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.primaries = Objects.requireNonNull(primaries, "primaries");
+    this.fence = Objects.requireNonNull(fence, "fence");
+  }
+
+  @Override
+  public boolean create(ShardRef source, Journal journal, LockSet locks) {
+    String encoded = SidecarText.encodeJournal(journal);
+    TabletPrimary p = primaries.resolve(source);
+    fence.raise(source, locks, "writing journal " + journal.id());
+    Optional<Journal> existing = read(p, journal.id());
+    if (existing.isPresent()) {
+      if (existing.get().equals(journal)) {
+        return false;
+      }
+      throw PointsmanException.alreadyExists("a different journal with id " + journal.id() + " exists on " + p
+          + ": " + SidecarText.encodeJournal(existing.get()));
+    }
+    Outcomes.settle("writing journal " + journal.id() + " on " + p,
+        () -> client.vreplicationExec(p.endpoint(), "insert into _vt.resharding_journal (id, db_name, val) values ("
+            + journal.id() + ", " + sqlString(p.dbName()) + ", " + sqlString(encoded) + ")").rowsAffected(),
+        () -> read(p, journal.id()).map(journal::equals).orElse(false),
+        () -> 1L);
+    return true;
+  }
+
+  @Override
+  public Optional<Journal> read(ShardRef source, long id) {
+    return read(primaries.resolve(source), id);
+  }
+
+  private Optional<Journal> read(TabletPrimary p, long id) {
+    TabletQueryResult r = client.vreplicationExec(p.endpoint(), VReplicationStatements.readJournal(id));
+    if (r.rows().isEmpty()) {
+      return Optional.empty();
+    }
+    String val = r.rows().get(0).get(0);
+    return Optional.of(SidecarText.decodeJournal("_vt.resharding_journal id " + id + " on " + p, val == null ? "" : val));
+  }
+}

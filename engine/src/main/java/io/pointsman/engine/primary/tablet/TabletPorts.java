@@ -1,0 +1,36 @@
+package io.pointsman.engine.primary.tablet;
+
+import io.pointsman.engine.lock.LockService;
+import io.pointsman.engine.primary.FencePort;
+import io.pointsman.engine.primary.JournalsPort;
+import io.pointsman.engine.primary.PositionsPort;
+import io.pointsman.engine.primary.StreamsPort;
+import io.pointsman.engine.primary.WriteGatePort;
+import io.pointsman.engine.tablet.TabletManagerClient;
+import io.pointsman.engine.topo.TopologyStore;
+import java.time.Clock;
+import java.util.Optional;
+
+/** The shard-primary ports served by vttablets, sharing one client, resolver and fence. */
+public record TabletPorts(
+    TabletPrimaries primaries,
+    FencePort fence,
+    StreamsPort streams,
+    PositionsPort positions,
+    JournalsPort journals,
+    WriteGatePort writeGate) {
+
+  /**
+   * @param locks asked before each fence raise whether the locks are still held; empty to rely on
+   *     the fence tokens alone
+   */
+  public static TabletPorts create(TopologyStore topo, TabletManagerClient client, Optional<LockService> locks) {
+    TabletPrimaries primaries = new TabletPrimaries(topo);
+    TabletFence fence = new TabletFence(client, primaries, locks);
+    return new TabletPorts(primaries, fence,
+        new TabletStreams(client, primaries, fence, Clock.systemUTC()),
+        new TabletPositions(client, primaries),
+        new TabletJournals(client, primaries, fence),
+        new TabletWriteGate(topo, client, primaries, fence));
+  }
+}

@@ -57,6 +57,24 @@ class UnsupportedWorkflowsTest {
   }
 
   @Test
+  void shardForShardMoveTablesOverPartOfTheKeySpaceIsPartialAsVitessDecides() {
+    MigrationInfo info = new MigrationInfo("commerce2customer", "commerce", "customer", MigrationType.TABLES,
+        List.of("customer"), List.of("-80"), List.of("-80"), List.of(new StreamRef("-80", 1, "-80")), 1, false);
+    Function<String, Map<String, KeyRange>> topo = ks -> ranges("-80", "80-");
+    PointsmanException e = catchThrowableOfType(() -> UnsupportedWorkflows.check(info,
+        streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "", "customer"), topo), PointsmanException.class);
+    assertThat(e.getMessage()).contains("is a partial MoveTables (shards [-80])");
+  }
+
+  @Test
+  void aFrozenMoveTablesMayBeCompletedAfterTheTargetGainedShards() {
+    MigrationInfo frozen = new MigrationInfo("commerce2customer", "commerce", "customer", MigrationType.TABLES,
+        List.of("customer"), List.of("0"), List.of("-80", "80-"), List.of(new StreamRef("-80", 1, "0")), 1, true);
+    assertThatCode(() -> check(frozen, streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "", "customer")))
+        .doesNotThrowAnyException();
+  }
+
+  @Test
   void multiTenantMoveTablesIsRefusedNamingTheTenant() {
     PointsmanException e = refused(moveTables(List.of("-80", "80-", "-40", "40-80", "80-c0", "c0-")),
         streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "{\"tenant_id\":\"42\",\"shards\":[]}",

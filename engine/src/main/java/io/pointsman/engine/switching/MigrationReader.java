@@ -53,14 +53,14 @@ public final class MigrationReader {
    */
   public MigrationInfo readSwitchable(String targetKeyspace, String workflow) {
     Scan scan = scan(targetKeyspace, workflow);
-    UnsupportedWorkflows.check(scan.info(), scan.streams(), this::shardRanges);
+    UnsupportedWorkflows.check(scan.info(), scan.streams(), this::shards);
     return scan.info();
   }
 
-  private Map<String, KeyRange> shardRanges(String keyspace) {
-    Map<String, KeyRange> out = new TreeMap<>();
+  private Map<String, Shard> shards(String keyspace) {
+    Map<String, Shard> out = new TreeMap<>();
     for (String shard : store.listShards(keyspace)) {
-      out.put(shard, store.getRequired(store.keys().shard(keyspace, shard)).value().keyRange());
+      out.put(shard, store.getRequired(store.keys().shard(keyspace, shard)).value());
     }
     return out;
   }

@@ -12,12 +12,14 @@ import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.mysql.WorkflowSubType;
 import io.pointsman.engine.mysql.WorkflowType;
 import io.pointsman.engine.topo.model.KeyRange;
+import io.pointsman.engine.topo.model.Shard;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Function;
 
@@ -41,10 +43,9 @@ public final class UnsupportedWorkflows {
    * FAILED_PRECONDITION. Neither is retried.
    *
    * @param streams the workflow's streams on the target primaries
-   * @param shardRanges a keyspace's shards with their key ranges, every shard of it
+   * @param shards a keyspace's shards by name, every shard of it
    */
-  public static void check(MigrationInfo info, List<Stream> streams,
-      Function<String, Map<String, KeyRange>> shardRanges) {
+  public static void check(MigrationInfo info, List<Stream> streams, Function<String, Map<String, Shard>> shards) {
     String name = "workflow " + info.qualifiedName();
     Optional<String> external = streams.stream().map(Stream::source)
         .map(s -> !s.externalCluster().isEmpty() ? "external cluster " + s.externalCluster()
@@ -69,17 +70,19 @@ public final class UnsupportedWorkflows {
           + NOTHING_CHANGED);
     }
     if (info.migrationType() == MigrationType.TABLES) {
-      checkTables(name, info, streams, shardRanges);
+      checkTables(name, info, streams, shards);
     } else {
-      checkShards(name, info, shardRanges);
+      checkShards(name, info, shards);
     }
   }
 
   /** Vitess requires a MoveTables to run on every shard of both keyspaces and names its tables. */
   private static void checkTables(String name, MigrationInfo info, List<Stream> streams,
-      Function<String, Map<String, KeyRange>> shardRanges) {
-    Map<String, KeyRange> sourceRanges = shardRanges.apply(info.sourceKeyspace());
-    Map<String, KeyRange> targetRanges = shardRanges.apply(info.targetKeyspace());
+      Function<String, Map<String, Shard>> shards) {
+    Map<String, Shard> sourceShards = shards.apply(info.sourceKeyspace());
+    Map<String, Shard> targetShards = shards.apply(info.targetKeyspace());
+    Map<String, KeyRange> sourceRanges = ranges(sourceShards);
+    Map<String, KeyRange> targetRanges = ranges(targetShards);
     String sourceCover = coverage(info.sourceShards(), sourceRanges);
     // Vitess's own test for a partial MoveTables created before the sub-type existed: shard for
     // shard over the same part of the key space, not all of it
@@ -89,15 +92,16 @@ public final class UnsupportedWorkflows {
           + info.targetShards() + "); pointsman does not switch partial MoveTables yet: use vtctldclient"
           + NOTHING_CHANGED);
     }
-    List<String> allSource = sorted(sourceRanges.keySet());
-    List<String> allTarget = sorted(targetRanges.keySet());
-    // Vitess's switch requires every shard of both keyspaces (CompareShards); once writes are
-    // switched (frozen) only Complete is left, which Vitess allows after shards were added
+    List<String> allSource = serving(sourceShards);
+    List<String> allTarget = serving(targetShards);
+    // Vitess's switch requires every shard of both keyspaces (CompareShards); pointsman asks for
+    // every serving one, so shards a Reshard of either keyspace is filling do not count. Once writes
+    // are switched (frozen) only Complete is left, which Vitess allows after shards were added.
     if (!info.frozen() && (!allSource.equals(info.sourceShards()) || !allTarget.equals(info.targetShards()))) {
       throw PointsmanException.failedPrecondition(name + " reads source shards " + info.sourceShards() + " of "
-          + info.sourceKeyspace() + "'s " + allSource + " and runs on target shards " + info.targetShards()
-          + " of " + info.targetKeyspace() + "'s " + allTarget + ": pointsman switches a MoveTables only over"
-          + " every shard of both keyspaces (a target shard without a primary has no streams to read);"
+          + info.sourceKeyspace() + "'s serving " + allSource + " and runs on target shards " + info.targetShards()
+          + " of " + info.targetKeyspace() + "'s serving " + allTarget + ": pointsman switches a MoveTables only"
+          + " over every serving shard of both keyspaces (a target shard without a primary has no streams to read);"
           + " for a partial MoveTables use vtctldclient" + NOTHING_CHANGED);
     }
     TreeSet<String> wildcards = new TreeSet<>();
@@ -114,9 +118,8 @@ public final class UnsupportedWorkflows {
   }
 
   /** A Reshard must hand over exactly the key space it takes: no gap, no overlap, same bounds. */
-  private static void checkShards(String name, MigrationInfo info,
-      Function<String, Map<String, KeyRange>> shardRanges) {
-    Map<String, KeyRange> all = shardRanges.apply(info.sourceKeyspace());
+  private static void checkShards(String name, MigrationInfo info, Function<String, Map<String, Shard>> shards) {
+    Map<String, KeyRange> all = ranges(shards.apply(info.sourceKeyspace()));
     String source = coverage(info.sourceShards(), all);
     String target = coverage(info.targetShards(), all);
     if (!source.equals(target) || source.startsWith("!")) {
@@ -180,6 +183,19 @@ public final class UnsupportedWorkflows {
       }
     }
     return Optional.empty();
+  }
+
+  private static Map<String, KeyRange> ranges(Map<String, Shard> shards) {
+    Map<String, KeyRange> out = new TreeMap<>();
+    shards.forEach((name, shard) -> out.put(name, shard.keyRange()));
+    return out;
+  }
+
+  /** The shards whose primary serves, in key-range order; all of them if none does. */
+  private static List<String> serving(Map<String, Shard> shards) {
+    List<String> serving = sorted(shards.entrySet().stream().filter(e -> e.getValue().isPrimaryServing())
+        .map(Map.Entry::getKey).toList());
+    return serving.isEmpty() ? sorted(shards.keySet()) : serving;
   }
 
   private static List<String> sorted(Collection<String> shards) {

@@ -16,6 +16,7 @@ import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WorkflowSubType;
 import io.pointsman.engine.mysql.WorkflowType;
 import io.pointsman.engine.topo.model.KeyRange;
+import io.pointsman.engine.topo.model.Shard;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -24,9 +25,10 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 class UnsupportedWorkflowsTest {
-  private static final Map<String, Map<String, KeyRange>> TOPO = Map.of(
+  private static final Map<String, Map<String, Shard>> TOPO = Map.of(
       "commerce", ranges("0"),
-      "customer", ranges("-80", "80-", "-40", "40-80", "80-c0", "c0-"));
+      "customer", ranges("-80", "80-", "-40", "40-80", "80-c0", "c0-"),
+      "product", serving(ranges("-80", "80-", "-40", "40-80", "80-c0", "c0-"), "-80", "80-"));
 
   @Test
   void aFullMoveTablesAndAnExactReshardPass() {
@@ -52,7 +54,7 @@ class UnsupportedWorkflowsTest {
     PointsmanException e = refused(moveTables(List.of("-80", "80-")),
         streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "", "customer"));
     assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
-    assertThat(e.getMessage()).contains("runs on target shards [-80, 80-] of customer's [-40, -80, 40-80, 80-, 80-c0,"
+    assertThat(e.getMessage()).contains("runs on target shards [-80, 80-] of customer's serving [-40, -80, 40-80, 80-, 80-c0,"
         + " c0-]").endsWith("nothing was changed");
   }
 
@@ -60,7 +62,7 @@ class UnsupportedWorkflowsTest {
   void shardForShardMoveTablesOverPartOfTheKeySpaceIsPartialAsVitessDecides() {
     MigrationInfo info = new MigrationInfo("commerce2customer", "commerce", "customer", MigrationType.TABLES,
         List.of("customer"), List.of("-80"), List.of("-80"), List.of(new StreamRef("-80", 1, "-80")), 1, false);
-    Function<String, Map<String, KeyRange>> topo = ks -> ranges("-80", "80-");
+    Function<String, Map<String, Shard>> topo = ks -> ranges("-80", "80-");
     PointsmanException e = catchThrowableOfType(() -> UnsupportedWorkflows.check(info,
         streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "", "customer"), topo), PointsmanException.class);
     assertThat(e.getMessage()).contains("is a partial MoveTables (shards [-80])");
@@ -71,6 +73,14 @@ class UnsupportedWorkflowsTest {
     MigrationInfo frozen = new MigrationInfo("commerce2customer", "commerce", "customer", MigrationType.TABLES,
         List.of("customer"), List.of("0"), List.of("-80", "80-"), List.of(new StreamRef("-80", 1, "0")), 1, true);
     assertThatCode(() -> check(frozen, streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "", "customer")))
+        .doesNotThrowAnyException();
+  }
+
+  @Test
+  void shardsAReshardIsFillingDoNotCountForAMoveTablesIntoTheKeyspace() {
+    MigrationInfo info = new MigrationInfo("commerce2product", "commerce", "product", MigrationType.TABLES,
+        List.of("customer"), List.of("0"), List.of("-80", "80-"), List.of(new StreamRef("-80", 1, "0")), 1, false);
+    assertThatCode(() -> check(info, streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "", "customer")))
         .doesNotThrowAnyException();
   }
 
@@ -123,9 +133,10 @@ class UnsupportedWorkflowsTest {
 
   @Test
   void coverageJoinsAdjacentRanges() {
-    Map<String, KeyRange> r = TOPO.get("customer");
+    Map<String, KeyRange> r = Map.of("-40", KeyRange.ofShard("-40"), "40-80", KeyRange.ofShard("40-80"),
+        "80-c0", KeyRange.ofShard("80-c0"));
     assertThat(UnsupportedWorkflows.coverage(List.of("80-c0", "-40", "40-80"), r)).isEqualTo("-c0");
-    assertThat(UnsupportedWorkflows.coverage(List.of("0"), TOPO.get("commerce"))).isEqualTo("-");
+    assertThat(UnsupportedWorkflows.coverage(List.of("0"), Map.of())).isEqualTo("-");
   }
 
   private static PointsmanException refused(MigrationInfo info, List<Stream> streams) {
@@ -133,7 +144,7 @@ class UnsupportedWorkflowsTest {
   }
 
   private static void check(MigrationInfo info, List<Stream> streams) {
-    Function<String, Map<String, KeyRange>> topo = TOPO::get;
+    Function<String, Map<String, Shard>> topo = TOPO::get;
     UnsupportedWorkflows.check(info, streams, topo);
   }
 
@@ -159,11 +170,20 @@ class UnsupportedWorkflowsTest {
         "vt_customer", "", "", Instant.EPOCH, Instant.EPOCH, Instant.EPOCH, 0, type, sub, options, false);
   }
 
-  private static Map<String, KeyRange> ranges(String... shards) {
-    Map<String, KeyRange> out = new TreeMap<>();
+  /** Shards, every one serving. */
+  private static Map<String, Shard> ranges(String... shards) {
+    Map<String, Shard> out = new TreeMap<>();
     for (String s : shards) {
-      out.put(s, KeyRange.ofShard(s));
+      out.put(s, Shard.of(KeyRange.ofShard(s), null, true));
     }
+    return out;
+  }
+
+  /** The shards with only {@code servingNames} serving. */
+  private static Map<String, Shard> serving(Map<String, Shard> shards, String... servingNames) {
+    Map<String, Shard> out = new TreeMap<>();
+    List<String> names = List.of(servingNames);
+    shards.forEach((n, s) -> out.put(n, s.withPrimaryServing(names.contains(n))));
     return out;
   }
 }

@@ -67,7 +67,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public MigrationInfo buildTrafficSwitcher(String targetKeyspace, String workflow) {
-    return ActivityFailures.translate(() -> reader.read(targetKeyspace, workflow));
+    return ActivityFailures.translate(() -> reader.readSwitchable(targetKeyspace, workflow));
   }
 
   @Override

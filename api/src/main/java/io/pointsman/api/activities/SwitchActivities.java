@@ -20,7 +20,12 @@ import java.util.Map;
  */
 @ActivityInterface
 public interface SwitchActivities {
-  /** Reads the workflow's streams and the topology into the traffic switcher (read-only). */
+  /**
+   * Reads the workflow's streams and the topology into the traffic switcher (read-only). Refuses,
+   * not retried, a workflow pointsman does not handle: a Migrate (INVALID_ARGUMENT), or a partial,
+   * multi-tenant or wildcard MoveTables, or a Reshard whose shards do not cover the same key range
+   * (FAILED_PRECONDITION).
+   */
   MigrationInfo buildTrafficSwitcher(String targetKeyspace, String workflow);
 
   /** Which cells and types read from the target, and whether writes are switched (read-only). */

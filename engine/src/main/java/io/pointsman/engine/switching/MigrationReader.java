@@ -43,10 +43,37 @@ public final class MigrationReader {
   }
 
   public MigrationInfo read(String targetKeyspace, String workflow) {
+    return scan(targetKeyspace, workflow).info();
+  }
+
+  /**
+   * {@link #read}, refusing a workflow that pointsman's actions are not written for (see
+   * {@link UnsupportedWorkflows}): what SwitchTraffic, ReverseTraffic, Complete and Cancel plan from,
+   * so each refuses it before its locks and before any change, its dry run too.
+   */
+  public MigrationInfo readSwitchable(String targetKeyspace, String workflow) {
+    Scan scan = scan(targetKeyspace, workflow);
+    UnsupportedWorkflows.check(scan.info(), scan.streams(), this::shards);
+    return scan.info();
+  }
+
+  private Map<String, Shard> shards(String keyspace) {
+    Map<String, Shard> out = new TreeMap<>();
+    for (String shard : store.listShards(keyspace)) {
+      out.put(shard, store.getRequired(store.keys().shard(keyspace, shard)).value());
+    }
+    return out;
+  }
+
+  /** The workflow as read, and the target streams it was read from. */
+  private record Scan(MigrationInfo info, List<Stream> streams) {}
+
+  private Scan scan(String targetKeyspace, String workflow) {
     Names.keyspace(targetKeyspace);
     Names.workflow(workflow);
     Map<String, List<Integer>> idsByShard = new TreeMap<>();
     List<StreamRef> refs = new ArrayList<>();
+    List<Stream> all = new ArrayList<>();
     Set<String> sourceKeyspaces = new TreeSet<>();
     Set<String> sourceShards = new TreeSet<>(SHARD_ORDER);
     Set<String> tables = new TreeSet<>();
@@ -57,6 +84,7 @@ public final class MigrationReader {
         continue; // a shard without a primary cannot run streams
       }
       List<Stream> found = streams.read(primaries.resolve(targetKeyspace, shard), workflow);
+      all.addAll(found);
       for (Stream s : found) {
         BinlogSource src = s.source();
         sourceKeyspaces.add(src.keyspace());
@@ -81,7 +109,8 @@ public final class MigrationReader {
         ? MigrationType.SHARDS
         : MigrationType.TABLES;
     refs.sort(Comparator.comparing(StreamRef::targetShard, SHARD_ORDER).thenComparingLong(StreamRef::id));
-    return new MigrationInfo(workflow, sourceKeyspace, targetKeyspace, type, List.copyOf(tables),
-        List.copyOf(sourceShards), targetShards, refs, Journal.migrationId(targetKeyspace, idsByShard), frozen);
+    return new Scan(new MigrationInfo(workflow, sourceKeyspace, targetKeyspace, type, List.copyOf(tables),
+        List.copyOf(sourceShards), targetShards, refs, Journal.migrationId(targetKeyspace, idsByShard), frozen),
+        List.copyOf(all));
   }
 }

@@ -1,0 +1,153 @@
+package io.pointsman.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.request.CancelRequest;
+import io.pointsman.api.request.CompleteRequest;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.CancelMigrationWorkflow;
+import io.pointsman.api.workflows.CompleteMigrationWorkflow;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.ReverseTrafficWorkflow;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.mysql.SqlIdentifiers;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ApplicationFailure;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A workflow that is not a plain MoveTables (Vitess marks it in its {@code _vt.vreplication} rows)
+ * is refused by every action and by the dry run, from the first read, before any lock: the failure
+ * names what the workflow is, is not retried, and etcd and every primary are exactly as before.
+ */
+@Timeout(600)
+class UnsupportedWorkflowRefusalTest {
+  private static final String WORKFLOW = "commerce2customer";
+  private static final String TARGET = "customer";
+  /** The reads planning makes before the locks; nothing else may be scheduled. */
+  private static final List<String> PLANNING_READS = List.of("BuildTrafficSwitcher", "ReadUnfinishedCleanup");
+  private static SwitchWorld world;
+
+  @BeforeAll
+  static void up() throws Exception {
+    world = SwitchWorld.moveTables();
+    world.createMoveTables();
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    if (world != null) {
+      world.close();
+    }
+  }
+
+  @Test
+  void partialMoveTablesIsRefusedByEveryActionAndItsDryRun() throws Exception {
+    refusedEverywhere("workflow_sub_type = 1", "workflow_sub_type = 0", ErrorCode.FAILED_PRECONDITION,
+        "workflow customer.commerce2customer is a partial MoveTables (shards [-80, 80-]); pointsman does not"
+            + " switch partial MoveTables yet: use vtctldclient; nothing was changed");
+  }
+
+  @Test
+  void multiTenantMoveTablesIsRefusedByEveryActionAndItsDryRun() throws Exception {
+    refusedEverywhere("options = '{\"tenant_id\":\"1001\"}'", "options = '{}'", ErrorCode.FAILED_PRECONDITION,
+        "workflow customer.commerce2customer is a multi-tenant MoveTables (tenant 1001), which Vitess switches"
+            + " with keyspace routing rules; pointsman does not switch multi-tenant MoveTables yet: use"
+            + " vtctldclient; nothing was changed");
+  }
+
+  @Test
+  void migrateIsRefusedByEveryActionAndItsDryRun() throws Exception {
+    refusedEverywhere("workflow_type = 3", "workflow_type = 1", ErrorCode.INVALID_ARGUMENT,
+        "workflow customer.commerce2customer is a Migrate workflow: Vitess's Migrate has no SwitchTraffic or"
+            + " ReverseTraffic, its traffic moves with Migrate complete, and pointsman does not complete or cancel"
+            + " Migrate workflows: use vtctldclient Migrate; nothing was changed");
+  }
+
+  /** Marks the workflow's rows with {@code mark}, runs every action, then undoes it with {@code unmark}. */
+  private static void refusedEverywhere(String mark, String unmark, ErrorCode code, String message)
+      throws Exception {
+    setOnTargetRows(mark);
+    try {
+      WorldSnapshot before = WorldSnapshot.take(world);
+      Map<String, Consumer<String>> actions = new LinkedHashMap<>();
+      SwitchTrafficRequest sw = SwitchTrafficRequest.of(WORKFLOW, TARGET);
+      actions.put(Pointsman.SWITCH_TRAFFIC, id -> world.workflow(SwitchTrafficWorkflow.class, id).switchTraffic(sw));
+      actions.put(Pointsman.SWITCH_TRAFFIC + " dry run",
+          id -> world.workflow(SwitchTrafficWorkflow.class, id).switchTraffic(sw.withDryRun(true)));
+      actions.put(Pointsman.REVERSE_TRAFFIC,
+          id -> world.workflow(ReverseTrafficWorkflow.class, id).reverseTraffic(sw));
+      actions.put(Pointsman.COMPLETE_MIGRATION, id -> world.workflow(CompleteMigrationWorkflow.class, id)
+          .complete(CompleteRequest.of(WORKFLOW, TARGET)));
+      actions.put(Pointsman.COMPLETE_MIGRATION + " dry run", id -> world.workflow(CompleteMigrationWorkflow.class, id)
+          .complete(CompleteRequest.of(WORKFLOW, TARGET).with(false, false, true, true)));
+      actions.put(Pointsman.CANCEL_MIGRATION,
+          id -> world.workflow(CancelMigrationWorkflow.class, id).cancel(CancelRequest.of(WORKFLOW, TARGET)));
+      for (var action : actions.entrySet()) {
+        String id = action.getKey().replace(' ', '-') + "-" + UUID.randomUUID();
+        WorkflowFailedException failed = null;
+        try {
+          action.getValue().accept(id);
+        } catch (WorkflowFailedException e) {
+          failed = e;
+        }
+        assertThat(failed).as(action.getKey() + " refused").isNotNull();
+        ApplicationFailure cause = applicationFailure(failed);
+        assertThat(cause.getOriginalMessage()).as(action.getKey()).isEqualTo(message);
+        assertThat(cause.getType()).as(action.getKey()).isEqualTo(code.name());
+        assertThat(cause.isNonRetryable()).as(action.getKey() + " not retried").isTrue();
+        List<HistoryEvent> events = world.client().fetchHistory(id).getEvents();
+        assertThat(events.stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+            .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
+            .as(action.getKey() + ": only planning reads ran").isSubsetOf(PLANNING_READS).contains("BuildTrafficSwitcher");
+        assertThat(events.stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
+            .mapToInt(e -> e.getActivityTaskStartedEventAttributes().getAttempt()).max().orElse(1))
+            .as(action.getKey() + ": no retry").isEqualTo(1);
+      }
+      WorldSnapshot after = WorldSnapshot.take(world);
+      assertThat(after.differencesTo(before)).as("nothing changed").isEmpty();
+      assertThat(after.topology()).isEqualTo(before.topology());
+      assertThat(after.primaries()).isEqualTo(before.primaries());
+      assertThat(WorldSnapshot.lockKeys(world)).as("no lock left").isEmpty();
+    } finally {
+      setOnTargetRows(unmark);
+    }
+  }
+
+  private static ApplicationFailure applicationFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof ApplicationFailure af && !af.getType().isEmpty()
+          && !af.getType().equals(ApplicationFailure.class.getName())) {
+        return af;
+      }
+    }
+    throw new AssertionError("no typed application failure in " + e, e);
+  }
+
+  /** What Vitess writes when it creates such a workflow, written into the sandbox's rows for it. */
+  private static void setOnTargetRows(String assignment) throws Exception {
+    for (String shard : world.store().listShards(TARGET)) {
+      PrimaryEndpoint ep = world.services.primaries().resolve(TARGET, shard);
+      try (Connection c = world.services.pools().connection(ep);
+          PreparedStatement ps = c.prepareStatement("UPDATE " + SqlIdentifiers.qualified(ep.sidecarDb(),
+              "vreplication") + " SET " + assignment + " WHERE workflow = ?")) {
+        ps.setString(1, WORKFLOW);
+        assertThat(ps.executeUpdate()).as("rows of " + WORKFLOW + " on " + shard).isPositive();
+      }
+    }
+  }
+}

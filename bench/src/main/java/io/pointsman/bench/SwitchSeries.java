@@ -1,6 +1,7 @@
 package io.pointsman.bench;
 
 import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
@@ -51,7 +52,7 @@ final class SwitchSeries {
             .setWorkflowId("bench-reads-" + migration.workflow())
             .build())
         .switchTraffic(SwitchTrafficRequest.of(migration.workflow(), migration.targetKeyspace())
-            .withTabletTypes(List.of("REPLICA", "RDONLY")));
+            .withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
   }
 
   /**

@@ -1,7 +1,7 @@
 package io.pointsman.sandbox.load;
 
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.router.Read;
 import io.pointsman.sandbox.router.Router;
 import java.util.ArrayList;

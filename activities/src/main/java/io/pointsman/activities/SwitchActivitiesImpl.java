@@ -10,6 +10,7 @@ import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.SavedStream;
 import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.concurrent.FanOut;
@@ -24,7 +25,6 @@ import io.pointsman.engine.mysql.WriteScope;
 import io.pointsman.engine.switching.MigrationReader;
 import io.pointsman.engine.switching.TopologySwitcher;
 import io.pointsman.engine.topo.model.KeyRange;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.engine.topo.model.VSchema;
 import java.time.Clock;
 import java.time.Duration;
@@ -109,10 +109,9 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void switchReads(MigrationInfo info, List<String> tabletTypes, List<String> cells, Direction direction,
+  public void switchReads(MigrationInfo info, List<TabletType> tabletTypes, List<String> cells, Direction direction,
       LockSet locks) {
-    ActivityFailures.translate(() -> topology.switchReads(info,
-        tabletTypes.stream().map(TabletType::parse).toList(), cells, direction, locks));
+    ActivityFailures.translate(() -> topology.switchReads(info, tabletTypes, cells, direction, locks));
   }
 
   @Override

@@ -1,10 +1,10 @@
 package io.pointsman.bench;
 
 import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
 import io.pointsman.sandbox.load.LoadLog;
 import io.pointsman.sandbox.load.LoadOptions;
@@ -54,7 +54,7 @@ final class SwitchSeries {
             .setWorkflowId("bench-reads-" + migration.workflow())
             .build())
         .switchTraffic(SwitchTrafficRequest.of(migration.workflow(), migration.targetKeyspace())
-            .withTabletTypes(List.of("REPLICA", "RDONLY")));
+            .withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
   }
 
   /**

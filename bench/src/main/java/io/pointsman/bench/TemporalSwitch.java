@@ -3,6 +3,7 @@ package io.pointsman.bench;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.Progress;
 import io.pointsman.api.model.StepProgress;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
@@ -27,7 +28,7 @@ final class TemporalSwitch {
 
   SwitchRun switchWrites(String targetKeyspace, String workflow, Direction direction, Duration lockTtl) {
     SwitchTrafficRequest request = SwitchTrafficRequest.of(workflow, targetKeyspace)
-        .withTabletTypes(List.of("PRIMARY")).withLockTtl(lockTtl);
+        .withTabletTypes(List.of(TabletType.PRIMARY)).withLockTtl(lockTtl);
     boolean forward = direction == Direction.FORWARD;
     String action = forward ? Pointsman.SWITCH_TRAFFIC : Pointsman.REVERSE_TRAFFIC;
     String id = Pointsman.workflowId(action, targetKeyspace, workflow);

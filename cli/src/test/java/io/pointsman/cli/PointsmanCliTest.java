@@ -3,6 +3,7 @@ package io.pointsman.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -35,7 +36,7 @@ class PointsmanCliTest {
 
     assertThat(r.workflow()).isEqualTo("commerce2customer");
     assertThat(r.targetKeyspace()).isEqualTo("customer");
-    assertThat(r.tabletTypes()).containsExactly("REPLICA", "RDONLY", "PRIMARY");
+    assertThat(r.tabletTypes()).containsExactly(TabletType.REPLICA, TabletType.RDONLY, TabletType.PRIMARY);
     assertThat(r.cells()).isEmpty();
     assertThat(r.timeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(r.maxReplicationLagAllowed()).isEqualTo(Duration.ofSeconds(30));
@@ -64,7 +65,7 @@ class PointsmanCliTest {
         "--lock-ttl", "45s", "--max-lock-hold", "20m"));
     SwitchTrafficRequest r = (SwitchTrafficRequest) c.request();
 
-    assertThat(r.tabletTypes()).containsExactly("REPLICA", "RDONLY");
+    assertThat(r.tabletTypes()).containsExactly(TabletType.REPLICA, TabletType.RDONLY);
     assertThat(r.cells()).containsExactly("zone1", "zone2");
     assertThat(r.timeout()).isEqualTo(Duration.ofSeconds(90));
     assertThat(r.maxReplicationLagAllowed()).isEqualTo(Duration.ofSeconds(5));

@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Progress;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.CancelMigrationWorkflow;
@@ -15,7 +16,6 @@ import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.e2e.FaultInjection.When;
-import io.pointsman.engine.topo.model.TabletType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;

@@ -11,6 +11,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.StepStatus;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -19,7 +20,6 @@ import io.pointsman.api.workflows.CompleteMigrationWorkflow;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.e2e.FaultInjection.When;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.SandboxLayout;
 import io.pointsman.sandbox.cluster.SandboxShape;
@@ -98,7 +98,7 @@ class CompleteRerunTest {
   void aCancelFailingAfterAStepIsFinishedByARerun(String step) throws Exception {
     world.createMoveTables();
     world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, TARGET, MOVE))
-        .switchTraffic(SwitchTrafficRequest.of(MOVE, TARGET).withTabletTypes(List.of("REPLICA", "RDONLY")));
+        .switchTraffic(SwitchTrafficRequest.of(MOVE, TARGET).withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
     faults.failOnce(step, When.AFTER);
 
     ApplicationFailure cause = failure(() -> cancel());

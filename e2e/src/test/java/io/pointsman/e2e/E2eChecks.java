@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
@@ -8,7 +9,6 @@ import io.pointsman.engine.topo.model.KeyspacePartition;
 import io.pointsman.engine.topo.model.ShardReference;
 import io.pointsman.engine.topo.model.ShardTabletControl;
 import io.pointsman.engine.topo.model.SrvKeyspace;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.cluster.HashVindex;
 import java.sql.Connection;
 import java.sql.ResultSet;

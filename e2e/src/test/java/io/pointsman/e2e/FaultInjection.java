@@ -7,6 +7,7 @@ import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.SavedStream;
 import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
 import io.temporal.activity.Activity;
 import io.temporal.client.ActivityCompletionException;
@@ -270,7 +271,7 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
-    public void switchReads(MigrationInfo info, List<String> tabletTypes, List<String> cells, Direction direction,
+    public void switchReads(MigrationInfo info, List<TabletType> tabletTypes, List<String> cells, Direction direction,
         LockSet locks) {
       run("switchReads", locks, () -> real.switchReads(info, tabletTypes, cells, direction, locks));
     }

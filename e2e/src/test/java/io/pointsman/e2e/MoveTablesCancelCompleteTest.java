@@ -8,6 +8,7 @@ import static io.pointsman.e2e.E2eChecks.triggers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -17,7 +18,6 @@ import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.engine.topo.model.RoutingRules;
-import io.pointsman.engine.topo.model.TabletType;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
@@ -46,7 +46,7 @@ class MoveTablesCancelCompleteTest {
   private static final List<String> TARGETS = List.of("-80", "80-");
   private static final List<String> MOVED = List.of("customer", "corder");
   private static final SwitchTrafficRequest ALL = SwitchTrafficRequest.of(WF, KS);
-  private static final SwitchTrafficRequest READS = ALL.withTabletTypes(List.of("REPLICA", "RDONLY"));
+  private static final SwitchTrafficRequest READS = ALL.withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY));
 
   private static SwitchWorld world;
 

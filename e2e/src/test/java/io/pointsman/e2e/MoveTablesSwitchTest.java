@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.StepStatus;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
@@ -11,7 +12,6 @@ import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.topo.model.RoutingRules;
-import io.pointsman.engine.topo.model.TabletType;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;

@@ -18,6 +18,7 @@ import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -34,7 +35,6 @@ import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.SrvKeyspace;
 import io.pointsman.engine.topo.model.Tablet;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.load.LoadOptions;
 import io.pointsman.sandbox.load.LoadVerifier;
 import io.pointsman.sandbox.load.LoadWriter;
@@ -126,7 +126,7 @@ class ReshardSwitchTest {
     assertThat(TARGETS.stream().mapToLong(s -> uncheckedRows(s, "customer")).sum()).isEqualTo(5);
 
     ActionResult reads = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF))
-        .switchTraffic(ALL.withTabletTypes(List.of("REPLICA", "RDONLY")));
+        .switchTraffic(ALL.withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
 
     assertThat(reads.startState()).isEqualTo("Reads Not Switched. Writes Not Switched");
     assertThat(reads.currentState()).isEqualTo("All Reads Switched. Writes Not Switched");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.ByteSequence;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.CompleteMigrationWorkflow;
@@ -13,7 +14,6 @@ import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.topo.model.RoutingRules;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.engine.validate.TopologyValidator;
 import io.pointsman.engine.validate.ValidationReport;
 import io.pointsman.sandbox.cluster.SandboxLayout;

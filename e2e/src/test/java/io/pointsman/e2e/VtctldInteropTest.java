@@ -9,6 +9,7 @@ import io.etcd.jetcd.Client;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.StepProgress;
 import io.pointsman.api.model.StepStatus;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.CompleteMigrationWorkflow;
@@ -31,7 +32,6 @@ import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.ShardRoutingRule;
 import io.pointsman.engine.topo.model.SrvKeyspace;
 import io.pointsman.engine.topo.model.SrvVSchema;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.engine.topo.model.VSchema;
 import io.pointsman.engine.topo.model.VSchemaTable;
 import io.temporal.client.WorkflowClient;
@@ -137,7 +137,7 @@ class VtctldInteropTest {
         Vtctld vtctld = Vtctld.start(world.sandbox.etcdEndpoint(), world.paths.globalRoot())) {
       world.createMoveTables();
       SwitchTrafficRequest reads = SwitchTrafficRequest.of("commerce2customer", "customer")
-          .withTabletTypes(List.of("REPLICA", "RDONLY"));
+          .withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY));
       world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC)).switchTraffic(reads);
 
       assertThat(rules(vtctld.client("GetRoutingRules")))
@@ -205,7 +205,7 @@ class VtctldInteropTest {
       SwitchTrafficWorkflow sw = client.newWorkflowStub(SwitchTrafficWorkflow.class, WorkflowOptions.newBuilder()
           .setTaskQueue(Pointsman.TASK_QUEUE).setWorkflowId(switchId).build());
       WorkflowClient.start(sw::switchTraffic, SwitchTrafficRequest.of("commerce2customer", "customer")
-          .withTabletTypes(List.of("REPLICA", "RDONLY")));
+          .withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
       SwitchTrafficWorkflow query = client.newWorkflowStub(SwitchTrafficWorkflow.class, switchId);
       await("the switch's progress naming vtctld's lock").atMost(Duration.ofSeconds(60))
           .until(() -> runningAcquire(query).map(StepProgress::detail).orElse(""),

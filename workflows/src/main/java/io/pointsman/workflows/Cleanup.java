@@ -7,6 +7,7 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.workflows.Pointsman;
@@ -249,16 +250,16 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   }
 
   /** One read tablet type whose reads are switched to the target, and the cells where they are. */
-  record SwitchedReads(String tabletType, List<String> cells) {}
+  record SwitchedReads(TabletType tabletType, List<String> cells) {}
 
   /** The reads switched to the target, per tablet type. */
   static List<SwitchedReads> switchedReads(WorkflowState state) {
     List<SwitchedReads> out = new ArrayList<>();
     if (!state.replicaCellsSwitched().isEmpty()) {
-      out.add(new SwitchedReads("REPLICA", state.replicaCellsSwitched()));
+      out.add(new SwitchedReads(TabletType.REPLICA, state.replicaCellsSwitched()));
     }
     if (!state.rdonlyCellsSwitched().isEmpty()) {
-      out.add(new SwitchedReads("RDONLY", state.rdonlyCellsSwitched()));
+      out.add(new SwitchedReads(TabletType.RDONLY, state.rdonlyCellsSwitched()));
     }
     return out;
   }

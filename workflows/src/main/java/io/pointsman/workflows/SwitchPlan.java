@@ -4,6 +4,7 @@ import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.StreamRef;
+import io.pointsman.api.model.TabletType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,7 @@ final class SwitchPlan {
     lines.add("Unlock workflow " + namedLock);
   }
 
-  void reads(MigrationInfo info, String tabletType, List<String> cells, Direction direction) {
+  void reads(MigrationInfo info, TabletType tabletType, List<String> cells, Direction direction) {
     String toKeyspace = direction == Direction.FORWARD ? info.targetKeyspace() : info.sourceKeyspace();
     if (info.migrationType() == MigrationType.TABLES) {
       lines.add("Switch reads for tables " + info.tables() + " to keyspace " + toKeyspace + " for tablet types ["
@@ -46,7 +47,7 @@ final class SwitchPlan {
     }
   }
 
-  void readsAlreadySwitched(String tabletType, Direction direction) {
+  void readsAlreadySwitched(TabletType tabletType, Direction direction) {
     lines.add("Reads for tablet type " + tabletType + " are already switched "
         + (direction == Direction.FORWARD ? "to the target" : "to the source") + ": nothing to do");
   }

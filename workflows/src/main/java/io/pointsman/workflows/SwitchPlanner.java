@@ -6,6 +6,7 @@ import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.request.GoDurations;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -45,7 +46,7 @@ final class SwitchPlanner {
   }
 
   /** One read tablet type and the cells whose reads this action changes. */
-  record ReadSwitch(String tabletType, List<String> cells) {}
+  record ReadSwitch(TabletType tabletType, List<String> cells) {}
 
   private final String action;
   private final SwitchTrafficRequest request;
@@ -154,11 +155,9 @@ final class SwitchPlanner {
 
   private List<ReadSwitch> planReads(WorkflowState state) {
     List<ReadSwitch> out = new ArrayList<>();
-    for (String type : request.readTabletTypes()) {
-      List<String> switched = type.equals("REPLICA") ? state.replicaCellsSwitched() : state.rdonlyCellsSwitched();
-      List<String> notSwitched =
-          type.equals("REPLICA") ? state.replicaCellsNotSwitched() : state.rdonlyCellsNotSwitched();
-      List<String> candidates = direction == Direction.FORWARD ? notSwitched : switched;
+    for (TabletType type : request.readTabletTypes()) {
+      List<String> candidates =
+          direction == Direction.FORWARD ? state.cellsNotSwitched(type) : state.cellsSwitched(type);
       List<String> cells = request.cells().isEmpty()
           ? candidates
           : candidates.stream().filter(request.cells()::contains).toList();

@@ -5,6 +5,7 @@ import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.SavedStream;
 import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
 import io.temporal.activity.ActivityInterface;
 import java.time.Duration;
@@ -38,7 +39,7 @@ public interface SwitchActivities {
   boolean checkJournals(MigrationInfo info);
 
   /** Points reads of the given tablet types in the given cells (all if empty) at target or source. */
-  void switchReads(MigrationInfo info, List<String> tabletTypes, List<String> cells, Direction direction,
+  void switchReads(MigrationInfo info, List<TabletType> tabletTypes, List<String> cells, Direction direction,
       LockSet locks);
 
   /**

@@ -25,6 +25,24 @@ public record WorkflowState(
     rdonlyCellsNotSwitched = List.copyOf(rdonlyCellsNotSwitched);
   }
 
+  /** The cells whose reads of {@code type} (REPLICA or RDONLY) go to the target. */
+  public List<String> cellsSwitched(TabletType type) {
+    return switch (type) {
+      case REPLICA -> replicaCellsSwitched;
+      case RDONLY -> rdonlyCellsSwitched;
+      default -> throw new IllegalArgumentException(type + " reads are not switched by cell");
+    };
+  }
+
+  /** The cells whose reads of {@code type} (REPLICA or RDONLY) still go to the source. */
+  public List<String> cellsNotSwitched(TabletType type) {
+    return switch (type) {
+      case REPLICA -> replicaCellsNotSwitched;
+      case RDONLY -> rdonlyCellsNotSwitched;
+      default -> throw new IllegalArgumentException(type + " reads are not switched by cell");
+    };
+  }
+
   public boolean readsFullySwitched() {
     return replicaCellsNotSwitched.isEmpty() && rdonlyCellsNotSwitched.isEmpty();
   }

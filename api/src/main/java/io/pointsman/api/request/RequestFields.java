@@ -85,17 +85,18 @@ final class RequestFields {
     return d;
   }
 
-  List<String> stringList(String field, List<String> defaultValue, UnaryOperator<String> validator) {
+  /** A list of strings, or one comma-separated string, each turned into a value by {@code parser}. */
+  <T> List<T> stringList(String field, List<T> defaultValue, Function<String, T> parser) {
     JsonNode v = take(field);
     if (v == null || v.isNull()) {
       return defaultValue;
     }
-    List<String> out = new ArrayList<>();
+    List<T> out = new ArrayList<>();
     if (v.isTextual()) {
       // vtctldclient takes comma-separated lists; accept the same in JSON for convenience
       for (String s : v.asText().split(",")) {
         if (!s.isBlank()) {
-          out.add(validate(field, s.trim(), validator));
+          out.add(validate(field, s.trim(), parser));
         }
       }
       return List.copyOf(out);
@@ -107,7 +108,7 @@ final class RequestFields {
       if (!e.isTextual()) {
         throw fail(field, "must be a list of strings, found " + clip(e.toString()));
       }
-      out.add(validate(field, e.asText(), validator));
+      out.add(validate(field, e.asText(), parser));
     }
     return List.copyOf(out);
   }
@@ -134,9 +135,9 @@ final class RequestFields {
     return node.get(field);
   }
 
-  private String validate(String field, String value, UnaryOperator<String> validator) {
+  private <T> T validate(String field, String value, Function<String, T> parser) {
     try {
-      return validator.apply(value);
+      return parser.apply(value);
     } catch (PointsmanException | InvalidRequestException e) {
       throw fail(field, e.getMessage());
     }

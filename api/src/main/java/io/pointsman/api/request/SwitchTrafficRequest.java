@@ -3,10 +3,10 @@ package io.pointsman.api.request;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pointsman.api.model.TabletType;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -26,7 +26,7 @@ import java.util.Objects;
 public record SwitchTrafficRequest(
     String workflow,
     String targetKeyspace,
-    List<String> tabletTypes,
+    List<TabletType> tabletTypes,
     List<String> cells,
     Duration timeout,
     Duration maxReplicationLagAllowed,
@@ -35,7 +35,7 @@ public record SwitchTrafficRequest(
     Duration lockTtl,
     Duration maxLockHold) {
 
-  public static final List<String> ALL_TABLET_TYPES = List.of("REPLICA", "RDONLY", "PRIMARY");
+  public static final List<TabletType> ALL_TABLET_TYPES = TabletType.SWITCHED;
 
   public SwitchTrafficRequest {
     Objects.requireNonNull(workflow, "workflow");
@@ -53,8 +53,8 @@ public record SwitchTrafficRequest(
     return fromJson(JsonRequests.object(Map.of("workflow", workflow, "targetKeyspace", targetKeyspace)));
   }
 
-  public SwitchTrafficRequest withTabletTypes(List<String> types) {
-    return copy(Map.of("tabletTypes", types));
+  public SwitchTrafficRequest withTabletTypes(List<TabletType> types) {
+    return copy(Map.of("tabletTypes", types.stream().map(Enum::name).toList()));
   }
 
   public SwitchTrafficRequest withCells(List<String> newCells) {
@@ -86,12 +86,12 @@ public record SwitchTrafficRequest(
   }
 
   public boolean includesPrimary() {
-    return tabletTypes.contains("PRIMARY");
+    return tabletTypes.contains(TabletType.PRIMARY);
   }
 
   /** The read tablet types requested (REPLICA, RDONLY), in request order. */
-  public List<String> readTabletTypes() {
-    return tabletTypes.stream().filter(t -> !t.equals("PRIMARY")).toList();
+  public List<TabletType> readTabletTypes() {
+    return tabletTypes.stream().filter(TabletType::isSwitchedRead).toList();
   }
 
   /** Decodes and validates; every problem names its field. */
@@ -100,7 +100,7 @@ public record SwitchTrafficRequest(
     RequestFields f = new RequestFields("SwitchTraffic", json);
     String workflow = f.requiredName("workflow", v -> RequestFields.name("workflow", v));
     String targetKeyspace = f.requiredName("targetKeyspace", v -> RequestFields.name("keyspace", v));
-    List<String> types = f.stringList("tabletTypes", ALL_TABLET_TYPES, SwitchTrafficRequest::tabletType);
+    List<TabletType> types = f.stringList("tabletTypes", ALL_TABLET_TYPES, SwitchTrafficRequest::tabletType);
     if (types.isEmpty()) {
       types = ALL_TABLET_TYPES;
     }
@@ -121,7 +121,7 @@ public record SwitchTrafficRequest(
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("workflow", workflow);
     m.put("targetKeyspace", targetKeyspace);
-    m.put("tabletTypes", tabletTypes);
+    m.put("tabletTypes", tabletTypes.stream().map(Enum::name).toList());
     m.put("cells", cells);
     m.put("timeout", GoDurations.format(timeout));
     m.put("maxReplicationLagAllowed", GoDurations.format(maxReplicationLagAllowed));
@@ -138,16 +138,9 @@ public record SwitchTrafficRequest(
     return fromJson(JsonRequests.object(m));
   }
 
-  private static String tabletType(String v) {
-    String u = v.trim().toUpperCase(Locale.ROOT);
-    u = switch (u) {
-      case "MASTER" -> "PRIMARY";
-      case "BATCH" -> "RDONLY";
-      default -> u;
-    };
-    if (!ALL_TABLET_TYPES.contains(u)) {
-      throw new InvalidRequestException("'" + RequestFields.clip(v) + "' is not one of PRIMARY, REPLICA, RDONLY");
-    }
-    return u;
+  /** One of the switched types, by name or alias ({@link TabletType#lookup}). */
+  private static TabletType tabletType(String v) {
+    return TabletType.lookup(v).filter(ALL_TABLET_TYPES::contains).orElseThrow(() ->
+        new InvalidRequestException("'" + RequestFields.clip(v) + "' is not one of PRIMARY, REPLICA, RDONLY"));
   }
 }

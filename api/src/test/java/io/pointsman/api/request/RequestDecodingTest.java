@@ -1,5 +1,8 @@
 package io.pointsman.api.request;
 
+import static io.pointsman.api.model.TabletType.PRIMARY;
+import static io.pointsman.api.model.TabletType.RDONLY;
+import static io.pointsman.api.model.TabletType.REPLICA;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -33,7 +36,7 @@ class RequestDecodingTest {
   @Test
   void onlyWorkflowAndTargetKeyspaceAreRequiredAndDefaultsFollowVtctldclient() throws Exception {
     SwitchTrafficRequest r = decode("{\"workflow\":\"commerce2customer\",\"targetKeyspace\":\"customer\"}");
-    assertThat(r.tabletTypes()).containsExactly("REPLICA", "RDONLY", "PRIMARY");
+    assertThat(r.tabletTypes()).containsExactly(REPLICA, RDONLY, PRIMARY);
     assertThat(r.cells()).isEmpty();
     assertThat(r.timeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(r.maxReplicationLagAllowed()).isEqualTo(Duration.ofSeconds(30));
@@ -48,7 +51,7 @@ class RequestDecodingTest {
     SwitchTrafficRequest r = decode("{\"workflow\":\"wf\",\"targetKeyspace\":\"customer\",\"tabletTypes\":[\"primary\","
         + "\"replica\"],\"cells\":\"zone1,zone2\",\"timeout\":\"1m30s\",\"maxReplicationLagAllowed\":\"5s\","
         + "\"enableReverseReplication\":false,\"dryRun\":true,\"lockTtl\":\"45s\",\"maxLockHold\":\"PT20M\"}");
-    assertThat(r.tabletTypes()).containsExactly("PRIMARY", "REPLICA");
+    assertThat(r.tabletTypes()).containsExactly(PRIMARY, REPLICA);
     assertThat(r.cells()).containsExactly("zone1", "zone2");
     assertThat(r.timeout()).isEqualTo(Duration.ofSeconds(90));
     assertThat(r.maxReplicationLagAllowed()).isEqualTo(Duration.ofSeconds(5));
@@ -56,15 +59,16 @@ class RequestDecodingTest {
     assertThat(r.dryRun()).isTrue();
     assertThat(r.lockTtl()).isEqualTo(Duration.ofSeconds(45));
     assertThat(r.maxLockHold()).isEqualTo(Duration.ofMinutes(20));
-    assertThat(r.readTabletTypes()).containsExactly("REPLICA");
+    assertThat(r.readTabletTypes()).containsExactly(REPLICA);
   }
 
   @Test
   void aRequestSurvivesTheRoundTripThroughJson() throws Exception {
     SwitchTrafficRequest r = SwitchTrafficRequest.of("wf", "customer").withTimeout(Duration.ofSeconds(45))
-        .withTabletTypes(List.of("PRIMARY")).withDryRun(true).withLockTtl(Duration.ofSeconds(30));
+        .withTabletTypes(List.of(PRIMARY)).withDryRun(true).withLockTtl(Duration.ofSeconds(30));
     String json = JACKSON.writeValueAsString(r);
     assertThat(json).contains("\"timeout\":\"45s\"");
+    assertThat(json).contains("\"tabletTypes\":[\"PRIMARY\"]");
     assertThat(decode(json)).isEqualTo(r);
     CompleteRequest c = CompleteRequest.of("wf", "customer").with(true, false, true, false);
     assertThat(JACKSON.readValue(JACKSON.writeValueAsString(c), CompleteRequest.class)).isEqualTo(c);

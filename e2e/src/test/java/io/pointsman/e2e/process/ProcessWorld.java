@@ -11,6 +11,7 @@ import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Progress;
 import io.pointsman.api.model.StepProgress;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
@@ -228,7 +229,7 @@ final class ProcessWorld implements AutoCloseable {
 
   /** SwitchTraffic of writes alone; the cases start with reads switched. */
   static SwitchTrafficRequest writesOnly() {
-    return SwitchTrafficRequest.of(WORKFLOW, TARGET).withTabletTypes(List.of("PRIMARY"));
+    return SwitchTrafficRequest.of(WORKFLOW, TARGET).withTabletTypes(List.of(TabletType.PRIMARY));
   }
 
   /**
@@ -245,7 +246,7 @@ final class ProcessWorld implements AutoCloseable {
   /** Reads first, as Vitess wants them before writes; run by whichever worker polls. */
   void switchReads() {
     ActionResult r = workflow(SwitchTrafficWorkflow.class, Pointsman.SWITCH_TRAFFIC)
-        .switchTraffic(SwitchTrafficRequest.of(WORKFLOW, TARGET).withTabletTypes(List.of("REPLICA", "RDONLY")));
+        .switchTraffic(SwitchTrafficRequest.of(WORKFLOW, TARGET).withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
     log.info("reads switched: {}", r.currentState());
   }
 

@@ -7,10 +7,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.model.StepProgress;
 import io.pointsman.api.model.StepStatus;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
-import io.pointsman.engine.topo.model.TabletType;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WorkflowSubType;
@@ -19,7 +20,6 @@ import io.pointsman.engine.tablet.TabletRpcOptions;
 import io.pointsman.engine.tablet.VReplicationStatements;
 import io.pointsman.engine.tablet.VReplicationWorkflow;
 import io.pointsman.engine.tablet.WorkflowUpdate;
-import io.pointsman.engine.topo.model.TabletType;
 import java.net.ServerSocket;
 import java.sql.SQLException;
 import java.time.Clock;

@@ -1,8 +1,8 @@
 package io.pointsman.engine.mysql;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.model.KeyRange;
-import io.pointsman.engine.topo.model.TabletType;
 import java.util.List;
 
 /**

@@ -1,13 +1,13 @@
 package io.pointsman.engine.mysql;
 
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
 import io.pointsman.engine.topo.TopoKeys;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.Tablet;
-import io.pointsman.engine.topo.model.TabletType;
 import java.util.Objects;
 
 /**

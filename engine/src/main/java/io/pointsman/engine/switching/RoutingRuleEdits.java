@@ -1,7 +1,7 @@
 package io.pointsman.engine.switching;
 
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.model.RoutingRules;
-import io.pointsman.engine.topo.model.TabletType;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,12 +1,12 @@
 package io.pointsman.engine.switching;
 
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.KeyspacePartition;
 import io.pointsman.engine.topo.model.ShardReference;
 import io.pointsman.engine.topo.model.ShardTabletControl;
 import io.pointsman.engine.topo.model.SrvKeyspace;
-import io.pointsman.engine.topo.model.TabletType;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;

@@ -1,10 +1,10 @@
 package io.pointsman.engine.tablet;
 
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.WorkflowSubType;
 import io.pointsman.engine.mysql.WorkflowType;
-import io.pointsman.engine.topo.model.TabletType;
 import java.util.List;
 import java.util.Objects;
 

@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.model.ColumnVindex;
 import io.pointsman.engine.topo.model.KeyRange;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.engine.topo.model.VSchema;
 import io.pointsman.engine.topo.model.VSchemaTable;
 import java.time.Instant;

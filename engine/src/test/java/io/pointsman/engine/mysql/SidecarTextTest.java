@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.model.KeyRange;
-import io.pointsman.engine.topo.model.TabletType;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -2,13 +2,13 @@ package io.pointsman.engine.switching;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.KeyspacePartition;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.ShardReference;
 import io.pointsman.engine.topo.model.ShardTabletControl;
 import io.pointsman.engine.topo.model.SrvKeyspace;
-import io.pointsman.engine.topo.model.TabletType;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -5,12 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.Client;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.testing.EtcdProcess;
 import io.pointsman.engine.testing.LogWatch;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.Shard;
-import io.pointsman.engine.topo.model.TabletType;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import com.google.protobuf.Message;
 import com.google.protobuf.UnknownFieldSet;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.model.AutoIncrement;
 import io.pointsman.engine.topo.model.CellInfo;
 import io.pointsman.engine.topo.model.ColumnVindex;
@@ -25,7 +26,6 @@ import io.pointsman.engine.topo.model.SrvKeyspace;
 import io.pointsman.engine.topo.model.SrvVSchema;
 import io.pointsman.engine.topo.model.Tablet;
 import io.pointsman.engine.topo.model.TabletControl;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.engine.topo.model.VSchema;
 import io.pointsman.engine.topo.model.VSchemaTable;
 import io.pointsman.engine.topo.model.Vindex;
@@ -116,6 +116,16 @@ class TopoCodecTest {
     assertThat(TopoCodec.messageName(RoutingRules.class)).isEqualTo("vschema.RoutingRules");
     assertThat(TopoCodec.messageName(ShardRoutingRules.class)).isEqualTo("vschema.ShardRoutingRules");
     assertThat(TopoCodec.messageName(SrvVSchema.class)).isEqualTo("vschema.SrvVSchema");
+  }
+
+  /** The codec maps tablet types by number, so pointsman's enum must list Vitess's in its order. */
+  @Test
+  void tabletTypesAreVitessesByNameAndNumber() {
+    List<String> vitess = Arrays.stream(Topodata.TabletType.values())
+        .filter(t -> t != Topodata.TabletType.UNRECOGNIZED)
+        .map(t -> t.getNumber() + " " + t.name()).toList();
+    List<String> ours = Arrays.stream(TabletType.values()).map(t -> t.ordinal() + " " + t.name()).toList();
+    assertThat(ours).isEqualTo(vitess);
   }
 
   @Test

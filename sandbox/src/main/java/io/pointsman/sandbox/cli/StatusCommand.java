@@ -1,10 +1,10 @@
 package io.pointsman.sandbox.cli;
 
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.Versioned;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.cluster.PrimaryTablet;
 import io.pointsman.sandbox.cluster.PrimaryTablets;
 import io.pointsman.sandbox.cluster.SandboxState;

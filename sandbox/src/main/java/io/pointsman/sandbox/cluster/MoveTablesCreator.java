@@ -2,6 +2,7 @@ package io.pointsman.sandbox.cluster;
 
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WorkflowType;
@@ -13,7 +14,6 @@ import io.pointsman.engine.topo.model.ColumnVindex;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.engine.topo.model.VSchema;
 import io.pointsman.engine.topo.model.VSchemaTable;
 import io.pointsman.engine.topo.model.Vindex;

@@ -1,12 +1,12 @@
 package io.pointsman.sandbox.cluster;
 
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.KeyspacePartition;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.ShardReference;
 import io.pointsman.engine.topo.model.SrvKeyspace;
-import io.pointsman.engine.topo.model.TabletType;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;

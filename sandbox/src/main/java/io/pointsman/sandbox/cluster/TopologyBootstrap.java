@@ -1,6 +1,7 @@
 package io.pointsman.sandbox.cluster;
 
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.switching.SrvVSchemaBuilder;
 import io.pointsman.engine.topo.RecordKey;
 import io.pointsman.engine.topo.TopoKeys;
@@ -9,7 +10,6 @@ import io.pointsman.engine.topo.model.CellInfo;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.Tablet;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.engine.topo.model.VSchema;
 import java.util.List;
 import java.util.Map;

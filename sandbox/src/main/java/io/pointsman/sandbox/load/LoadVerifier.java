@@ -1,8 +1,8 @@
 package io.pointsman.sandbox.load;
 
 import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.cluster.HashVindex;
 import io.pointsman.sandbox.router.Read;
 import io.pointsman.sandbox.router.Router;

@@ -1,6 +1,7 @@
 package io.pointsman.sandbox.router;
 
 import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.KeyspacePartition;
 import io.pointsman.engine.topo.model.Shard;
@@ -9,7 +10,6 @@ import io.pointsman.engine.topo.model.ShardTabletControl;
 import io.pointsman.engine.topo.model.SrvKeyspace;
 import io.pointsman.engine.topo.model.SrvVSchema;
 import io.pointsman.engine.topo.model.Tablet;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.engine.topo.model.VSchema;
 import io.pointsman.engine.topo.model.VSchemaTable;
 import io.pointsman.engine.topo.model.Vindex;

@@ -1,6 +1,6 @@
 package io.pointsman.sandbox.router;
 
-import io.pointsman.engine.topo.model.TabletType;
+import io.pointsman.api.model.TabletType;
 import java.util.List;
 
 /**

@@ -1,7 +1,7 @@
 package io.pointsman.sandbox.router;
 
 import io.pointsman.api.errors.ErrorCode;
-import io.pointsman.engine.topo.model.TabletType;
+import io.pointsman.api.model.TabletType;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

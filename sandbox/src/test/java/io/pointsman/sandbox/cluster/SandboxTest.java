@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.ConnectionPools;
 import io.pointsman.engine.mysql.MySqlFence;
@@ -26,7 +27,6 @@ import io.pointsman.engine.topo.model.ShardReference;
 import io.pointsman.engine.topo.model.SrvKeyspace;
 import io.pointsman.engine.topo.model.SrvVSchema;
 import io.pointsman.engine.topo.model.Tablet;
-import io.pointsman.engine.topo.model.TabletType;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

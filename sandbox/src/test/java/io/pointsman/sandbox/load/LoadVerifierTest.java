@@ -3,7 +3,7 @@ package io.pointsman.sandbox.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.pointsman.engine.topo.model.TabletType;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.sandbox.router.Router;
 import io.pointsman.sandbox.router.TopologyFixture;
 import java.time.Duration;

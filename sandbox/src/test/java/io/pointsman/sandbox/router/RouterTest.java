@@ -6,10 +6,10 @@ import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.WriteBarrier;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.RoutingRules;
-import io.pointsman.engine.topo.model.TabletType;
 import io.pointsman.sandbox.cluster.HashVindex;
 import java.time.Duration;
 import java.util.List;

@@ -1,13 +1,13 @@
 package io.pointsman.engine.primary.tablet;
 
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.tablet.TabletEndpoint;
 import io.pointsman.engine.topo.TopoKeys;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.Tablet;
-import io.pointsman.engine.topo.model.TabletType;
 import java.util.Objects;
 
 /**

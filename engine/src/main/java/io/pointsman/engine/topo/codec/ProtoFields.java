@@ -2,9 +2,9 @@ package io.pointsman.engine.topo.codec;
 
 import com.google.protobuf.ByteString;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.TabletAlias;
 import io.pointsman.engine.topo.model.KeyRange;
-import io.pointsman.engine.topo.model.TabletType;
 import io.vitess.proto.Topodata;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;

@@ -1,5 +1,6 @@
 package io.pointsman.engine.topo.model;
 
+import io.pointsman.api.model.TabletType;
 import java.util.List;
 
 /** topodata.SrvKeyspace.KeyspacePartition: which shards serve one tablet type. */

@@ -1,5 +1,6 @@
 package io.pointsman.engine.topo.model;
 
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.TabletAlias;
 import java.util.Map;
 

@@ -1,5 +1,6 @@
 package io.pointsman.engine.topo.model;
 
+import io.pointsman.api.model.TabletType;
 import java.util.List;
 
 /** topodata.Shard.TabletControl: denied tables per tablet type (cells must be empty for PRIMARY). */

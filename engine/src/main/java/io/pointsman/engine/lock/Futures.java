@@ -3,6 +3,7 @@ package io.pointsman.engine.lock;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
+import io.pointsman.engine.etcd.EtcdErrors;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -65,8 +66,6 @@ final class Futures {
 
   /** A short description of a failure for log lines and messages. */
   static String describe(Throwable t) {
-    Throwable cause = unwrap(t);
-    String message = cause.getMessage();
-    return cause.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+    return EtcdErrors.describe(t);
   }
 }

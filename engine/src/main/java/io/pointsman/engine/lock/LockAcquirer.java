@@ -18,6 +18,7 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.etcd.EtcdErrors;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -238,8 +239,9 @@ final class LockAcquirer {
         throw new PointsmanException(ErrorCode.LOCK_TIMEOUT, "could not lock " + target.resource() + " within "
             + options.acquireTimeout() + ": etcd did not answer in time while " + what, e);
       } catch (ExecutionException e) {
-        throw PointsmanException.unavailable(what + " for the lock on " + target.resource() + " failed: "
-            + Futures.describe(e), Futures.unwrap(e));
+        // a refused certificate, password or permission is FAILED_PRECONDITION: retrying cannot fix it
+        throw new PointsmanException(EtcdErrors.code(e, ErrorCode.UNAVAILABLE), what + " for the lock on "
+            + target.resource() + " failed: " + Futures.describe(e), Futures.unwrap(e));
       }
     }
 

@@ -24,10 +24,13 @@ public final class SqlErrors {
   static final int ER_LOCK_DEADLOCK = 1213;
   static final int ER_DUP_ENTRY = 1062;
   static final int ER_TRG_ALREADY_EXISTS = 1359;
+  /** Creating a trigger (or routine) with the binary log on, without SUPER or log_bin_trust_function_creators. */
+  static final int ER_BINLOG_CREATE_ROUTINE_NEED_SUPER = 1419;
   /** MySQL's max_execution_time and MariaDB's max_statement_time. */
   private static final Set<Integer> STATEMENT_TIMEOUTS = Set.of(3024, 1969);
   private static final Set<Integer> ACCESS_DENIED =
-      Set.of(ER_DBACCESS_DENIED, ER_ACCESS_DENIED, ER_TABLEACCESS_DENIED, ER_SPECIFIC_ACCESS_DENIED, 1143, 1370);
+      Set.of(ER_DBACCESS_DENIED, ER_ACCESS_DENIED, ER_TABLEACCESS_DENIED, ER_SPECIFIC_ACCESS_DENIED, 1143, 1370,
+          ER_BINLOG_CREATE_ROUTINE_NEED_SUPER);
 
   private SqlErrors() {}
 
@@ -79,6 +82,39 @@ public final class SqlErrors {
   }
 
   private static String describe(SQLException e) {
-    return e.getMessage() + " (errno " + e.getErrorCode() + ", SQLState " + e.getSQLState() + ")";
+    StringBuilder out = new StringBuilder(reason(e));
+    // The pool reports only "Connection is not available, request timed out"; the reason the server
+    // or the TLS handshake gave is in its causes (a refused certificate, a missing REQUIRE SSL ...).
+    Throwable shown = e;
+    for (Throwable c = e.getCause(); c != null && c != shown; c = c.getCause()) {
+      String message = c.getMessage();
+      if (message != null && !out.toString().contains(message)) {
+        out.append(": ").append(message);
+      }
+      shown = c;
+    }
+    return out + hint(e) + " (errno " + e.getErrorCode() + ", SQLState " + e.getSQLState() + ")";
+  }
+
+  /** What to check, for refusals whose server message does not say. */
+  private static String hint(SQLException e) {
+    if (e.getErrorCode() == ER_ACCESS_DENIED) {
+      return " [check MYSQL_USER and MYSQL_PASSWORD; an account created with REQUIRE SSL is also refused this way"
+          + " when MYSQL_TLS_MODE is DISABLED]";
+    }
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof java.security.cert.CertPathValidatorException) {
+        return " [the server's TLS certificate is not signed by the CA in MYSQL_TLS_CA_FILE]";
+      }
+    }
+    return "";
+  }
+
+  private static String reason(SQLException e) {
+    if (e.getErrorCode() == ER_BINLOG_CREATE_ROUTINE_NEED_SUPER) {
+      return "creating a trigger while the server writes a binary log needs SUPER, or log_bin_trust_function_creators"
+          + " = ON on the server, besides TRIGGER on the database: " + e.getMessage();
+    }
+    return String.valueOf(e.getMessage());
   }
 }

@@ -2,6 +2,7 @@ package io.pointsman.engine.topo;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.etcd.EtcdErrors;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -33,8 +34,9 @@ final class EtcdCalls {
       if (cause instanceof PointsmanException pe) {
         throw pe;
       }
-      throw new PointsmanException(mayHaveApplied ? ErrorCode.UNKNOWN_OUTCOME : ErrorCode.UNAVAILABLE,
-          what + " failed: " + cause.getMessage(), cause);
+      // a refused certificate, password or permission is FAILED_PRECONDITION: nothing was applied
+      ErrorCode code = EtcdErrors.code(cause, mayHaveApplied ? ErrorCode.UNKNOWN_OUTCOME : ErrorCode.UNAVAILABLE);
+      throw new PointsmanException(code, what + " failed: " + EtcdErrors.describe(cause), cause);
     }
   }
 }

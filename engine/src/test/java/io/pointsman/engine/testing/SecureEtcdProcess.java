@@ -1,0 +1,137 @@
+package io.pointsman.engine.testing;
+
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * An etcd of a test's own that serves clients over TLS only and requires a client certificate
+ * signed by {@code ca} ({@code --client-cert-auth}); its health is read on a separate plain-HTTP
+ * metrics port, so waiting for it needs no certificate. {@link #etcdctl} runs etcd's own client
+ * against it, to set up users and roles the way an operator would.
+ */
+public final class SecureEtcdProcess implements AutoCloseable {
+  private final Path dataDir;
+  private final int clientPort;
+  private final int peerPort;
+  private final int metricsPort;
+  private final TestCertificates ca;
+  private final TestCertificates.Issued server;
+  private final TestCertificates.Issued admin;
+  private Process process;
+
+  /**
+   * @param admin the client certificate {@link #etcdctl} presents
+   */
+  public SecureEtcdProcess(Path dataDir, TestCertificates ca, TestCertificates.Issued server,
+      TestCertificates.Issued admin) throws IOException {
+    this.dataDir = Files.createDirectories(dataDir);
+    this.ca = ca;
+    this.server = server;
+    this.admin = admin;
+    this.clientPort = freePort();
+    this.peerPort = freePort();
+    this.metricsPort = freePort();
+  }
+
+  public String endpoint() {
+    return "https://127.0.0.1:" + clientPort;
+  }
+
+  public SecureEtcdProcess start() throws IOException, InterruptedException {
+    String peer = "http://127.0.0.1:" + peerPort;
+    process = new ProcessBuilder(List.of(
+            TestServices.etcdBinary(), "--name", "secure", "--data-dir", dataDir.resolve("data").toString(),
+            "--listen-client-urls", endpoint(), "--advertise-client-urls", endpoint(),
+            "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+            "--initial-cluster", "secure=" + peer,
+            "--listen-metrics-urls", "http://127.0.0.1:" + metricsPort,
+            "--client-cert-auth", "--trusted-ca-file", ca.caCert().toString(),
+            "--cert-file", server.cert().toString(), "--key-file", server.key().toString()))
+        .redirectErrorStream(true)
+        .redirectOutput(dataDir.resolve("etcd.log").toFile())
+        .start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (System.nanoTime() < deadline) {
+      if (healthy()) {
+        return this;
+      }
+      if (!process.isAlive()) {
+        throw new IOException("etcd exited: " + Files.readString(dataDir.resolve("etcd.log")));
+      }
+      Thread.sleep(100);
+    }
+    throw new IOException("etcd did not become healthy on " + endpoint() + ": "
+        + Files.readString(dataDir.resolve("etcd.log")));
+  }
+
+  /** Runs etcdctl with the admin certificate (and {@code --user} when given); fails on a non-zero exit. */
+  public String etcdctl(String user, String... args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(etcdctlBinary(), "--endpoints", endpoint(),
+        "--cacert", ca.caCert().toString(), "--cert", admin.cert().toString(), "--key", admin.key().toString(),
+        "--command-timeout", "10s"));
+    if (user != null) {
+      command.add("--user");
+      command.add(user);
+    }
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile(dataDir, "etcdctl", ".log");
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException("etcdctl did not finish: " + args[0]);
+    }
+    String output = Files.readString(out);
+    if (p.exitValue() != 0) {
+      throw new IOException("etcdctl " + String.join(" ", args) + " failed: " + output);
+    }
+    return output;
+  }
+
+  private static String etcdctlBinary() {
+    String bin = System.getenv("POINTSMAN_ETCDCTL_BIN");
+    return bin == null ? "etcdctl" : bin;
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (process != null) {
+      process.destroy();
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+      process = null;
+    }
+    try (Stream<Path> files = Files.walk(dataDir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  private boolean healthy() {
+    try {
+      HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + metricsPort + "/health")
+          .toURL().openConnection();
+      c.setConnectTimeout(500);
+      c.setReadTimeout(500);
+      return c.getResponseCode() == 200;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    }
+  }
+}

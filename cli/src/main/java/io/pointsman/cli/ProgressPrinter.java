@@ -15,14 +15,16 @@ import java.util.Objects;
 
 /**
  * Prints an action's steps as the {@code progress} query reports them: one line when a step starts,
- * one when it ends (done, failed, undone by compensation, skipped), each at its offset from the
- * first step, in workflow time. Fed the same progress twice, it prints nothing new.
+ * one when what a running step reports changes (acquireLocks naming the holder it waits for), one
+ * when it ends (done, failed, undone by compensation, skipped), each at its offset from the first
+ * step, in workflow time. Fed the same progress twice, it prints nothing new.
  */
 final class ProgressPrinter {
   private static final int MAX_DETAIL = 160;
 
   private final PrintWriter out;
   private final Map<Integer, StepStatus> printed = new HashMap<>();
+  private final Map<Integer, String> printedDetail = new HashMap<>();
   private String phase;
   private Instant origin;
   private List<String> plan = List.of();
@@ -39,11 +41,19 @@ final class ProgressPrinter {
         origin = s.startedAt();
       }
       StepStatus last = printed.get(i);
-      if (s.status() == last || s.status() == StepStatus.PENDING) {
+      if (s.status() == StepStatus.PENDING) {
         continue;
       }
-      out.println(line(s));
+      if (s.status() == last) {
+        if (s.status() == StepStatus.RUNNING && !Objects.equals(s.detail(), printedDetail.get(i))) {
+          out.println(line(s, "waiting"));
+          printedDetail.put(i, s.detail());
+        }
+        continue;
+      }
+      out.println(line(s, verb(s.status())));
       printed.put(i, s.status());
+      printedDetail.put(i, s.detail());
     }
     // after the steps: the phase is where the action is now, past the steps printed above
     if (progress.phase() != null && !Objects.equals(progress.phase(), phase)) {
@@ -64,11 +74,10 @@ final class ProgressPrinter {
     return plan;
   }
 
-  private String line(StepProgress s) {
+  private String line(StepProgress s, String verb) {
     boolean running = s.status() == StepStatus.RUNNING;
     Instant at = running || s.finishedAt() == null ? s.startedAt() : s.finishedAt();
-    StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "  %8s  %-7s %s", offset(at), verb(s.status()),
-        s.name()));
+    StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "  %8s  %-7s %s", offset(at), verb, s.name()));
     if (!running && s.startedAt() != null && s.finishedAt() != null) {
       b.append(" (").append(GoDurations.format(Duration.between(s.startedAt(), s.finishedAt()))).append(')');
     }

@@ -13,6 +13,7 @@ import io.pointsman.sandbox.cluster.SandboxOptions;
 import io.pointsman.sandbox.streams.StreamRunner;
 import io.pointsman.sandbox.streams.StreamRunnerOptions;
 import io.pointsman.worker.DevMode;
+import io.pointsman.worker.TemporalDevServer;
 import io.pointsman.worker.WorkerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -88,11 +89,14 @@ final class Playground {
         .build()));
     narrator.say("the stream runner executes _vt.vreplication on every primary, as Vitess's vreplication does");
 
-    narrator.step("Dev mode: Temporal's test server in this process, and a pointsman worker");
-    DevMode dev = teardown.add("dev mode", DevMode.start(temporalPort, workerConfig(sandbox)));
+    narrator.step("Dev mode: a Temporal server (the real dev server when built, else the SDK's test server)"
+        + " and a pointsman worker");
+    DevMode dev = teardown.add("dev mode", DevMode.start(temporalPort, workerConfig(sandbox),
+        dataDir.resolve("temporal"), TemporalDevServer.find(System.getenv())));
     ports.add(temporalPort);
-    narrator.say("Temporal on " + dev.address() + ", worker polling task queue "
+    narrator.say(dev.serverDescription() + " on " + dev.address() + ", worker polling task queue "
         + dev.worker().config().temporal().taskQueue());
+    dev.uiUrl().ifPresent(ui -> narrator.say("Temporal UI: " + ui));
 
     MoveTablesSpec spec = MoveTablesSpec.sandbox();
     narrator.step("MoveTables create: " + spec.workflow() + " copies " + String.join(" and ", spec.tables())

@@ -27,7 +27,7 @@ import java.util.List;
 /**
  * Everything pointsman needs on one machine, started for the demo and the end-to-end tests: the
  * sandbox (etcd and the MariaDB primaries of commerce/0, customer/-80 and customer/80-, in a
- * fresh data folder), the stream runner, dev mode (Temporal's test server and a pointsman worker),
+ * fresh data folder), the stream runner, dev mode (the Temporal dev server, or the SDK's test server, and a pointsman worker),
  * and the MoveTables workflow {@code commerce2customer}, copied and replicating. Whatever it
  * starts is registered with the caller's {@link Teardown}, so it is stopped even when the start
  * fails half-way.

@@ -44,6 +44,8 @@ public final class TemporalDevServer implements AutoCloseable {
   private final int httpPort;
   private final int metricsPort;
   private Process process;
+  /** Stops the server when the JVM ends without closing it (a test run killed, Ctrl-C); else it runs on. */
+  private final Thread stopOnExit = new Thread(this::stop, "temporal-dev-server-exit");
 
   private TemporalDevServer(Path binary, Path dataDir, int grpcPort, int uiPort, int httpPort, int metricsPort) {
     this.binary = binary;
@@ -95,7 +97,13 @@ public final class TemporalDevServer implements AutoCloseable {
     }
     TemporalDevServer s = new TemporalDevServer(binary, dataDir.toAbsolutePath(),
         grpcPort > 0 ? grpcPort : freePort(), freePort(), freePort(), freePort());
-    s.launch();
+    Runtime.getRuntime().addShutdownHook(s.stopOnExit);
+    try {
+      s.launch();
+    } catch (RuntimeException e) {
+      s.close();
+      throw e;
+    }
     return s;
   }
 
@@ -153,6 +161,11 @@ public final class TemporalDevServer implements AutoCloseable {
   @Override
   public void close() {
     stop();
+    try {
+      Runtime.getRuntime().removeShutdownHook(stopOnExit);
+    } catch (IllegalStateException exiting) {
+      // the JVM is already shutting down: the hook is running or has run
+    }
   }
 
   private void launch() {

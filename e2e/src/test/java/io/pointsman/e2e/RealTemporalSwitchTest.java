@@ -11,6 +11,7 @@ import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.cli.PointsmanCli;
 import io.pointsman.engine.testing.TestServices;
+import io.pointsman.sandbox.cluster.Folders;
 import io.pointsman.worker.TemporalDevServer;
 import io.pointsman.workflows.WorkflowRegistration;
 import io.temporal.api.enums.v1.EventType;
@@ -74,6 +75,9 @@ class RealTemporalSwitchTest {
     } finally {
       if (server != null) {
         server.close();
+      }
+      if (dir != null) {
+        Folders.deleteTree(dir);
       }
     }
   }

@@ -14,6 +14,7 @@ import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.engine.testing.TestServices;
+import io.pointsman.sandbox.cluster.Folders;
 import io.pointsman.worker.TemporalDevServer;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -102,6 +103,9 @@ class TemporalUiTest {
     } finally {
       if (server != null) {
         server.close();
+      }
+      if (dir != null) {
+        Folders.deleteTree(dir);
       }
     }
   }

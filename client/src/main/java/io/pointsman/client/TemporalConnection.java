@@ -5,6 +5,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContextBuilder;
+import io.pointsman.api.request.PlainInputConverter;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -29,7 +30,8 @@ public final class TemporalConnection implements AutoCloseable {
     this.options = options;
     this.service = service;
     this.client = WorkflowClient.newInstance(service,
-        WorkflowClientOptions.newBuilder().setNamespace(options.namespace()).build());
+        WorkflowClientOptions.newBuilder().setNamespace(options.namespace())
+            .setDataConverter(PlainInputConverter.dataConverter()).build());
   }
 
   /**

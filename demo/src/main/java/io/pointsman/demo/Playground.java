@@ -13,6 +13,7 @@ import io.pointsman.sandbox.cluster.SandboxOptions;
 import io.pointsman.sandbox.streams.StreamRunner;
 import io.pointsman.sandbox.streams.StreamRunnerOptions;
 import io.pointsman.worker.DevMode;
+import io.pointsman.worker.TemporalDevServer;
 import io.pointsman.worker.WorkerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -26,7 +27,7 @@ import java.util.List;
 /**
  * Everything pointsman needs on one machine, started for the demo and the end-to-end tests: the
  * sandbox (etcd and the MariaDB primaries of commerce/0, customer/-80 and customer/80-, in a
- * fresh data folder), the stream runner, dev mode (Temporal's test server and a pointsman worker),
+ * fresh data folder), the stream runner, dev mode (the Temporal dev server, or the SDK's test server, and a pointsman worker),
  * and the MoveTables workflow {@code commerce2customer}, copied and replicating. Whatever it
  * starts is registered with the caller's {@link Teardown}, so it is stopped even when the start
  * fails half-way.
@@ -88,11 +89,14 @@ final class Playground {
         .build()));
     narrator.say("the stream runner executes _vt.vreplication on every primary, as Vitess's vreplication does");
 
-    narrator.step("Dev mode: Temporal's test server in this process, and a pointsman worker");
-    DevMode dev = teardown.add("dev mode", DevMode.start(temporalPort, workerConfig(sandbox)));
+    narrator.step("Dev mode: a Temporal server (the real dev server when built, else the SDK's test server)"
+        + " and a pointsman worker");
+    DevMode dev = teardown.add("dev mode", DevMode.start(temporalPort, workerConfig(sandbox),
+        dataDir.resolve("temporal"), TemporalDevServer.find(System.getenv())));
     ports.add(temporalPort);
-    narrator.say("Temporal on " + dev.address() + ", worker polling task queue "
+    narrator.say(dev.serverDescription() + " on " + dev.address() + ", worker polling task queue "
         + dev.worker().config().temporal().taskQueue());
+    dev.uiUrl().ifPresent(ui -> narrator.say("Temporal UI: " + ui));
 
     MoveTablesSpec spec = MoveTablesSpec.sandbox();
     narrator.step("MoveTables create: " + spec.workflow() + " copies " + String.join(" and ", spec.tables())

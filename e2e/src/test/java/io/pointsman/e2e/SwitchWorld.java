@@ -11,7 +11,10 @@ import io.pointsman.api.activities.CleanupActivities;
 import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.request.PlainInputConverter;
 import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.client.TemporalConnection;
+import io.pointsman.client.TemporalOptions;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
@@ -33,16 +36,21 @@ import io.pointsman.sandbox.router.Router;
 import io.pointsman.sandbox.router.RouterOptions;
 import io.pointsman.sandbox.streams.StreamRunner;
 import io.pointsman.sandbox.streams.StreamRunnerOptions;
+import io.pointsman.worker.SearchAttributeSetup;
+import io.pointsman.worker.TemporalDevServer;
 import io.pointsman.workflows.WorkflowRegistration;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,12 +58,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
  * A whole pointsman world for end-to-end tests: the sandbox (its own MariaDB primaries, topology
- * under a fresh root of the test etcd or of an etcd of its own), the stream runner, a router, and a Temporal test
- * environment whose worker runs pointsman's workflows and real activities.
+ * under a fresh root of the test etcd or of an etcd of its own), the stream runner, a router, and a Temporal
+ * (the SDK's test environment, or a real dev server) whose worker runs pointsman's workflows and real activities.
  */
 final class SwitchWorld implements AutoCloseable {
   final Sandbox sandbox;
@@ -63,15 +72,22 @@ final class SwitchWorld implements AutoCloseable {
   final TopoPaths paths;
   final StreamRunner runner;
   final Services services;
+  /** The SDK's test server, or null when the world runs on a real Temporal server. */
   final TestWorkflowEnvironment env;
-  final Worker worker;
+  /** The real Temporal server the world's worker polls, or null on the test server. */
+  final TemporalDevServer realServer;
+  private final TemporalConnection realConnection;
+  private final SwitchActivities switchActivities;
+  private final CleanupActivities cleanupActivities;
+  private WorkerFactory realFactory;
+  Worker worker;
   /** The oracle of the failure tests: every invariant of the topology, and the state it is in. */
   final TopologyValidator validator;
   private final List<AutoCloseable> extras = new ArrayList<>();
   private Router router;
 
   private SwitchWorld(Sandbox sandbox, UnaryOperator<SwitchActivities> switchWrapper,
-      UnaryOperator<CleanupActivities> cleanupWrapper) {
+      UnaryOperator<CleanupActivities> cleanupWrapper, TemporalDevServer real) {
     this.sandbox = sandbox;
     this.etcd = TestEtcd.client(sandbox.etcdEndpoint());
     this.paths = sandbox.options().topoPaths();
@@ -83,16 +99,65 @@ final class SwitchWorld implements AutoCloseable {
         .build());
     this.services = new Services(etcd, paths, sandbox.mysqlOptions());
     this.validator = new TopologyValidator(etcd, paths, services);
-    TestEnvironmentOptions.Builder options = TestEnvironmentOptions.newBuilder();
-    for (var key : Pointsman.SEARCH_ATTRIBUTES) {
-      options.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    this.switchActivities = switchWrapper.apply(new SwitchActivitiesImpl(services));
+    this.cleanupActivities = cleanupWrapper.apply(new CleanupActivitiesImpl(services));
+    this.realServer = real;
+    if (real == null) {
+      TestEnvironmentOptions.Builder options = TestEnvironmentOptions.newBuilder()
+          .setWorkerFactoryOptions(factoryOptions())
+          .setWorkflowClientOptions(WorkflowClientOptions.newBuilder()
+              .setDataConverter(PlainInputConverter.dataConverter()).build());
+      for (var key : Pointsman.SEARCH_ATTRIBUTES) {
+        options.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+      }
+      this.env = TestWorkflowEnvironment.newInstance(options.build());
+      this.realConnection = null;
+      this.worker = env.newWorker(Pointsman.TASK_QUEUE);
+      register(worker);
+      env.start();
+    } else {
+      this.env = null;
+      this.realConnection = TemporalConnection.lazy(TemporalOptions.builder().address(real.address()).build(), null);
+      startWorker();
     }
-    this.env = TestWorkflowEnvironment.newInstance(options.build());
-    this.worker = env.newWorker(Pointsman.TASK_QUEUE);
-    WorkflowRegistration.registerWorkflows(worker);
-    worker.registerActivitiesImplementations(switchWrapper.apply(new SwitchActivitiesImpl(services)),
-        cleanupWrapper.apply(new CleanupActivitiesImpl(services)), new LockActivitiesImpl(services.locks()));
-    env.start();
+  }
+
+  private static WorkerFactoryOptions factoryOptions() {
+    return WorkerFactoryOptions.newBuilder().setWorkerInterceptors(WorkflowRegistration.interceptors()).build();
+  }
+
+  private void register(Worker w) {
+    WorkflowRegistration.registerWorkflows(w);
+    w.registerActivitiesImplementations(switchActivities, cleanupActivities,
+        new LockActivitiesImpl(services.locks()));
+  }
+
+  /** On the real server: a new worker (factory) polling the task queue, as a restarted worker process would. */
+  void startWorker() {
+    requireReal();
+    // what PointsmanWorker does at its start: the real server has none of pointsman's attributes at
+    // first; it also waits out the connection's reconnect backoff after a server restart
+    SearchAttributeSetup.ensure(realConnection, Duration.ofMinutes(1));
+    realFactory = WorkerFactory.newInstance(realConnection.client(), factoryOptions());
+    worker = realFactory.newWorker(Pointsman.TASK_QUEUE);
+    register(worker);
+    realFactory.start();
+  }
+
+  /**
+   * On the real server: the worker stops at once, as a killed one would for Temporal (its running
+   * activities are interrupted, nothing is reported; Temporal learns of it by their timeouts).
+   */
+  void stopWorker() {
+    requireReal();
+    realFactory.shutdownNow();
+    realFactory.awaitTermination(10, TimeUnit.SECONDS);
+  }
+
+  private void requireReal() {
+    if (realServer == null) {
+      throw new IllegalStateException("only a world on a real Temporal server starts and stops its worker");
+    }
   }
 
   /** MoveTables world: commerce/0 and customer/-80,80- only. */
@@ -124,17 +189,26 @@ final class SwitchWorld implements AutoCloseable {
   }
 
   static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, FaultInjection faults) throws IOException {
-    return start(moveTablesOnly, shape, false, faults, faults::cleanup);
+    return start(moveTablesOnly, shape, false, faults, faults::cleanup, null);
+  }
+
+  /**
+   * A MoveTables world whose worker polls a real Temporal server (the caller starts and stops it), so
+   * what the SDK's test server does differently cannot hide a bug.
+   */
+  static SwitchWorld moveTablesOn(TemporalDevServer server, UnaryOperator<SwitchActivities> switchWrapper)
+      throws IOException {
+    return start(true, SandboxShape.DEFAULT, false, switchWrapper, UnaryOperator.identity(), server);
   }
 
   private static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
       UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
-    return start(moveTablesOnly, shape, ownEtcd, switchWrapper, UnaryOperator.identity());
+    return start(moveTablesOnly, shape, ownEtcd, switchWrapper, UnaryOperator.identity(), null);
   }
 
   private static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
-      UnaryOperator<SwitchActivities> switchWrapper, UnaryOperator<CleanupActivities> cleanupWrapper)
-      throws IOException {
+      UnaryOperator<SwitchActivities> switchWrapper, UnaryOperator<CleanupActivities> cleanupWrapper,
+      TemporalDevServer server) throws IOException {
     Path dir = Files.createTempDirectory("pointsman-e2e");
     String root = "/pointsman-e2e/" + UUID.randomUUID();
     SandboxOptions.Builder b = SandboxOptions.builder()
@@ -153,7 +227,7 @@ final class SwitchWorld implements AutoCloseable {
     }
     Sandbox sandbox = Sandbox.up(b.build());
     try {
-      return new SwitchWorld(sandbox, switchWrapper, cleanupWrapper);
+      return new SwitchWorld(sandbox, switchWrapper, cleanupWrapper, server);
     } catch (RuntimeException e) {
       sandbox.close();
       throw e;
@@ -170,7 +244,7 @@ final class SwitchWorld implements AutoCloseable {
   }
 
   WorkflowClient client() {
-    return env.getWorkflowClient();
+    return env != null ? env.getWorkflowClient() : realConnection.client();
   }
 
   <T> T workflow(Class<T> type, String id) {
@@ -299,7 +373,13 @@ final class SwitchWorld implements AutoCloseable {
     if (router != null) {
       router.close();
     }
-    env.close();
+    if (env != null) {
+      env.close();
+    } else {
+      realFactory.shutdownNow();
+      realFactory.awaitTermination(10, TimeUnit.SECONDS);
+      realConnection.close();
+    }
     runner.close();
     services.close();
     etcd.close();

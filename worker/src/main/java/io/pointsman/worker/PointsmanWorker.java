@@ -18,6 +18,7 @@ import io.pointsman.client.TemporalConnection;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.etcd.EtcdClients;
 import io.pointsman.workflows.WorkflowRegistration;
+import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.common.reporter.MicrometerClientStatsReporter;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
@@ -25,7 +26,9 @@ import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -68,6 +71,12 @@ public final class PointsmanWorker implements AutoCloseable {
     this.metricsServer = metricsServer;
   }
 
+  private static WorkerInterceptor[] withMetrics(PointsmanMetrics metrics) {
+    List<WorkerInterceptor> all = new ArrayList<>(List.of(WorkflowRegistration.interceptors()));
+    all.add(metrics.interceptor());
+    return all.toArray(WorkerInterceptor[]::new);
+  }
+
   /**
    * Connects, registers and starts polling. On failure, whatever was opened is closed again.
    *
@@ -102,7 +111,7 @@ public final class PointsmanWorker implements AutoCloseable {
       opened.push(services);
 
       WorkerFactory factory = WorkerFactory.newInstance(temporal.client(),
-          WorkerFactoryOptions.newBuilder().setWorkerInterceptors(metrics.interceptor()).build());
+          WorkerFactoryOptions.newBuilder().setWorkerInterceptors(withMetrics(metrics)).build());
       Worker worker = factory.newWorker(config.temporal().taskQueue(), WorkerOptions.newBuilder()
           .setMaxHeartbeatThrottleInterval(HEARTBEAT_THROTTLE)
           .build());

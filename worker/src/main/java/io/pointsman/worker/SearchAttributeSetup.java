@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * lacks them; the workflows upsert them from their first step, and a server without them fails
  * those workflow tasks. Waits for the server while it is unavailable (a worker may start first).
  */
-final class SearchAttributeSetup {
+public final class SearchAttributeSetup {
   private static final Logger log = LoggerFactory.getLogger(SearchAttributeSetup.class);
   private static final Set<Status.Code> NOT_YET = EnumSet.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED);
   private static final Duration RPC_TIMEOUT = Duration.ofSeconds(10);
@@ -41,7 +41,7 @@ final class SearchAttributeSetup {
    * @return the attributes it added (empty when the server had them all)
    * @throws IllegalStateException when an attribute exists with another type, or the server never answered
    */
-  static List<String> ensure(TemporalConnection temporal, Duration wait) {
+  public static List<String> ensure(TemporalConnection temporal, Duration wait) {
     String namespace = temporal.options().namespace();
     OperatorServiceStubsOptions.Builder b = OperatorServiceStubsOptions.newBuilder()
         .setChannel(temporal.service().getRawChannel());

@@ -82,7 +82,7 @@ public final class WorkerMain {
   static String usage() {
     return String.join("\n",
         "Usage: java -jar pointsman-worker.jar        run a worker configured from the environment",
-        "       java -jar pointsman-worker.jar dev    dev mode: Temporal's test server in-process, and a worker",
+        "       java -jar pointsman-worker.jar dev    dev mode: a Temporal dev server (or the SDK's test server), and a worker",
         "       java -jar pointsman-worker.jar validate --workflow W --target-keyspace K",
         "                                             check the workflow's topology, primaries and locks",
         "",
@@ -97,6 +97,8 @@ public final class WorkerMain {
         "  REQUIRED, VERIFY_CA, VERIFY_IDENTITY], MYSQL_TLS_CA_FILE, MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL [false],",
         "  MYSQL_POOL_SIZE [4]",
         "  METRICS_PORT [9464; 0 turns /metrics off]  WORKER_SHUTDOWN_GRACE [30s]",
-        "Dev mode also reads DEV_TEMPORAL_PORT [7233], and defaults MYSQL_USER/MYSQL_PASSWORD to the sandbox's.");
+        "Dev mode also reads DEV_TEMPORAL_PORT [7233], DEV_DATA_DIR [a new temporary folder; temporal.db is kept",
+        "there], POINTSMAN_TEMPORAL_BIN [~/.cache/pointsman/temporal-cli-v1.5.1/temporal; without it the SDK's",
+        "in-memory test server], and defaults MYSQL_USER/MYSQL_PASSWORD to the sandbox's.");
   }
 }

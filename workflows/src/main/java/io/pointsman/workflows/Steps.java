@@ -42,13 +42,17 @@ final class Steps {
           }
           return null;
         }));
-    scope.run();
+    StepSummaries.begin(name, detail);
     try {
+      scope.run();
       Workflow.await(() -> done.isCompleted() || (locks != null && locks.lost()));
     } catch (CanceledFailure workflowCancelled) {
       waitUntilStopped(scope, done);
       progress.finish(index, StepStatus.FAILED, "cancelled with the workflow");
       throw workflowCancelled;
+    } finally {
+      // the step's activity was scheduled before its first result could end the wait
+      StepSummaries.end();
     }
     if (!done.isCompleted()) {
       String why = locks.loss().get();

@@ -1,6 +1,7 @@
 package io.pointsman.workflows;
 
 import io.temporal.common.converter.DataConverterException;
+import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkflowImplementationOptions;
 
@@ -17,6 +18,14 @@ public final class WorkflowRegistration {
     return WorkflowImplementationOptions.newBuilder()
         .setFailWorkflowExceptionTypes(DataConverterException.class)
         .build();
+  }
+
+  /**
+   * The interceptors every worker factory that runs pointsman's workflows must have:
+   * {@link StepSummaries}, the readable activity summaries of the UI's event history.
+   */
+  public static WorkerInterceptor[] interceptors() {
+    return new WorkerInterceptor[] {new StepSummaries()};
   }
 
   public static void registerWorkflows(Worker worker) {

@@ -24,6 +24,8 @@ final class RequestFields {
   private final String requestName;
   private final JsonNode node;
   private final Set<String> known = new LinkedHashSet<>();
+  /** Required fields found missing: reported by {@link #rejectUnknown}, after a misspelling that explains them. */
+  private final List<String> missing = new ArrayList<>();
 
   RequestFields(String requestName, JsonNode node) {
     this.requestName = requestName;
@@ -40,7 +42,10 @@ final class RequestFields {
   String requiredName(String field, UnaryOperator<String> validator) {
     JsonNode v = take(field);
     if (v == null || v.isNull()) {
-      throw fail(field, "is required");
+      // a misspelled field is the likelier mistake, and the unknown-field message names it: so the
+      // missing field is reported by rejectUnknown, once every known field has been read
+      missing.add(field);
+      return null;
     }
     if (!v.isTextual()) {
       throw fail(field, "must be a string");
@@ -113,7 +118,11 @@ final class RequestFields {
     return List.copyOf(out);
   }
 
-  /** Call after reading every field: an unknown field is most likely a typo, never ignored. */
+  /**
+   * Refuses fields nobody read, naming them and the known ones, then required fields that were
+   * missing; call it after every field was read and before any value is used (a missing required
+   * field was read as null). An unknown field is most likely a typo, never ignored.
+   */
   void rejectUnknown() {
     Set<String> unknown = new TreeSet<>();
     Iterator<String> names = node.fieldNames();
@@ -126,7 +135,11 @@ final class RequestFields {
     if (!unknown.isEmpty()) {
       throw new InvalidRequestException(requestName + " input has unknown field" + (unknown.size() > 1 ? "s " : " ")
           + String.join(", ", unknown.stream().map(RequestFields::clip).toList())
+          + (missing.isEmpty() ? "" : " (and lacks the required " + String.join(", ", missing) + ")")
           + "; known fields are " + String.join(", ", known));
+    }
+    if (!missing.isEmpty()) {
+      throw fail(missing.get(0), "is required");
     }
   }
 

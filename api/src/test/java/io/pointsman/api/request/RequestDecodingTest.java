@@ -8,6 +8,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
+import com.google.protobuf.ByteString;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.common.converter.DataConverter;
+import io.temporal.common.converter.DataConverterException;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -96,6 +100,30 @@ class RequestDecodingTest {
   })
   void badInputIsRefusedNamingTheField(String json, String expected) {
     assertThat(problem(json, SwitchTrafficRequest.class)).contains(expected);
+  }
+
+  @Test
+  void aMisspelledRequiredFieldIsNamedWithTheKnownOnesNotReportedAsMissing() {
+    assertThat(problem("{\"workflow\":\"wf\",\"targetKeyspce\":\"customer\"}", SwitchTrafficRequest.class))
+        .isEqualTo("SwitchTraffic input has unknown field targetKeyspce (and lacks the required targetKeyspace);"
+            + " known fields are workflow, targetKeyspace, tabletTypes, cells, timeout, maxReplicationLagAllowed,"
+            + " enableReverseReplication, dryRun, lockTtl, maxLockHold");
+  }
+
+  /** What a worker reports, and the Temporal UI shows first: the sentence alone, no Jackson class or location. */
+  @Test
+  void theWorkersConverterFailsWithThePlainSentence() {
+    DataConverter converter = PlainInputConverter.dataConverter();
+    Payload typo = Payload.newBuilder().putMetadata("encoding", ByteString.copyFromUtf8("json/plain"))
+        .setData(ByteString.copyFromUtf8("{\"workflow\": \"wf\", \"targetKeyspce\": \"customer\"}")).build();
+    assertThatThrownBy(() -> converter.fromPayload(typo, SwitchTrafficRequest.class, SwitchTrafficRequest.class))
+        .isInstanceOf(DataConverterException.class)
+        .hasMessageStartingWith("SwitchTraffic input has unknown field targetKeyspce")
+        .message().doesNotContain("Source", "Cannot construct", "Exception");
+    Payload broken = typo.toBuilder().setData(ByteString.copyFromUtf8("{\"workflow\": ")).build();
+    assertThatThrownBy(() -> converter.fromPayload(broken, SwitchTrafficRequest.class, SwitchTrafficRequest.class))
+        .hasMessageStartingWith("the input is not valid JSON: Unexpected end-of-input")
+        .message().doesNotContain("Source");
   }
 
   @Test

@@ -35,6 +35,7 @@ import io.pointsman.sandbox.router.Router;
 import io.pointsman.sandbox.router.RouterOptions;
 import io.pointsman.sandbox.streams.StreamRunner;
 import io.pointsman.sandbox.streams.StreamRunnerOptions;
+import io.pointsman.worker.TemporalDevServer;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -61,7 +62,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The sandbox's MoveTables world with pointsman running out of process: this JVM serves Temporal
- * (the SDK's test server on a port), etcd roots, the MariaDB primaries, the stream runner and the
+ * (the SDK's test server on a port, or starts the real dev server as a child process), etcd roots, the MariaDB primaries, the stream runner and the
  * router, but runs no pointsman worker. Workflows and activities run only in {@link WorkerProcess}es
  * it starts, every one of which it stops on close.
  */
@@ -83,7 +84,6 @@ final class ProcessWorld implements AutoCloseable {
   /** The workers' output, kept in the module's target folder for a look after a failure. */
   private final Path logs;
   private final Path workerJar;
-  private final TestServer.PortBoundTestServer temporal;
   private final String temporalAddress;
   private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
@@ -95,7 +95,7 @@ final class ProcessWorld implements AutoCloseable {
   private Router router;
   private int workerCount;
 
-  private ProcessWorld(Path dir, Path workerJar, Sandbox sandbox) {
+  private ProcessWorld(Path dir, Path workerJar, Sandbox sandbox, boolean realTemporal) {
     this.dir = dir;
     this.logs = Path.of("target", "process-e2e-logs", dir.getFileName().toString()).toAbsolutePath();
     this.workerJar = workerJar;
@@ -106,10 +106,16 @@ final class ProcessWorld implements AutoCloseable {
     this.services = new Services(etcd, paths, sandbox.mysqlOptions());
     closeables.add(services);
     this.validator = new TopologyValidator(etcd, paths, services);
-    int port = freePort();
-    this.temporal = TestServer.createPortBoundServer(port);
-    closeables.add(temporal);
-    this.temporalAddress = "127.0.0.1:" + port;
+    if (realTemporal) {
+      TemporalDevServer server = TemporalDevServer.start(Path.of(TestServices.temporalBinary()), dir.resolve("temporal"));
+      closeables.add(server);
+      this.temporalAddress = server.address();
+    } else {
+      int port = freePort();
+      TestServer.PortBoundTestServer temporal = TestServer.createPortBoundServer(port);
+      closeables.add(temporal);
+      this.temporalAddress = "127.0.0.1:" + port;
+    }
     this.stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
         .setTarget(temporalAddress).build());
     closeables.add(stubs::shutdownNow);
@@ -122,6 +128,14 @@ final class ProcessWorld implements AutoCloseable {
    * waits for its copy.
    */
   static ProcessWorld start() throws Exception {
+    return start(false);
+  }
+
+  /**
+   * @param realTemporal the Temporal dev server (POINTSMAN_TEMPORAL_BIN) as a child process instead
+   *     of the SDK's test server in this JVM
+   */
+  static ProcessWorld start(boolean realTemporal) throws Exception {
     Path jar = workerJar();
     Path dir = Files.createTempDirectory("pointsman-process-e2e");
     String root = "/pointsman-process-e2e/" + UUID.randomUUID();
@@ -135,7 +149,7 @@ final class ProcessWorld implements AutoCloseable {
         .build());
     ProcessWorld world;
     try {
-      world = new ProcessWorld(dir, jar, sandbox);
+      world = new ProcessWorld(dir, jar, sandbox, realTemporal);
     } catch (RuntimeException e) {
       sandbox.close();
       throw e;

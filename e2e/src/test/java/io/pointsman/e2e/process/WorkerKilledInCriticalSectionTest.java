@@ -23,6 +23,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -85,9 +86,11 @@ class WorkerKilledInCriticalSectionTest {
     }
   }
 
+  /** The same cases on the real Temporal server when the class run is {@link WorkerKilledOnRealTemporalTest}. */
   @BeforeAll
-  static void up() throws Exception {
-    world = ProcessWorld.start();
+  static void up(TestInfo test) throws Exception {
+    world = ProcessWorld.start(test.getTestClass().filter(WorkerKilledOnRealTemporalTest.class::isAssignableFrom)
+        .isPresent());
     polling = world.startWorkerAndSwitchReads();
   }
 

@@ -42,6 +42,19 @@ public final class TestServices {
     return Optional.ofNullable(System.getenv("POINTSMAN_MARIADB_INSTALL_DB_BIN")).orElse("mariadb-install-db");
   }
 
+  /**
+   * The Temporal CLI whose {@code server start-dev} the real-server tests run (scripts/temporal.sh
+   * builds it; scripts/test.sh exports its path). Required, like etcd: a run without it fails.
+   */
+  public static String temporalBinary() {
+    String bin = required("POINTSMAN_TEMPORAL_BIN");
+    if (!java.nio.file.Files.isExecutable(java.nio.file.Path.of(bin))) {
+      throw new IllegalStateException("POINTSMAN_TEMPORAL_BIN=" + bin + " is not an executable file: "
+          + "./scripts/temporal.sh build makes it");
+    }
+    return bin;
+  }
+
   private static String required(String name) {
     String v = System.getenv(name);
     if (v == null || v.isBlank()) {

@@ -12,6 +12,10 @@ import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.ReplayResults;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.worker.WorkerFactoryOptions;
+import io.temporal.client.WorkflowClientOptions;
+import io.pointsman.api.request.PlainInputConverter;
 import io.temporal.worker.NonDeterministicException;
 import io.temporal.worker.Worker;
 import io.temporal.workflow.Workflow;
@@ -44,7 +48,13 @@ class HistoryReplayTest {
 
   @BeforeEach
   void setUp() {
-    env = TestWorkflowEnvironment.newInstance();
+    // the real worker's interceptors (activity summaries) and converter, so replay runs what it runs
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+        .setWorkerFactoryOptions(WorkerFactoryOptions.newBuilder()
+            .setWorkerInterceptors(WorkflowRegistration.interceptors()).build())
+        .setWorkflowClientOptions(WorkflowClientOptions.newBuilder()
+            .setDataConverter(PlainInputConverter.dataConverter()).build())
+        .build());
   }
 
   @AfterEach

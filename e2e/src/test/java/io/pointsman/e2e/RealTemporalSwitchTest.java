@@ -1,0 +1,166 @@
+package io.pointsman.e2e;
+
+import static io.pointsman.e2e.E2eChecks.id;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.ReverseTrafficWorkflow;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.cli.PointsmanCli;
+import io.pointsman.engine.testing.TestServices;
+import io.pointsman.sandbox.cluster.Folders;
+import io.pointsman.worker.TemporalDevServer;
+import io.pointsman.workflows.WorkflowRegistration;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
+import io.temporal.worker.Worker;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Switches on a real Temporal server (the CLI's dev server, SQLite), not the SDK's test server, so
+ * what the test server does differently (visibility, search attribute registration, timeouts,
+ * restarts, history as the server stores it) cannot hide a bug: a switch is found by its search
+ * attributes, its history fetched with {@code pointsman History} replays on today's workflows, and a
+ * switch survives its worker dying mid-step and the server restarting on the same database.
+ */
+@Timeout(value = 8, unit = TimeUnit.MINUTES)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RealTemporalSwitchTest {
+  private static final String KS = "customer";
+  private static final String WF = "commerce2customer";
+  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
+
+  private static Path dir;
+  private static TemporalDevServer server;
+  private static FaultInjection faults;
+  private static SwitchWorld world;
+
+  @BeforeAll
+  static void up() throws Exception {
+    dir = Files.createTempDirectory("pointsman-real-temporal");
+    server = TemporalDevServer.start(Path.of(TestServices.temporalBinary()), dir.resolve("temporal"));
+    faults = new FaultInjection();
+    world = SwitchWorld.moveTablesOn(server, faults);
+    world.createMoveTables();
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    try {
+      if (world != null) {
+        faults.reset();
+        world.close();
+      }
+    } finally {
+      if (server != null) {
+        server.close();
+      }
+      if (dir != null) {
+        Folders.deleteTree(dir);
+      }
+    }
+  }
+
+  @Test
+  @Order(1)
+  void aSwitchIsListedByItsSearchAttributesAndItsFetchedHistoryReplays() throws Exception {
+    String workflowId = id(Pointsman.SWITCH_TRAFFIC, KS, WF);
+    ActionResult result = world.workflow(SwitchTrafficWorkflow.class, workflowId)
+        .switchTraffic(SwitchTrafficRequest.of(WF, KS));
+    assertThat(result.currentState()).isEqualTo(ALL_SWITCHED);
+    world.assertDefinedState(KS, WF, "ALL_SWITCHED");
+
+    // visibility is the server's own (SQL), eventually consistent: the test server has none of it
+    String query = "TargetKeyspace='" + KS + "' AND VReplicationWorkflow='" + WF + "' AND SwitchPhase='done'"
+        + " AND WorkflowId='" + workflowId + "'";
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300))
+        .until(() -> world.client().listExecutions(query).count() == 1);
+
+    Path file = dir.resolve("history.json");
+    StringWriter out = new StringWriter();
+    int exit = PointsmanCli.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(out))
+        .execute("--temporal-address", server.address(), "History", "--workflow-id", workflowId, "--out",
+            file.toString());
+    assertThat(exit).as(out.toString()).isZero();
+    WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(file));
+    assertThat(history.getEvents()).extracting(HistoryEvent::getEventType)
+        .contains(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
+    // the activities carry their step's summary as the server stored it
+    assertThat(history.getEvents()).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+        .extracting(e -> e.getUserMetadata().getSummary().getData().toStringUtf8())
+        .anyMatch(s -> s.contains("switchReads: "));
+    assertReplays(history);
+
+    reverse();
+  }
+
+  @Test
+  @Order(2)
+  void aSwitchSurvivesItsWorkerDyingMidStepAndTheServerRestartingOnTheSameDatabase() throws Exception {
+    FaultInjection.Block held = faults.blockOnce("switchReads", FaultInjection.When.BEFORE);
+    SwitchTrafficWorkflow wf = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
+    String runId = WorkflowClient.start(wf::switchTraffic, SwitchTrafficRequest.of(WF, KS)).getRunId();
+    await().atMost(Duration.ofSeconds(60)).until(held::reached);
+
+    world.stopWorker();
+    long db = Files.size(server.database());
+    server.restart();
+    assertThat(server.database()).exists();
+    assertThat(Files.size(server.database())).isPositive();
+    assertThat(db).isPositive();
+    world.startWorker();
+    held.release();
+
+    WorkflowStub stub = WorkflowStub.fromTyped(wf);
+    // the same run, kept across the restart in temporal.db, finished by the new worker: the step the
+    // dead worker held times out on its heartbeat and is retried, holdLocks re-attaches to the leases
+    ActionResult result = stub.getResult(4, TimeUnit.MINUTES, ActionResult.class);
+    assertThat(stub.getExecution().getRunId()).isEqualTo(runId);
+    assertThat(result.currentState()).isEqualTo(ALL_SWITCHED);
+    world.assertDefinedState(KS, WF, "ALL_SWITCHED");
+    List<HistoryEvent> events = world.client().fetchHistory(stub.getExecution().getWorkflowId()).getEvents();
+    assertThat(events).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
+        .anyMatch(e -> e.getActivityTaskStartedEventAttributes().getAttempt() > 1);
+
+    reverse();
+  }
+
+  /** Back to nothing switched, for the next case. */
+  private static void reverse() {
+    ActionResult back = world.workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC, KS, WF))
+        .reverseTraffic(SwitchTrafficRequest.of(WF, KS));
+    assertThat(back.currentState()).isEqualTo("Reads Not Switched. Writes Not Switched");
+    world.awaitStreamsRunning(KS, WF);
+  }
+
+  /** What HistoryReplayTest does with the corpus: the real worker's registration, no error. */
+  static void assertReplays(WorkflowExecutionHistory history) throws Exception {
+    try (TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance()) {
+      Worker worker = env.newWorker("replay");
+      WorkflowRegistration.registerWorkflows(worker);
+      var results = WorkflowReplayer.replayWorkflowExecutions(List.of(history), false, worker);
+      assertThat(results.hadAnyError()).as(() -> results.allErrors().toString()).isFalse();
+    }
+  }
+}

@@ -10,10 +10,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,19 +37,46 @@ import org.slf4j.LoggerFactory;
  * {@code /vitess/global/keyspaces/customer}), not per database: two workflows that hold different
  * locks may both legitimately change one primary, and only a newer holder of the same lock may
  * fence an older one out. Rows are claimed in resource order so concurrent claims cannot deadlock.
+ *
+ * <h2>DDL</h2>
+ * Statements that cannot share a transaction (trigger DDL, drops, renames) run through
+ * {@link #ddl}: each one holds a MySQL user-level lock of the fence resource (one of
+ * {@link #DDL_SLOTS} "slots", so several DDL sessions of one holder can run at once) across a
+ * check of the fence row and the statement itself. Raising a fence row to a newer token or epoch
+ * takes every slot of the resource first, so it waits for the DDL statements in flight and every
+ * later statement sees the raised row: no DDL of an older holder lands after a newer holder has
+ * raised the fence. Slots are always taken before row locks, everywhere, so slots and row locks
+ * cannot wait on each other in a cycle.
  */
 public final class MySqlFence {
   private static final Logger log = LoggerFactory.getLogger(MySqlFence.class);
   private static final int MAX_RESOURCE_BYTES = 512;
   private static final int DEADLOCK_ATTEMPTS = 3;
   private static final String LOCKS_DIR = "/locks/";
+  /** DDL sessions of one holder that may run statements under one lock resource at once. */
+  public static final int DDL_SLOTS = 4;
+  /**
+   * How long a fence raise waits for the DDL statements in flight; each waits at most its own
+   * request's timeout for its metadata lock, so this only runs out when something is stuck.
+   */
+  private static final Duration RAISE_WAIT = Duration.ofMinutes(5);
 
   private final ConnectionPools pools;
   private final SidecarSchema schema;
+  private volatile DdlHook hook = DdlHook.NONE;
 
   public MySqlFence(ConnectionPools pools, SidecarSchema schema) {
     this.pools = Objects.requireNonNull(pools, "pools");
     this.schema = Objects.requireNonNull(schema, "schema");
+  }
+
+  /** Installs a test seam around fenced DDL statements. */
+  void hook(DdlHook hook) {
+    this.hook = Objects.requireNonNull(hook, "hook");
+  }
+
+  DdlHook hook() {
+    return hook;
   }
 
   /** The fence resource of a lock: its key without the {@code /locks/<lease>} part. */
@@ -92,6 +123,65 @@ public final class MySqlFence {
     inTransaction(endpoint, locks, action, c -> null);
   }
 
+  /**
+   * Runs one statement that cannot share a transaction with the fence (DDL) on the caller's
+   * connection, with the fence checked under a guard held until the statement has ended: a newer
+   * holder's fence raise waits for it, and once raised, refuses this and every later statement of
+   * older holders. The connection must be in autocommit mode and is left so.
+   *
+   * <p>Its waits end by {@code deadlineNanos}: the guard's, and then the metadata lock's, through
+   * the session's {@code lock_wait_timeout}, set to the whole seconds left (rounded down, so the
+   * wait never outlasts the deadline; 0, no wait, in the last second — MySQL, whose minimum is 1,
+   * may then wait one second).
+   *
+   * @param slot which of the {@link #DDL_SLOTS} guards this session takes (its index among the
+   *     caller's concurrent DDL sessions)
+   * @param deadlineNanos {@link System#nanoTime()} by which the statement must have got its locks
+   * @throws LockLostException when a newer holder raised the fence; the statement did not run
+   * @throws PointsmanException DEADLINE_EXCEEDED when the guard was not free in time
+   * @throws SQLException from the statement, e.g. ER_LOCK_WAIT_TIMEOUT when a metadata lock was not
+   */
+  public void ddl(Connection c, PrimaryEndpoint endpoint, LockSet locks, int slot, long deadlineNanos, String action,
+      String sql) throws SQLException {
+    List<LockToken> claims = claims(locks, action, endpoint);
+    if (slot < 0 || slot >= DDL_SLOTS) {
+      throw PointsmanException.invalidArgument("DDL slot " + slot + " is not in [0, " + DDL_SLOTS + ")");
+    }
+    schema.ensure(endpoint);
+    hook.beforeGuard(sql);
+    List<String> guards = claims.stream().map(l -> guardName(endpoint, resource(l), slot)).toList();
+    takeGuards(c, endpoint, guards, left(deadlineNanos), action);
+    try {
+      for (LockToken lock : claims) {
+        long stored = sharedRead(c, endpoint, lock);
+        if (stored < lock.fencingToken()) {
+          // Not raised to our token yet (no check before this statement, or a restored table):
+          // raising needs every slot, which this session must not hold while it waits for them.
+          releaseGuards(c, guards);
+          guards = List.of();
+          check(endpoint, locks, action);
+          guards = claims.stream().map(l -> guardName(endpoint, resource(l), slot)).toList();
+          takeGuards(c, endpoint, guards, left(deadlineNanos), action);
+          stored = sharedRead(c, endpoint, lock);
+        }
+        if (stored > lock.fencingToken()) {
+          throw lost(lock, endpoint, stored, action);
+        }
+      }
+      hook.guarded(sql);
+      try (Statement st = c.createStatement()) {
+        st.execute("SET SESSION lock_wait_timeout = " + left(deadlineNanos).toSeconds());
+        st.execute(sql);
+      }
+    } finally {
+      releaseGuards(c, guards);
+    }
+  }
+
+  private static Duration left(long deadlineNanos) {
+    return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+  }
+
   /** The highest token recorded for a resource on the endpoint's server; empty if none yet. */
   public OptionalLong highestToken(PrimaryEndpoint endpoint, String resource) {
     schema.ensure(endpoint);
@@ -112,6 +202,7 @@ public final class MySqlFence {
     try (Connection c = pools.connection(endpoint)) {
       c.setAutoCommit(false);
       try {
+        raise(c, endpoint, claims, action);
         for (LockToken lock : claims) {
           claim(c, endpoint, lock, action);
         }
@@ -136,20 +227,145 @@ public final class MySqlFence {
     }
   }
 
-  private static void claim(Connection c, PrimaryEndpoint endpoint, LockToken lock, String action)
+  /**
+   * Raises the rows that hold less than our token: first every DDL guard of those resources (so
+   * the DDL statements in flight end first), then the rows, then the guards go again; the row
+   * locks keep later DDL checks waiting until this transaction ends. Rows already at our token
+   * are left alone, and then no guard is taken.
+   */
+  private static void raise(Connection c, PrimaryEndpoint endpoint, List<LockToken> claims, String action)
       throws SQLException {
-    String resource = resource(lock);
-    byte[] resourceBytes = resource.getBytes(StandardCharsets.UTF_8);
+    List<LockToken> toRaise = new ArrayList<>();
+    for (LockToken lock : claims) {
+      OptionalLong stored = plainRead(c, endpoint, resource(lock));
+      if (stored.isEmpty() || stored.getAsLong() < lock.fencingToken()) {
+        toRaise.add(lock);
+      }
+    }
+    if (toRaise.isEmpty()) {
+      return;
+    }
+    List<String> guards = new ArrayList<>();
+    for (LockToken lock : toRaise) {
+      for (int slot = 0; slot < DDL_SLOTS; slot++) {
+        guards.add(guardName(endpoint, resource(lock), slot));
+      }
+    }
+    takeGuards(c, endpoint, guards, RAISE_WAIT, action);
+    try {
+      for (LockToken lock : toRaise) {
+        upsert(c, endpoint, lock);
+      }
+    } finally {
+      releaseGuards(c, guards);
+    }
+  }
+
+  private static void upsert(Connection c, PrimaryEndpoint endpoint, LockToken lock) throws SQLException {
     long ours = lock.fencingToken();
     // Portable upsert: no VALUES() (deprecated in MySQL 8) and no row alias (unknown to MariaDB).
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table(endpoint)
         + " (resource, token, updated_at) VALUES (?, ?, NOW(6))"
         + " ON DUPLICATE KEY UPDATE token = GREATEST(token, ?), updated_at = NOW(6)")) {
-      ps.setBytes(1, resourceBytes);
+      ps.setBytes(1, resource(lock).getBytes(StandardCharsets.UTF_8));
       ps.setLong(2, ours);
       ps.setLong(3, ours);
       ps.executeUpdate();
     }
+  }
+
+  private static OptionalLong plainRead(Connection c, PrimaryEndpoint endpoint, String resource) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT token FROM " + table(endpoint) + " WHERE resource = ?")) {
+      ps.setBytes(1, resource.getBytes(StandardCharsets.UTF_8));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+      }
+    }
+  }
+
+  /** The row's token, read under a shared lock: a raise not yet committed is waited for. 0 if none. */
+  private static long sharedRead(Connection c, PrimaryEndpoint endpoint, LockToken lock) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT token FROM " + table(endpoint) + " WHERE resource = ? LOCK IN SHARE MODE")) {
+      ps.setBytes(1, resource(lock).getBytes(StandardCharsets.UTF_8));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0;
+      }
+    }
+  }
+
+  /**
+   * The name of one DDL guard: a server-wide MySQL user-level lock, so it names the sidecar
+   * database and the resource, hashed to stay within the 64 characters lock names may have.
+   */
+  static String guardName(PrimaryEndpoint endpoint, String resource, int slot) {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest((endpoint.sidecarDb() + "\0" + resource).getBytes(StandardCharsets.UTF_8));
+      return "pointsman_fence_" + java.util.HexFormat.of().formatHex(digest, 0, 20) + "_" + slot;
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  private static void takeGuards(Connection c, PrimaryEndpoint endpoint, List<String> guards, Duration wait,
+      String action) throws SQLException {
+    if (guards.isEmpty()) {
+      return;
+    }
+    double seconds = Math.max(0, wait.toMillis()) / 1000.0;
+    // One round trip; the functions run left to right, in the order the caller sorted the guards in.
+    String sql = "SELECT " + guards.stream().map(g -> "GET_LOCK(?, " + seconds + ")")
+        .collect(Collectors.joining(", "));
+    boolean all = true;
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < guards.size(); i++) {
+        ps.setString(i + 1, guards.get(i));
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        for (int i = 1; i <= guards.size(); i++) {
+          all &= rs.getInt(i) == 1;
+        }
+      }
+    } catch (SQLException | RuntimeException e) {
+      releaseGuards(c, guards);
+      throw e;
+    }
+    if (!all) {
+      releaseGuards(c, guards);
+      throw new PointsmanException(ErrorCode.DEADLINE_EXCEEDED, action + " on " + endpoint + ": a DDL statement"
+          + " or fence raise under the same lock did not end within " + wait + "; nothing was changed");
+    }
+  }
+
+  /** Gives the guards back; a broken connection gives them back by ending its session. */
+  private static void releaseGuards(Connection c, List<String> guards) {
+    if (guards.isEmpty()) {
+      return;
+    }
+    String sql = "SELECT " + guards.stream().map(g -> "RELEASE_LOCK(?)").collect(Collectors.joining(", "));
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < guards.size(); i++) {
+        ps.setString(i + 1, guards.get(i));
+      }
+      ps.executeQuery().close();
+    } catch (SQLException e) {
+      log.debug("could not release the DDL guards {}", guards, e);
+    }
+  }
+
+  private static LockLostException lost(LockToken lock, PrimaryEndpoint endpoint, long stored, String action) {
+    return new LockLostException(lock.key(), "lock on " + lock.resource() + " was taken over: the fence "
+        + resource(lock) + " on " + endpoint + " holds token " + stored + ", ours is " + lock.fencingToken()
+        + "; " + action + " was not applied");
+  }
+
+  private static void claim(Connection c, PrimaryEndpoint endpoint, LockToken lock, String action)
+      throws SQLException {
+    String resource = resource(lock);
+    byte[] resourceBytes = resource.getBytes(StandardCharsets.UTF_8);
+    long ours = lock.fencingToken();
     long stored;
     try (PreparedStatement ps = c.prepareStatement(
         "SELECT token FROM " + table(endpoint) + " WHERE resource = ? FOR UPDATE")) {
@@ -162,9 +378,7 @@ public final class MySqlFence {
       }
     }
     if (stored > ours) {
-      throw new LockLostException(lock.key(), "lock on " + lock.resource() + " was taken over: the fence "
-          + resource + " on " + endpoint + " holds token " + stored + ", ours is " + ours
-          + "; " + action + " was not applied");
+      throw lost(lock, endpoint, stored, action);
     }
   }
 

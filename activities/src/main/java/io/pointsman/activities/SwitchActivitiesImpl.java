@@ -110,13 +110,15 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public void switchReads(MigrationInfo info, List<String> tabletTypes, List<String> cells, Direction direction,
-      LockSet locks) {
+      LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> topology.switchReads(info,
         tabletTypes.stream().map(TabletType::parse).toList(), cells, direction, locks));
   }
 
   @Override
-  public void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet locks) {
+  public void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       // The topology first: routers start buffering instead of sending writes that would fail.
       topology.stopSourceWrites(info, locks);
@@ -133,7 +135,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void allowSourceWrites(MigrationInfo info, LockSet locks) {
+  public void allowSourceWrites(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
@@ -153,7 +156,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public Map<String, String> waitForCatchup(MigrationInfo info, Map<String, String> sourcePositions, Duration timeout,
-      LockSet locks) {
+      LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     return ActivityFailures.translate(() -> {
       long deadline = System.nanoTime() + timeout.toNanos();
       try (Heartbeater hb = Heartbeater.start()) {
@@ -178,7 +182,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void restartStreams(MigrationInfo info, LockSet locks) {
+  public void restartStreams(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       FanOut.forEach(info.targetShards(), shard -> services.streams().start(target(info, shard), info.workflow(),
@@ -196,7 +201,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void createReverseVReplication(MigrationInfo info, Map<String, String> targetPositions, LockSet locks) {
+  public void createReverseVReplication(MigrationInfo info, Map<String, String> targetPositions, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       VSchema sourceVSchema = services.store().get(services.store().keys().vschema(info.sourceKeyspace()))
           .map(v -> v.value()).orElse(new VSchema(false, null, null));
@@ -228,7 +234,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void restoreReverseVReplication(MigrationInfo info, List<SavedStream> saved, LockSet locks) {
+  public void restoreReverseVReplication(MigrationInfo info, List<SavedStream> saved, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       FanOut.forEach(info.sourceShards(), shard -> services.savedStreams().restore(source(info, shard),
@@ -238,7 +245,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public void createJournals(MigrationInfo info, Map<String, String> sourcePositions,
-      Map<String, String> targetPositions, LockSet locks) {
+      Map<String, String> targetPositions, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       List<Journal.ShardGtid> gtids = info.targetShards().stream()
           .map(s -> new Journal.ShardGtid(info.targetKeyspace(), s, Position.parse(targetPositions.get(s)))).toList();
@@ -261,7 +269,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void allowTargetWrites(MigrationInfo info, LockSet locks) {
+  public void allowTargetWrites(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       // An earlier ReverseTraffic raised a barrier on these primaries when they were its source.
       checkHeld(locks);
@@ -274,12 +283,14 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void changeRouting(MigrationInfo info, LockSet locks) {
+  public void changeRouting(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> topology.changeRouting(info, locks));
   }
 
   @Override
-  public void startReverseVReplication(MigrationInfo info, LockSet locks) {
+  public void startReverseVReplication(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       FanOut.forEach(info.sourceShards(), shard -> services.streams().start(source(info, shard),
@@ -288,7 +299,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void freezeTargetVReplication(MigrationInfo info, LockSet locks) {
+  public void freezeTargetVReplication(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       FanOut.forEach(info.targetShards(), shard -> services.streams().freeze(target(info, shard), info.workflow(),

@@ -103,7 +103,7 @@ public final class MySqlFence {
     schema.ensure(endpoint);
     for (int attempt = 1; ; attempt++) {
       try {
-        return attempt(endpoint, claims, action, work);
+        return attempt(endpoint, claims, locks.epoch(), action, work);
       } catch (SQLException e) {
         if (SqlErrors.isDeadlock(e) && attempt < DEADLOCK_ATTEMPTS) {
           log.info("{} on {} deadlocked (attempt {}), retrying", action, endpoint, attempt);
@@ -153,8 +153,9 @@ public final class MySqlFence {
     takeGuards(c, endpoint, guards, left(deadlineNanos), action);
     try {
       for (LockToken lock : claims) {
-        long stored = sharedRead(c, endpoint, lock);
-        if (stored < lock.fencingToken()) {
+        Mark ours = new Mark(lock.fencingToken(), locks.epoch());
+        Mark stored = sharedRead(c, endpoint, lock);
+        if (stored.before(ours)) {
           // Not raised to our token yet (no check before this statement, or a restored table):
           // raising needs every slot, which this session must not hold while it waits for them.
           releaseGuards(c, guards);
@@ -164,8 +165,8 @@ public final class MySqlFence {
           takeGuards(c, endpoint, guards, left(deadlineNanos), action);
           stored = sharedRead(c, endpoint, lock);
         }
-        if (stored > lock.fencingToken()) {
-          throw lost(lock, endpoint, stored, action);
+        if (ours.before(stored)) {
+          throw lost(lock, endpoint, stored, ours, action);
         }
       }
       hook.guarded(sql);
@@ -197,14 +198,14 @@ public final class MySqlFence {
     }
   }
 
-  private <T> T attempt(PrimaryEndpoint endpoint, List<LockToken> claims, String action, SqlWork<T> work)
+  private <T> T attempt(PrimaryEndpoint endpoint, List<LockToken> claims, long epoch, String action, SqlWork<T> work)
       throws SQLException {
     try (Connection c = pools.connection(endpoint)) {
       c.setAutoCommit(false);
       try {
-        raise(c, endpoint, claims, action);
+        raise(c, endpoint, claims, epoch, action);
         for (LockToken lock : claims) {
-          claim(c, endpoint, lock, action);
+          claim(c, endpoint, lock, epoch, action);
         }
         T result = work.run(c);
         commit(c, endpoint, action);
@@ -233,12 +234,12 @@ public final class MySqlFence {
    * locks keep later DDL checks waiting until this transaction ends. Rows already at our token
    * are left alone, and then no guard is taken.
    */
-  private static void raise(Connection c, PrimaryEndpoint endpoint, List<LockToken> claims, String action)
-      throws SQLException {
+  private static void raise(Connection c, PrimaryEndpoint endpoint, List<LockToken> claims, long epoch,
+      String action) throws SQLException {
     List<LockToken> toRaise = new ArrayList<>();
     for (LockToken lock : claims) {
-      OptionalLong stored = plainRead(c, endpoint, resource(lock));
-      if (stored.isEmpty() || stored.getAsLong() < lock.fencingToken()) {
+      Mark stored = plainRead(c, endpoint, resource(lock));
+      if (stored.before(new Mark(lock.fencingToken(), epoch))) {
         toRaise.add(lock);
       }
     }
@@ -254,42 +255,66 @@ public final class MySqlFence {
     takeGuards(c, endpoint, guards, RAISE_WAIT, action);
     try {
       for (LockToken lock : toRaise) {
-        upsert(c, endpoint, lock);
+        upsert(c, endpoint, lock, epoch);
       }
     } finally {
       releaseGuards(c, guards);
     }
   }
 
-  private static void upsert(Connection c, PrimaryEndpoint endpoint, LockToken lock) throws SQLException {
+  private static void upsert(Connection c, PrimaryEndpoint endpoint, LockToken lock, long epoch)
+      throws SQLException {
     long ours = lock.fencingToken();
     // Portable upsert: no VALUES() (deprecated in MySQL 8) and no row alias (unknown to MariaDB).
+    // Only upwards, as the pair (token, epoch); assignments run left to right, so the epoch is
+    // decided against the token as it was.
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table(endpoint)
-        + " (resource, token, updated_at) VALUES (?, ?, NOW(6))"
-        + " ON DUPLICATE KEY UPDATE token = GREATEST(token, ?), updated_at = NOW(6)")) {
+        + " (resource, token, epoch, updated_at) VALUES (?, ?, ?, NOW(6))"
+        + " ON DUPLICATE KEY UPDATE epoch = IF(? > token OR (? = token AND ? > epoch), ?, epoch),"
+        + " token = GREATEST(token, ?), updated_at = NOW(6)")) {
       ps.setBytes(1, resource(lock).getBytes(StandardCharsets.UTF_8));
       ps.setLong(2, ours);
-      ps.setLong(3, ours);
+      ps.setLong(3, epoch);
+      ps.setLong(4, ours);
+      ps.setLong(5, ours);
+      ps.setLong(6, epoch);
+      ps.setLong(7, epoch);
+      ps.setLong(8, ours);
       ps.executeUpdate();
     }
   }
 
-  private static OptionalLong plainRead(Connection c, PrimaryEndpoint endpoint, String resource) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT token FROM " + table(endpoint) + " WHERE resource = ?")) {
+  /**
+   * What a fence row holds, ordered by token, then epoch: a newer lock grant, or under the same
+   * grant a newer execution of the critical section. (0, 0) for a row not written yet.
+   */
+  private record Mark(long token, long epoch) {
+    boolean before(Mark other) {
+      return token < other.token || (token == other.token && epoch < other.epoch);
+    }
+  }
+
+  private static Mark mark(ResultSet rs) throws SQLException {
+    return rs.next() ? new Mark(rs.getLong(1), rs.getLong(2)) : new Mark(0, 0);
+  }
+
+  private static Mark plainRead(Connection c, PrimaryEndpoint endpoint, String resource) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ?")) {
       ps.setBytes(1, resource.getBytes(StandardCharsets.UTF_8));
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+        return mark(rs);
       }
     }
   }
 
-  /** The row's token, read under a shared lock: a raise not yet committed is waited for. 0 if none. */
-  private static long sharedRead(Connection c, PrimaryEndpoint endpoint, LockToken lock) throws SQLException {
+  /** The row, read under a shared lock: a raise not yet committed is waited for. */
+  private static Mark sharedRead(Connection c, PrimaryEndpoint endpoint, LockToken lock) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(
-        "SELECT token FROM " + table(endpoint) + " WHERE resource = ? LOCK IN SHARE MODE")) {
+        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ? LOCK IN SHARE MODE")) {
       ps.setBytes(1, resource(lock).getBytes(StandardCharsets.UTF_8));
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getLong(1) : 0;
+        return mark(rs);
       }
     }
   }
@@ -355,30 +380,37 @@ public final class MySqlFence {
     }
   }
 
-  private static LockLostException lost(LockToken lock, PrimaryEndpoint endpoint, long stored, String action) {
-    return new LockLostException(lock.key(), "lock on " + lock.resource() + " was taken over: the fence "
-        + resource(lock) + " on " + endpoint + " holds token " + stored + ", ours is " + lock.fencingToken()
-        + "; " + action + " was not applied");
+  private static LockLostException lost(LockToken lock, PrimaryEndpoint endpoint, Mark stored, Mark ours,
+      String action) {
+    if (stored.token() > ours.token()) {
+      return new LockLostException(lock.key(), "lock on " + lock.resource() + " was taken over: the fence "
+          + resource(lock) + " on " + endpoint + " holds token " + stored.token() + ", ours is " + ours.token()
+          + "; " + action + " was not applied");
+    }
+    return new LockLostException(lock.key(), "a newer execution of this step holds the lock on " + lock.resource()
+        + ": the fence " + resource(lock) + " on " + endpoint + " holds token " + stored.token() + " at epoch "
+        + stored.epoch() + ", ours is epoch " + ours.epoch() + " (this execution was replaced after a timeout); "
+        + action + " was not applied");
   }
 
-  private static void claim(Connection c, PrimaryEndpoint endpoint, LockToken lock, String action)
+  private static void claim(Connection c, PrimaryEndpoint endpoint, LockToken lock, long epoch, String action)
       throws SQLException {
     String resource = resource(lock);
     byte[] resourceBytes = resource.getBytes(StandardCharsets.UTF_8);
-    long ours = lock.fencingToken();
-    long stored;
+    Mark ours = new Mark(lock.fencingToken(), epoch);
+    Mark stored;
     try (PreparedStatement ps = c.prepareStatement(
-        "SELECT token FROM " + table(endpoint) + " WHERE resource = ? FOR UPDATE")) {
+        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ? FOR UPDATE")) {
       ps.setBytes(1, resourceBytes);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           throw PointsmanException.internal("fence row " + resource + " vanished on " + endpoint, null);
         }
-        stored = rs.getLong(1);
+        stored = new Mark(rs.getLong(1), rs.getLong(2));
       }
     }
-    if (stored > ours) {
-      throw lost(lock, endpoint, stored, action);
+    if (ours.before(stored)) {
+      throw lost(lock, endpoint, stored, ours, action);
     }
   }
 

@@ -17,6 +17,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,9 +66,21 @@ public final class MySqlFence {
   private final SidecarSchema schema;
   private volatile DdlHook hook = DdlHook.NONE;
 
+  /** The etcd cluster's current revision, when known: tells a restored etcd from a newer holder. */
+  private final LongSupplier etcdRevision;
+
   public MySqlFence(ConnectionPools pools, SidecarSchema schema) {
+    this(pools, schema, null);
+  }
+
+  /**
+   * @param etcdRevision the current revision of the etcd cluster the locks live in (null: unknown);
+   *     a fence ahead of it means etcd went back in time, not that a newer holder wrote
+   */
+  public MySqlFence(ConnectionPools pools, SidecarSchema schema, LongSupplier etcdRevision) {
     this.pools = Objects.requireNonNull(pools, "pools");
     this.schema = Objects.requireNonNull(schema, "schema");
+    this.etcdRevision = etcdRevision;
   }
 
   /** Installs a test seam around fenced DDL statements. */
@@ -181,6 +194,19 @@ public final class MySqlFence {
 
   private static Duration left(long deadlineNanos) {
     return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+  }
+
+  private OptionalLong currentEtcdRevision() {
+    if (etcdRevision == null) {
+      return OptionalLong.empty();
+    }
+    try {
+      return OptionalLong.of(etcdRevision.getAsLong());
+    } catch (RuntimeException e) {
+      // Cannot tell: report the lost lock, which is what a higher fence means in a sane etcd.
+      log.warn("could not read etcd's revision to tell a restored etcd from a newer lock holder", e);
+      return OptionalLong.empty();
+    }
   }
 
   /** The highest token recorded for a resource on the endpoint's server; empty if none yet. */
@@ -380,9 +406,21 @@ public final class MySqlFence {
     }
   }
 
-  private static LockLostException lost(LockToken lock, PrimaryEndpoint endpoint, Mark stored, Mark ours,
+  private PointsmanException lost(LockToken lock, PrimaryEndpoint endpoint, Mark stored, Mark ours,
       String action) {
     if (stored.token() > ours.token()) {
+      OptionalLong now = currentEtcdRevision();
+      if (now.isPresent() && now.getAsLong() < stored.token()) {
+        // No holder can have got a token etcd has not reached yet: etcd went back in time, and
+        // every new lock will stay below this fence until its revision passes it.
+        return PointsmanException.failedPrecondition("the lock's fencing token " + ours.token()
+            + " is below the highest token " + stored.token() + " this shard primary (" + endpoint
+            + ") has seen for " + resource(lock) + ", and etcd's revision is " + now.getAsLong()
+            + ", below that token too: was etcd restored from a backup without --bump-revision? Restore the"
+            + " snapshot again with etcdutl snapshot restore --bump-revision N --mark-compacted, N well above "
+            + (stored.token() - now.getAsLong()) + " (the difference) plus the writes since the backup, then retry; "
+            + action + " was not applied, nothing was changed");
+      }
       return new LockLostException(lock.key(), "lock on " + lock.resource() + " was taken over: the fence "
           + resource(lock) + " on " + endpoint + " holds token " + stored.token() + ", ours is " + ours.token()
           + "; " + action + " was not applied");
@@ -393,7 +431,7 @@ public final class MySqlFence {
         + action + " was not applied");
   }
 
-  private static void claim(Connection c, PrimaryEndpoint endpoint, LockToken lock, long epoch, String action)
+  private void claim(Connection c, PrimaryEndpoint endpoint, LockToken lock, long epoch, String action)
       throws SQLException {
     String resource = resource(lock);
     byte[] resourceBytes = resource.getBytes(StandardCharsets.UTF_8);

@@ -204,33 +204,43 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public void createReverseVReplication(MigrationInfo info, Map<String, String> targetPositions, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
-      VSchema sourceVSchema = services.store().get(services.store().keys().vschema(info.sourceKeyspace()))
-          .map(v -> v.value()).orElse(new VSchema(false, null, null));
-      Map<String, KeyRange> sourceRanges = new LinkedHashMap<>();
-      Map<String, List<NewStream>> bySourceShard = new LinkedHashMap<>();
-      for (String s : info.sourceShards()) {
-        sourceRanges.put(s, services.store().getRequired(services.store().keys().shard(info.sourceKeyspace(), s))
-            .value().keyRange());
-        bySourceShard.put(s, new ArrayList<>());
+      try (Heartbeater hb = Heartbeater.start()) {
+        createReverseStreams(info, targetPositions, locks);
       }
-      List<List<Stream>> forwardByTarget = FanOut.map(info.targetShards(),
-          shard -> services.streams().read(target(info, shard), info.workflow()));
-      for (int i = 0; i < info.targetShards().size(); i++) {
-        String targetShard = info.targetShards().get(i);
-        PrimaryEndpoint target = target(info, targetShard);
-        for (Stream forward : forwardByTarget.get(i)) {
-          String sourceShard = forward.source().shard();
-          PrimaryEndpoint source = source(info, sourceShard);
-          bySourceShard.get(sourceShard).add(ReverseStreams.reverse(new ReverseStreams.Spec(info.targetKeyspace(),
-              targetShard, forward, Position.parse(targetPositions.get(targetShard)), info.sourceKeyspace(),
-              sourceRanges.get(sourceShard), sourceVSchema, source.dbName(), target.alias().cell(),
-              source.alias().cell())));
-        }
-      }
-      checkHeld(locks);
-      FanOut.forEach(info.sourceShards(), shard -> services.streams().replace(source(info, shard),
-          info.reverseWorkflow(), bySourceShard.get(shard), locks));
     });
+  }
+
+  /**
+   * Outside the local chain this is an ordinary activity with a heartbeat timeout: it heartbeats
+   * (Heartbeater) while it reads every target's streams and replaces the reverse streams.
+   */
+  private void createReverseStreams(MigrationInfo info, Map<String, String> targetPositions, LockSet locks) {
+    VSchema sourceVSchema = services.store().get(services.store().keys().vschema(info.sourceKeyspace()))
+        .map(v -> v.value()).orElse(new VSchema(false, null, null));
+    Map<String, KeyRange> sourceRanges = new LinkedHashMap<>();
+    Map<String, List<NewStream>> bySourceShard = new LinkedHashMap<>();
+    for (String s : info.sourceShards()) {
+      sourceRanges.put(s, services.store().getRequired(services.store().keys().shard(info.sourceKeyspace(), s))
+          .value().keyRange());
+      bySourceShard.put(s, new ArrayList<>());
+    }
+    List<List<Stream>> forwardByTarget = FanOut.map(info.targetShards(),
+        shard -> services.streams().read(target(info, shard), info.workflow()));
+    for (int i = 0; i < info.targetShards().size(); i++) {
+      String targetShard = info.targetShards().get(i);
+      PrimaryEndpoint target = target(info, targetShard);
+      for (Stream forward : forwardByTarget.get(i)) {
+        String sourceShard = forward.source().shard();
+        PrimaryEndpoint source = source(info, sourceShard);
+        bySourceShard.get(sourceShard).add(ReverseStreams.reverse(new ReverseStreams.Spec(info.targetKeyspace(),
+            targetShard, forward, Position.parse(targetPositions.get(targetShard)), info.sourceKeyspace(),
+            sourceRanges.get(sourceShard), sourceVSchema, source.dbName(), target.alias().cell(),
+            source.alias().cell())));
+      }
+    }
+    checkHeld(locks);
+    FanOut.forEach(info.sourceShards(), shard -> services.streams().replace(source(info, shard),
+        info.reverseWorkflow(), bySourceShard.get(shard), locks));
   }
 
   @Override
@@ -254,17 +264,20 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           .map(s -> new Journal.KeyspaceShard(info.sourceKeyspace(), s)).toList();
       Journal.MigrationType type = info.migrationType() == MigrationType.TABLES
           ? Journal.MigrationType.TABLES : Journal.MigrationType.SHARDS;
-      checkHeld(locks);
-      FanOut.forEach(info.sourceShards(), shard -> {
-        PrimaryEndpoint source = source(info, shard);
-        if (services.journals().read(source, info.migrationId()).isPresent()) {
-          return; // written by an earlier attempt: resuming after the point of no return
-        }
-        String local = sourcePositions.get(shard);
-        services.journals().create(source, new Journal(info.migrationId(), type, info.tables(),
-            local == null ? services.positions().current(source) : Position.parse(local), gtids, participants,
-            List.of()), locks);
-      });
+      // Heartbeats: outside the local chain it has a heartbeat timeout, and reads and writes every source.
+      try (Heartbeater hb = Heartbeater.start()) {
+        checkHeld(locks);
+        FanOut.forEach(info.sourceShards(), shard -> {
+          PrimaryEndpoint source = source(info, shard);
+          if (services.journals().read(source, info.migrationId()).isPresent()) {
+            return; // written by an earlier attempt: resuming after the point of no return
+          }
+          String local = sourcePositions.get(shard);
+          services.journals().create(source, new Journal(info.migrationId(), type, info.tables(),
+              local == null ? services.positions().current(source) : Position.parse(local), gtids, participants,
+              List.of()), locks);
+        });
+      }
     });
   }
 
@@ -285,7 +298,12 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void changeRouting(MigrationInfo info, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
-    ActivityFailures.translate(() -> topology.changeRouting(info, locks));
+    ActivityFailures.translate(() -> {
+      // Heartbeats: outside the local chain it has a heartbeat timeout, and may split into many transactions.
+      try (Heartbeater hb = Heartbeater.start()) {
+        topology.changeRouting(info, locks);
+      }
+    });
   }
 
   @Override

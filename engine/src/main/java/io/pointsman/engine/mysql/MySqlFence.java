@@ -165,18 +165,23 @@ public final class MySqlFence {
     List<String> guards = claims.stream().map(l -> guardName(endpoint, resource(l), slot)).toList();
     takeGuards(c, endpoint, guards, left(deadlineNanos), action);
     try {
-      for (LockToken lock : claims) {
+      boolean raised = false;
+      for (int i = 0; i < claims.size(); i++) {
+        LockToken lock = claims.get(i);
         Mark ours = new Mark(lock.fencingToken(), locks.epoch());
         Mark stored = sharedRead(c, endpoint, lock);
-        if (stored.before(ours)) {
-          // Not raised to our token yet (no check before this statement, or a restored table):
+        if (stored.before(ours) && !raised) {
+          // Not raised to ours yet (no check before this statement, or a recreated table):
           // raising needs every slot, which this session must not hold while it waits for them.
+          // The guards were let go meanwhile, so every row is read again under them.
           releaseGuards(c, guards);
           guards = List.of();
           check(endpoint, locks, action);
           guards = claims.stream().map(l -> guardName(endpoint, resource(l), slot)).toList();
           takeGuards(c, endpoint, guards, left(deadlineNanos), action);
-          stored = sharedRead(c, endpoint, lock);
+          raised = true;
+          i = -1;
+          continue;
         }
         if (ours.before(stored)) {
           throw lost(lock, endpoint, stored, ours, action);

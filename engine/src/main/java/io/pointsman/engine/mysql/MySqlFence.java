@@ -44,10 +44,10 @@ import org.slf4j.LoggerFactory;
  * {@link #ddl}: each one holds a MySQL user-level lock of the fence resource (one of
  * {@link #DDL_SLOTS} "slots", so several DDL sessions of one holder can run at once) across a
  * check of the fence row and the statement itself. Raising a fence row to a newer token or epoch
- * takes every slot of the resource first, so it waits for the DDL statements in flight and every
- * later statement sees the raised row: no DDL of an older holder lands after a newer holder has
- * raised the fence. Slots are always taken before row locks, everywhere, so slots and row locks
- * cannot wait on each other in a cycle.
+ * takes every slot of the resource before writing the row, so it waits for the DDL statements in
+ * flight and every later statement sees the raised row: no DDL of an older holder lands after a newer holder has
+ * raised the fence. A raise locks the row before it takes the slots and keeps them until it has
+ * committed; a DDL session holds a slot but never a row lock: the two cannot wait in a cycle.
  */
 public final class MySqlFence {
   private static final Logger log = LoggerFactory.getLogger(MySqlFence.class);
@@ -233,8 +233,9 @@ public final class MySqlFence {
       throws SQLException {
     try (Connection c = pools.connection(endpoint)) {
       c.setAutoCommit(false);
+      List<String> guards = new ArrayList<>();
       try {
-        raise(c, endpoint, claims, epoch, action);
+        raise(c, endpoint, claims, epoch, action, guards);
         for (LockToken lock : claims) {
           claim(c, endpoint, lock, epoch, action);
         }
@@ -245,6 +246,9 @@ public final class MySqlFence {
         rollbackQuietly(c, e);
         throw e;
       } finally {
+        // After commit or rollback: a DDL check reads committed rows, so a raise is seen by the
+        // first statement that gets a guard after it.
+        releaseGuards(c, guards);
         restoreAutoCommit(c);
       }
     }
@@ -266,30 +270,32 @@ public final class MySqlFence {
    * are left alone, and then no guard is taken.
    */
   private static void raise(Connection c, PrimaryEndpoint endpoint, List<LockToken> claims, long epoch,
-      String action) throws SQLException {
-    List<LockToken> toRaise = new ArrayList<>();
+      String action, List<String> held) throws SQLException {
     for (LockToken lock : claims) {
-      Mark stored = plainRead(c, endpoint, resource(lock));
-      if (stored.before(new Mark(lock.fencingToken(), epoch))) {
-        toRaise.add(lock);
+      // The row first (other raisers queue here, holding no guard), then its guards: a DDL
+      // session holds a guard but never a row lock, so the two kinds cannot wait in a cycle.
+      Mark stored = lockedRead(c, endpoint, resource(lock));
+      if (!stored.before(new Mark(lock.fencingToken(), epoch))) {
+        continue;
       }
-    }
-    if (toRaise.isEmpty()) {
-      return;
-    }
-    List<String> guards = new ArrayList<>();
-    for (LockToken lock : toRaise) {
+      List<String> guards = new ArrayList<>();
       for (int slot = 0; slot < DDL_SLOTS; slot++) {
         guards.add(guardName(endpoint, resource(lock), slot));
       }
+      takeGuards(c, endpoint, guards, RAISE_WAIT, action);
+      held.addAll(guards);
+      upsert(c, endpoint, lock, epoch);
     }
-    takeGuards(c, endpoint, guards, RAISE_WAIT, action);
-    try {
-      for (LockToken lock : toRaise) {
-        upsert(c, endpoint, lock, epoch);
+  }
+
+  /** The row under an exclusive row lock (a missing row: its gap), held until the transaction ends. */
+  private static Mark lockedRead(Connection c, PrimaryEndpoint endpoint, String resource) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ? FOR UPDATE")) {
+      ps.setBytes(1, resource.getBytes(StandardCharsets.UTF_8));
+      try (ResultSet rs = ps.executeQuery()) {
+        return mark(rs);
       }
-    } finally {
-      releaseGuards(c, guards);
     }
   }
 
@@ -329,20 +335,13 @@ public final class MySqlFence {
     return rs.next() ? new Mark(rs.getLong(1), rs.getLong(2)) : new Mark(0, 0);
   }
 
-  private static Mark plainRead(Connection c, PrimaryEndpoint endpoint, String resource) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ?")) {
-      ps.setBytes(1, resource.getBytes(StandardCharsets.UTF_8));
-      try (ResultSet rs = ps.executeQuery()) {
-        return mark(rs);
-      }
-    }
-  }
-
-  /** The row, read under a shared lock: a raise not yet committed is waited for. */
+  /**
+   * The row as last committed, read without a row lock (the DDL session is in autocommit mode): a
+   * raise holds the guards until it has committed, so under a guard the committed row is current.
+   */
   private static Mark sharedRead(Connection c, PrimaryEndpoint endpoint, LockToken lock) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement(
-        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ? LOCK IN SHARE MODE")) {
+        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ?")) {
       ps.setBytes(1, resource(lock).getBytes(StandardCharsets.UTF_8));
       try (ResultSet rs = ps.executeQuery()) {
         return mark(rs);

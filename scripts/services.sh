@@ -12,6 +12,9 @@ ensure_packages() {
   local missing=()
   command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
   command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
+  # etcdctl sets up etcd's auth in EtcdSecurityTest; openssl makes its test certificates
+  command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
+  command -v openssl >/dev/null 2>&1 || missing+=(openssl)
   # libfaketime: the clock-skew tests give a worker process a wall clock of its own
   command -v faketime >/dev/null 2>&1 || missing+=(faketime)
   # the Temporal Web UI tests drive Debian's Chromium through its driver (no browser download)

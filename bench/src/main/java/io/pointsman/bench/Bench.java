@@ -50,7 +50,18 @@ final class Bench {
       BenchMigration m = BenchMigration.moveTables(tables);
       onWorld(m, world -> null, world -> scale.add(scaleBlock(world, m)));
     }
-    return new BenchResult(started, Duration.ofNanos(System.nanoTime() - t0), windows, locks, scale);
+    List<StreamLag.Figures> lag = new ArrayList<>();
+    if (!plan.lagRates().isEmpty()) {
+      BenchMigration m = BenchMigration.moveTables(2);
+      onWorld(m, world -> null, world -> {
+        say.accept("stream lag: " + plan.lagRates() + " writes/s straight into the source, "
+            + plan.lagDuration().toSeconds() + " s each");
+        lag.addAll(StreamLag.run(world, plan.lagRates(), plan.lagDuration(), takeKeys()));
+        lag.forEach(f -> say.accept("stream lag at " + f.rate() + " writes/s (achieved " + Math.round(f.achieved())
+            + "): p50/p99/max " + f.lag().summaryMillis() + " ms"));
+      });
+    }
+    return new BenchResult(started, Duration.ofNanos(System.nanoTime() - t0), windows, locks, scale, lag);
   }
 
   /**
@@ -59,16 +70,19 @@ final class Bench {
    * @param windows the write-window blocks, Temporal and direct
    * @param locks the lock figures, when the write-window part ran
    * @param scale the scale points, Temporal only
+   * @param lag the stream runner's lag, per rate
    */
   record BenchResult(Instant started, Duration took, List<Block> windows, Optional<LockBench.Figures> locks,
-      List<Block> scale) {
+      List<Block> scale, List<StreamLag.Figures> lag) {
     BenchResult {
       windows = List.copyOf(windows);
       scale = List.copyOf(scale);
+      lag = List.copyOf(lag);
     }
 
     String report(String command, Machine machine) {
-      return Report.render(command, machine, started, took, windows, locks, scale);
+      String report = Report.render(command, machine, started, took, windows, locks, scale);
+      return lag.isEmpty() ? report : report + StreamLag.markdown(lag);
     }
   }
 

@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
 @Command(name = "pointsman-bench", mixinStandardHelpOptions = true,
     description = {"Benchmarks pointsman on the sandbox: the write-unavailability window of MoveTables and Reshard "
         + "write switches through Temporal and executed directly, lock latency and renewal, scale in shards and "
-        + "tables, and the Temporal history a switch costs. Needs etcd and mariadbd on the PATH "
+        + "tables, the Temporal history a switch costs, and the stream runner's lag under load. Needs etcd and mariadbd on the PATH "
         + "(scripts/bench.sh installs them). Writes a Markdown report."})
 public final class BenchMain implements Callable<Integer> {
   @Option(names = "--out", paramLabel = "FILE", defaultValue = "BENCHMARKS.md",
@@ -49,6 +49,11 @@ public final class BenchMain implements Callable<Integer> {
 
   @Option(names = "--scale-cycles", paramLabel = "N", description = "Switches forward and back per scale point (full: 3).")
   Integer scaleCycles;
+
+  @Option(names = "--lag-rates", paramLabel = "WRITES_PER_SECOND", split = ",",
+      description = "Rates of the stream runner's lag runs, inserting straight into the source (full: 1000,2000; "
+          + "'none' skips them).")
+  List<String> lagRates;
 
   @Option(names = "--lock-samples", paramLabel = "N", description = "Lock acquisitions timed (full: 200).")
   Integer lockSamples;
@@ -88,7 +93,9 @@ public final class BenchMain implements Callable<Integer> {
         locks.renewTtl(), renewal);
     return new BenchPlan(or(cycles, base.cycles()), rates != null ? rates : base.rates(),
         points(scaleShards, base.scaleShards(), "--scale-shards"), points(scaleTables, base.scaleTables(),
-        "--scale-tables"), or(scaleCycles, base.scaleCycles()), base.scaleRate(), locks);
+        "--scale-tables"), or(scaleCycles, base.scaleCycles()), base.scaleRate(), locks,
+        points(lagRates, base.lagRates().stream().map(Double::intValue).toList(), "--lag-rates").stream()
+            .map(Integer::doubleValue).toList(), base.lagDuration());
   }
 
   private static int or(Integer given, int otherwise) {

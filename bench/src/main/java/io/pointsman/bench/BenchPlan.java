@@ -15,11 +15,28 @@ import java.util.Objects;
  * @param scaleCycles cycles (a switch forward and one back, through Temporal) per scale point
  * @param scaleRate the load rate during the scale runs
  * @param locks the lock benchmark's sizes
+ * @param lagRates the rates (writes per second straight into the source) the stream runner's lag is
+ *     measured at; empty skips it
+ * @param lagDuration how long each lag rate runs
  */
 record BenchPlan(int cycles, List<Double> rates, List<Integer> scaleShards, List<Integer> scaleTables,
-    int scaleCycles, double scaleRate, LockBench.Options locks) {
+    int scaleCycles, double scaleRate, LockBench.Options locks, List<Double> lagRates, Duration lagDuration) {
+
+  BenchPlan(int cycles, List<Double> rates, List<Integer> scaleShards, List<Integer> scaleTables,
+      int scaleCycles, double scaleRate, LockBench.Options locks) {
+    this(cycles, rates, scaleShards, scaleTables, scaleCycles, scaleRate, locks, List.of(), Duration.ofSeconds(10));
+  }
 
   BenchPlan {
+    lagRates = List.copyOf(lagRates);
+    for (double r : lagRates) {
+      if (!(r > 0) || r > 20_000) {
+        throw new IllegalArgumentException("a lag rate must be above 0 and at most 20000 writes/s, was " + r);
+      }
+    }
+    if (lagDuration.isNegative() || lagDuration.isZero()) {
+      throw new IllegalArgumentException("the lag run's duration must be positive, was " + lagDuration);
+    }
     rates = List.copyOf(rates);
     scaleShards = List.copyOf(scaleShards);
     scaleTables = List.copyOf(scaleTables);
@@ -56,12 +73,14 @@ record BenchPlan(int cycles, List<Double> rates, List<Integer> scaleShards, List
    */
   static BenchPlan full() {
     return new BenchPlan(10, List.of(100.0, 500.0, 1000.0), List.of(2, 4, 8, 16), List.of(10, 100, 1000), 3, 100,
-        new LockBench.Options(200, 100, Duration.ofSeconds(2), Duration.ofMinutes(10)));
+        new LockBench.Options(200, 100, Duration.ofSeconds(2), Duration.ofMinutes(10)),
+        List.of(1000.0, 2000.0), Duration.ofSeconds(20));
   }
 
   /** A few minutes of everything, for CI: the same code paths, too few samples to publish. */
   static BenchPlan smoke() {
     return new BenchPlan(1, List.of(50.0), List.of(2), List.of(10), 1, 50,
-        new LockBench.Options(20, 10, Duration.ofSeconds(2), Duration.ofSeconds(5)));
+        new LockBench.Options(20, 10, Duration.ofSeconds(2), Duration.ofSeconds(5)),
+        List.of(2000.0), Duration.ofSeconds(3));
   }
 }

@@ -41,9 +41,14 @@ class BenchSmokeTest {
     assertThat(locks.acquire().count()).isEqualTo(BenchPlan.smoke().locks().samples());
     assertThat(locks.renewal().losses()).isZero();
 
+    assertThat(result.lag()).singleElement().satisfies(f -> {
+      assertThat(f.writes()).as("lag load writes").isGreaterThan(0);
+      assertThat(f.lag().count()).as("lag samples").isGreaterThan(10);
+    });
+
     String report = result.report("smoke", Machine.describe());
     assertThat(report).contains("## Write-unavailability window", "## The cost of durability",
-        "## Where a write switch spends its time", "## Scale", "## Temporal cost", "MoveTables of 2 tables",
+        "## Where a write switch spends its time", "## Scale", "## Temporal cost", "## Stream runner lag", "MoveTables of 2 tables",
         "Reshard -80,80- → 4 shards", "Reshard 0 → 2 shards", "MoveTables of 10 tables");
     assertThat(said).anyMatch(line -> line.contains("W p50/p99/max temporal"));
   }
@@ -55,6 +60,7 @@ class BenchSmokeTest {
     assertThat(BenchMain.run("--smoke", "--scale-shards", "3", "--out", out.toString())).isEqualTo(2);
     assertThat(BenchMain.run("--smoke", "--renew-for", "soon", "--out", out.toString())).isEqualTo(2);
     assertThat(BenchMain.run("--smoke", "--rates", "0", "--out", out.toString())).isEqualTo(2);
+    assertThat(BenchMain.run("--smoke", "--lag-rates", "fast", "--out", out.toString())).isEqualTo(2);
     assertThat(out).doesNotExist();
   }
 
@@ -63,14 +69,14 @@ class BenchSmokeTest {
     Path out = dir.resolve("BENCHMARKS.md");
 
     int code = BenchMain.run("--smoke", "--cycles", "0", "--scale-shards", "none", "--scale-tables", "10",
-        "--out", out.toString());
+        "--lag-rates", "none", "--out", out.toString());
 
     assertThat(code).isZero();
     String report = Files.readString(out, StandardCharsets.UTF_8);
     assertThat(report).startsWith("# pointsman benchmarks")
         .contains("`java -jar bench/target/pointsman-bench-*.jar --smoke --cycles 0 --scale-shards none")
         .contains("| MoveTables of 10 tables |")
-        .doesNotContain("## Write-unavailability window");
+        .doesNotContain("## Write-unavailability window", "## Stream runner lag");
   }
 
   /** Every switch moved writes under load: writes were acknowledged around it, none failed, its history was read. */

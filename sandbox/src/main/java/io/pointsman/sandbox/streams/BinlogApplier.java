@@ -9,6 +9,7 @@ import io.pointsman.engine.mysql.StreamState;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -19,9 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The apply phase of a stream: source transactions from a {@link BinlogReader} in, one guarded
- * target transaction out per transaction that carries rows for this stream, with the position
- * after it, its commit time and {@code time_updated} in that same transaction. Transactions that
+ * The apply phase of a stream: source transactions from a {@link BinlogReader} in, guarded target
+ * transactions out, each with the position after what it applied, the last commit time and
+ * {@code time_updated} in that same transaction. Source transactions already waiting in the queue
+ * are applied together in one target transaction (up to {@value #MAX_BATCH}), as VReplication's
+ * player does: one commit per source transaction cannot keep up with a busy source, since each
+ * waits for its own flush and binlog write on the target. Transactions that
  * carry nothing only move the position in memory; it is saved once the source has been quiet for
  * 50 ms (a switch waits for exactly that: the source's last transaction, after its writes
  * stopped, is usually one that carries nothing for the stream), and by the heartbeats.
@@ -33,6 +37,8 @@ final class BinlogApplier implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(BinlogApplier.class);
   private static final Set<StreamState> RUNNING = Set.of(StreamState.RUNNING);
   private static final int QUEUE_CAPACITY = 256;
+  /** The most source transactions one target transaction applies. */
+  static final int MAX_BATCH = 128;
   /** Heartbeats missed before a silent binlog connection counts as dead. */
   private static final int SILENT_HEARTBEATS = 5;
   /** How long the source must be quiet before a position moved by transactions that carried nothing is saved. */
@@ -94,7 +100,7 @@ final class BinlogApplier implements AutoCloseable {
       if (event instanceof ReaderEvent.Ended ended) {
         throw failure(ended.cause());
       }
-      if (event instanceof SourceTransaction txn && handle(txn)) {
+      if (event instanceof SourceTransaction txn && handle(batchFrom(txn))) {
         return;
       }
       if (System.nanoTime() - lastWriteNanos >= heartbeat.toNanos() || (event == null && unsaved)) {
@@ -106,24 +112,67 @@ final class BinlogApplier implements AutoCloseable {
     }
   }
 
-  /** Handles one source transaction; true when the stream stopped. */
-  private boolean handle(SourceTransaction txn) throws SQLException {
-    if (MariaDbPositions.includes(processed, txn.gtid())) {
-      return false;
+  /** The transaction taken from the queue and those queued right behind it, up to {@link #MAX_BATCH}. */
+  private List<SourceTransaction> batchFrom(SourceTransaction first) {
+    List<SourceTransaction> batch = new ArrayList<>();
+    batch.add(first);
+    while (batch.size() < MAX_BATCH && queue.peek() instanceof SourceTransaction) {
+      batch.add((SourceTransaction) queue.poll());
     }
-    MariadbGtidSet next = MariaDbPositions.advance(processed, txn.gtid());
-    if (!txn.ddl().isEmpty() && onDdl != BinlogSource.OnDdl.IGNORE) {
-      return onDdl(txn, next);
+    return batch;
+  }
+
+  /**
+   * Applies source transactions in order, those with writes for this stream in one target
+   * transaction; stops at {@code stop_pos} (what follows it in the batch is not applied) and at
+   * DDL when {@code on_ddl} says so, after applying what came before. True when the stream stopped.
+   */
+  private boolean handle(List<SourceTransaction> batch) throws SQLException {
+    List<ChangePlanner.Write> writes = new ArrayList<>();
+    MariadbGtidSet next = processed;
+    long lastCommit = 0;
+    for (SourceTransaction txn : batch) {
+      if (MariaDbPositions.includes(next, txn.gtid())) {
+        continue;
+      }
+      if (!txn.ddl().isEmpty() && onDdl != BinlogSource.OnDdl.IGNORE) {
+        if (advanceTo(next, writes, lastCommit)) {
+          return true;
+        }
+        return onDdl(txn, MariaDbPositions.advance(processed, txn.gtid()));
+      }
+      next = MariaDbPositions.advance(next, txn.gtid());
+      List<ChangePlanner.Write> own = ChangePlanner.plan(target, setup, txn.changes());
+      if (!own.isEmpty()) {
+        writes.addAll(own);
+        lastCommit = txn.timestampSeconds();
+      }
+      if (stopPos != null && MariaDbPositions.reached(next, stopPos)) {
+        break;
+      }
     }
-    List<ChangePlanner.Write> writes = ChangePlanner.plan(target, setup, txn.changes());
+    if (advanceTo(next, writes, lastCommit)) {
+      return true;
+    }
+    if (stopReached()) {
+      stop(STOP_POS_MESSAGE);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Applies the writes and records {@code next} with them in one target transaction; with no
+   * writes, only remembers {@code next} in memory (saved with the next heartbeat, since writing it
+   * now would add a transaction to a binlog other streams may be reading). True when the stream
+   * reached its stop position in that transaction and is now stopped.
+   */
+  private boolean advanceTo(MariadbGtidSet next, List<ChangePlanner.Write> writes, long lastCommit)
+      throws SQLException {
     if (writes.isEmpty()) {
-      // Nothing for this stream: remember the position and save it with the next heartbeat, since
-      // writing it now would add a transaction to a binlog other streams may be reading.
-      processed = next;
-      unsaved = true;
-      if (stopReached()) {
-        stop(STOP_POS_MESSAGE);
-        return true;
+      if (!next.equals(processed)) {
+        processed = next;
+        unsaved = true;
       }
       return false;
     }
@@ -133,13 +182,14 @@ final class BinlogApplier implements AutoCloseable {
         w.execute(target);
       }
       long now = now();
-      setup.table().recordApplied(target, row.id(), nextPos, txn.timestampSeconds(), now);
+      setup.table().recordApplied(target, row.id(), nextPos, lastCommit, now);
       if (stopPos != null && MariaDbPositions.reached(next, stopPos)) {
         setup.table().setState(target, row.id(), StreamState.STOPPED, STOP_POS_MESSAGE, now);
         return true;
       }
       return false;
     });
+    writes.clear();
     processed = next;
     unsaved = false;
     lastWriteNanos = System.nanoTime();

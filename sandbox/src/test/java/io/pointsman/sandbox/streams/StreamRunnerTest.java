@@ -282,6 +282,88 @@ class StreamRunnerTest {
         bed.ids(mt.low, "customer").contains(a) && !bed.ids(mt.low, "customer").contains(b));
   }
 
+  /**
+   * A backlog is applied in few target transactions, not one per source transaction (the runner
+   * must keep up with a busy source), and still exactly once, in source order, ending at the
+   * source's position, with a stop position in the middle of the backlog honoured.
+   */
+  @Test
+  void aBacklogIsAppliedInBatchesExactlyOnceAndStopsMidBatchAtItsStopPosition() throws Exception {
+    MoveTables mt = new MoveTables();
+    mt.load(5, 0);
+    mt.createStreams();
+    StreamRunner runner = bed.startRunner();
+    mt.awaitRunning();
+    bed.exec("UPDATE " + bed.sidecar + ".vreplication SET state = 'Stopped' WHERE id IN (?, ?)",
+        mt.lowStream, mt.highStream);
+    eventually().until(() -> runner.activeStreams() == 0);
+
+    int backlog = 300;
+    List<Long> low = new ArrayList<>();
+    long next = 1000;
+    for (int i = 0; i < backlog; i++) {
+      next = customerIn(LOW, true, next + 1);
+      low.add(next);
+      insertCustomer(mt.source, next);
+    }
+    // the same row changed in later transactions: only source order gives the last value
+    bed.exec("UPDATE " + mt.source + ".customer SET email = 'first' WHERE customer_id = ?", low.get(0));
+    bed.exec("UPDATE " + mt.source + ".customer SET email = 'last' WHERE customer_id = ?", low.get(0));
+    long midway = customerIn(LOW, false, 10_000);
+    insertCustomer(mt.source, midway);
+    String stopAt = bed.position();
+    long beyond = customerIn(LOW, true, next + 1);
+    insertCustomer(mt.source, beyond);
+    long lowTxnsBefore = targetTransactions(mt.low);
+
+    bed.exec("UPDATE " + bed.sidecar + ".vreplication SET state = 'Running', stop_pos = ? WHERE id = ?",
+        stopAt, mt.lowStream);
+    eventually().until(() -> state(mt.lowStream).equals("Stopped"));
+
+    assertThat(bed.stream(mt.lowStream).pos()).isEqualTo(stopAt);
+    List<Long> applied = bed.ids(mt.low, "customer");
+    assertThat(applied).containsAll(low).doesNotContain(beyond);
+    assertThat(bed.queryString("SELECT email FROM " + mt.low + ".customer WHERE customer_id = ?", low.get(0)))
+        .isEqualTo("last");
+    long lowTxns = targetTransactions(mt.low) - lowTxnsBefore;
+    assertThat(lowTxns).as("target transactions for %s source transactions", backlog + 2)
+        .isLessThanOrEqualTo((backlog + 2) / 4);
+  }
+
+  /** Transactions in the server's binlogs that wrote a table of the database. */
+  private long targetTransactions(String db) throws SQLException {
+    long count = 0;
+    try (Connection c = StreamTestBed.connect(); java.sql.Statement st = c.createStatement()) {
+      List<String> files = new ArrayList<>();
+      try (java.sql.ResultSet rs = st.executeQuery("SHOW BINARY LOGS")) {
+        while (rs.next()) {
+          files.add(rs.getString(1));
+        }
+      }
+      String marker = "(" + db + ".";
+      for (String file : files) {
+        boolean inTxn = false;
+        boolean touches = false;
+        try (java.sql.ResultSet rs = st.executeQuery("SHOW BINLOG EVENTS IN '" + file + "'")) {
+          while (rs.next()) {
+            String type = rs.getString("Event_type");
+            String info = rs.getString("Info");
+            if (type.equals("Gtid")) {
+              inTxn = true;
+              touches = false;
+            } else if (inTxn && type.equals("Table_map") && info != null && info.contains(marker)) {
+              touches = true;
+            } else if (inTxn && (type.equals("Xid") || type.equals("Query") && "COMMIT".equals(info))) {
+              count += touches ? 1 : 0;
+              inTxn = false;
+            }
+          }
+        }
+      }
+    }
+    return count;
+  }
+
   @Test
   void reshardStreamCopiesAndFollowsOnlyItsKeyRange() throws Exception {
     String source = bed.database("src");

@@ -11,6 +11,7 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.pointsman.api.errors.LockLostException;
+import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.errors.RecordChangedException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
@@ -37,6 +38,10 @@ final class FencedTxn {
 
   /** Commits and returns the revision of the transaction; throws LockLost or RecordChanged when guards fail. */
   static long commit(KV kv, LockSet locks, List<EncodedWrite> writes, Duration timeout) {
+    if (locks.isEmpty() && locks != TopologyStore.UNLOCKED) {
+      throw PointsmanException.invalidArgument("the guarded write of " + describe(writes)
+          + " must run under the locks that guard it, but none were given; nothing was written");
+    }
     List<Cmp> guards = new ArrayList<>();
     List<Op> orElse = new ArrayList<>();
     for (LockToken lock : locks.locks()) {

@@ -245,6 +245,9 @@ public final class EtcdTopologyStore implements TopologyStore {
 
   private <T> FencedTxn.EncodedWrite encode(RecordWrite<T> w) {
     String key = w.key().key();
+    if (w.guardOnly()) {
+      return new FencedTxn.EncodedWrite(key, w.expectedModRevision(), null, true);
+    }
     if (w.isDelete()) {
       return new FencedTxn.EncodedWrite(key, w.expectedModRevision(), null);
     }

@@ -28,7 +28,11 @@ import java.util.List;
  */
 final class FencedTxn {
   /** A write already encoded. */
-  record EncodedWrite(String key, long expectedModRevision, byte[] value) {
+  record EncodedWrite(String key, long expectedModRevision, byte[] value, boolean guardOnly) {
+    EncodedWrite(String key, long expectedModRevision, byte[] value) {
+      this(key, expectedModRevision, value, false);
+    }
+
     int size() {
       return key.length() + (value == null ? 0 : value.length) + 32;
     }
@@ -54,6 +58,9 @@ final class FencedTxn {
       ByteSequence k = EtcdClients.bytes(w.key());
       guards.add(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(w.expectedModRevision())));
       orElse.add(Op.get(k, GetOption.DEFAULT));
+      if (w.guardOnly()) {
+        continue;
+      }
       then.add(w.value() == null
           ? Op.delete(k, DeleteOption.DEFAULT)
           : Op.put(k, ByteSequence.from(w.value()), PutOption.DEFAULT));

@@ -110,12 +110,14 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public void switchReads(MigrationInfo info, List<TabletType> tabletTypes, List<String> cells, Direction direction,
-      LockSet locks) {
+      LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> topology.switchReads(info, tabletTypes, cells, direction, locks));
   }
 
   @Override
-  public void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet locks) {
+  public void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       // The topology first: routers start buffering instead of sending writes that would fail.
       topology.stopSourceWrites(info, locks);
@@ -132,7 +134,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void allowSourceWrites(MigrationInfo info, LockSet locks) {
+  public void allowSourceWrites(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
@@ -152,7 +155,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public Map<String, String> waitForCatchup(MigrationInfo info, Map<String, String> sourcePositions, Duration timeout,
-      LockSet locks) {
+      LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     return ActivityFailures.translate(() -> {
       long deadline = System.nanoTime() + timeout.toNanos();
       try (Heartbeater hb = Heartbeater.start()) {
@@ -177,7 +181,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void restartStreams(MigrationInfo info, LockSet locks) {
+  public void restartStreams(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       FanOut.forEach(info.targetShards(), shard -> services.streams().start(target(info, shard), info.workflow(),
@@ -195,39 +200,51 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void createReverseVReplication(MigrationInfo info, Map<String, String> targetPositions, LockSet locks) {
+  public void createReverseVReplication(MigrationInfo info, Map<String, String> targetPositions, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
-      VSchema sourceVSchema = services.store().get(services.store().keys().vschema(info.sourceKeyspace()))
-          .map(v -> v.value()).orElse(new VSchema(false, null, null));
-      Map<String, KeyRange> sourceRanges = new LinkedHashMap<>();
-      Map<String, List<NewStream>> bySourceShard = new LinkedHashMap<>();
-      for (String s : info.sourceShards()) {
-        sourceRanges.put(s, services.store().getRequired(services.store().keys().shard(info.sourceKeyspace(), s))
-            .value().keyRange());
-        bySourceShard.put(s, new ArrayList<>());
+      try (Heartbeater hb = Heartbeater.start()) {
+        createReverseStreams(info, targetPositions, locks);
       }
-      List<List<Stream>> forwardByTarget = FanOut.map(info.targetShards(),
-          shard -> services.streams().read(target(info, shard), info.workflow()));
-      for (int i = 0; i < info.targetShards().size(); i++) {
-        String targetShard = info.targetShards().get(i);
-        PrimaryEndpoint target = target(info, targetShard);
-        for (Stream forward : forwardByTarget.get(i)) {
-          String sourceShard = forward.source().shard();
-          PrimaryEndpoint source = source(info, sourceShard);
-          bySourceShard.get(sourceShard).add(ReverseStreams.reverse(new ReverseStreams.Spec(info.targetKeyspace(),
-              targetShard, forward, Position.parse(targetPositions.get(targetShard)), info.sourceKeyspace(),
-              sourceRanges.get(sourceShard), sourceVSchema, source.dbName(), target.alias().cell(),
-              source.alias().cell())));
-        }
-      }
-      checkHeld(locks);
-      FanOut.forEach(info.sourceShards(), shard -> services.streams().replace(source(info, shard),
-          info.reverseWorkflow(), bySourceShard.get(shard), locks));
     });
   }
 
+  /**
+   * Outside the local chain this is an ordinary activity with a heartbeat timeout: it heartbeats
+   * (Heartbeater) while it reads every target's streams and replaces the reverse streams.
+   */
+  private void createReverseStreams(MigrationInfo info, Map<String, String> targetPositions, LockSet locks) {
+    VSchema sourceVSchema = services.store().get(services.store().keys().vschema(info.sourceKeyspace()))
+        .map(v -> v.value()).orElse(new VSchema(false, null, null));
+    Map<String, KeyRange> sourceRanges = new LinkedHashMap<>();
+    Map<String, List<NewStream>> bySourceShard = new LinkedHashMap<>();
+    for (String s : info.sourceShards()) {
+      sourceRanges.put(s, services.store().getRequired(services.store().keys().shard(info.sourceKeyspace(), s))
+          .value().keyRange());
+      bySourceShard.put(s, new ArrayList<>());
+    }
+    List<List<Stream>> forwardByTarget = FanOut.map(info.targetShards(),
+        shard -> services.streams().read(target(info, shard), info.workflow()));
+    for (int i = 0; i < info.targetShards().size(); i++) {
+      String targetShard = info.targetShards().get(i);
+      PrimaryEndpoint target = target(info, targetShard);
+      for (Stream forward : forwardByTarget.get(i)) {
+        String sourceShard = forward.source().shard();
+        PrimaryEndpoint source = source(info, sourceShard);
+        bySourceShard.get(sourceShard).add(ReverseStreams.reverse(new ReverseStreams.Spec(info.targetKeyspace(),
+            targetShard, forward, Position.parse(targetPositions.get(targetShard)), info.sourceKeyspace(),
+            sourceRanges.get(sourceShard), sourceVSchema, source.dbName(), target.alias().cell(),
+            source.alias().cell())));
+      }
+    }
+    checkHeld(locks);
+    FanOut.forEach(info.sourceShards(), shard -> services.streams().replace(source(info, shard),
+        info.reverseWorkflow(), bySourceShard.get(shard), locks));
+  }
+
   @Override
-  public void restoreReverseVReplication(MigrationInfo info, List<SavedStream> saved, LockSet locks) {
+  public void restoreReverseVReplication(MigrationInfo info, List<SavedStream> saved, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       FanOut.forEach(info.sourceShards(), shard -> services.savedStreams().restore(source(info, shard),
@@ -237,7 +254,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public void createJournals(MigrationInfo info, Map<String, String> sourcePositions,
-      Map<String, String> targetPositions, LockSet locks) {
+      Map<String, String> targetPositions, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       List<Journal.ShardGtid> gtids = info.targetShards().stream()
           .map(s -> new Journal.ShardGtid(info.targetKeyspace(), s, Position.parse(targetPositions.get(s)))).toList();
@@ -245,22 +263,26 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           .map(s -> new Journal.KeyspaceShard(info.sourceKeyspace(), s)).toList();
       Journal.MigrationType type = info.migrationType() == MigrationType.TABLES
           ? Journal.MigrationType.TABLES : Journal.MigrationType.SHARDS;
-      checkHeld(locks);
-      FanOut.forEach(info.sourceShards(), shard -> {
-        PrimaryEndpoint source = source(info, shard);
-        if (services.journals().read(source, info.migrationId()).isPresent()) {
-          return; // written by an earlier attempt: resuming after the point of no return
-        }
-        String local = sourcePositions.get(shard);
-        services.journals().create(source, new Journal(info.migrationId(), type, info.tables(),
-            local == null ? services.positions().current(source) : Position.parse(local), gtids, participants,
-            List.of()), locks);
-      });
+      // Heartbeats: outside the local chain it has a heartbeat timeout, and reads and writes every source.
+      try (Heartbeater hb = Heartbeater.start()) {
+        checkHeld(locks);
+        FanOut.forEach(info.sourceShards(), shard -> {
+          PrimaryEndpoint source = source(info, shard);
+          if (services.journals().read(source, info.migrationId()).isPresent()) {
+            return; // written by an earlier attempt: resuming after the point of no return
+          }
+          String local = sourcePositions.get(shard);
+          services.journals().create(source, new Journal(info.migrationId(), type, info.tables(),
+              local == null ? services.positions().current(source) : Position.parse(local), gtids, participants,
+              List.of()), locks);
+        });
+      }
     });
   }
 
   @Override
-  public void allowTargetWrites(MigrationInfo info, LockSet locks) {
+  public void allowTargetWrites(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       // An earlier ReverseTraffic raised a barrier on these primaries when they were its source.
       checkHeld(locks);
@@ -273,12 +295,19 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void changeRouting(MigrationInfo info, LockSet locks) {
-    ActivityFailures.translate(() -> topology.changeRouting(info, locks));
+  public void changeRouting(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    ActivityFailures.translate(() -> {
+      // Heartbeats: outside the local chain it has a heartbeat timeout, and may split into many transactions.
+      try (Heartbeater hb = Heartbeater.start()) {
+        topology.changeRouting(info, locks);
+      }
+    });
   }
 
   @Override
-  public void startReverseVReplication(MigrationInfo info, LockSet locks) {
+  public void startReverseVReplication(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       FanOut.forEach(info.sourceShards(), shard -> services.streams().start(source(info, shard),
@@ -287,7 +316,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void freezeTargetVReplication(MigrationInfo info, LockSet locks) {
+  public void freezeTargetVReplication(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       FanOut.forEach(info.targetShards(), shard -> services.streams().freeze(target(info, shard), info.workflow(),

@@ -3,6 +3,7 @@ package io.pointsman.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.ByteSequence;
+import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.CompleteRequest;
@@ -41,7 +42,7 @@ class TopologyValidatorTest {
   private static final Logger log = LoggerFactory.getLogger(TopologyValidatorTest.class);
   private static final String WF = "commerce2customer";
   private static final String TARGET = "customer";
-  private static final LockSet NO_LOCKS = LockSet.of();
+  private static final LockSet NO_LOCKS = TopologyStore.UNLOCKED;
 
   private static String id(String action) {
     return action + "-customer.commerce2customer-" + UUID.randomUUID();

@@ -61,7 +61,7 @@ class ValidatorInvariantsFireTest {
   private static final String SOURCE = SandboxLayout.COMMERCE;
   private static final String TARGET = SandboxLayout.CUSTOMER;
   private static final String TABLE = "customer";
-  private static final LockSet NO_LOCKS = LockSet.of();
+  private static final LockSet NO_LOCKS = TopologyStore.UNLOCKED;
   private static final Duration DDL_TIMEOUT = Duration.ofSeconds(30);
 
   /** One way to break the world, and how to mend it. */

@@ -1,6 +1,9 @@
 package io.pointsman.engine;
 
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.engine.lock.EtcdLockService;
 import io.pointsman.engine.lock.LockService;
 import io.pointsman.engine.mysql.ConnectionPools;
@@ -41,7 +44,7 @@ public final class Services implements AutoCloseable {
     this.locks = new EtcdLockService(etcd, paths);
     this.pools = new ConnectionPools(mysql);
     SidecarSchema schema = new SidecarSchema(pools);
-    this.fence = new MySqlFence(pools, schema);
+    this.fence = new MySqlFence(pools, schema, () -> etcdRevision(etcd));
     this.primaries = new PrimaryResolver(store);
     this.streams = new VReplicationStreams(pools, fence, schema);
     this.waiter = new StreamWaiter(streams);
@@ -49,6 +52,20 @@ public final class Services implements AutoCloseable {
     this.journals = new ReshardingJournals(pools, fence, schema);
     this.barrier = new WriteBarrier(pools, fence);
     this.saved = new SavedStreams(pools, fence, schema);
+  }
+
+  /** The etcd cluster's current revision (a count-only read), for the fence to tell a restored etcd. */
+  private static long etcdRevision(Client etcd) {
+    try {
+      return etcd.getKVClient().get(ByteSequence.from("/", java.nio.charset.StandardCharsets.UTF_8),
+          GetOption.builder().withCountOnly(true).build()).get(5, java.util.concurrent.TimeUnit.SECONDS)
+          .getHeader().getRevision();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw PointsmanException.unavailable("interrupted while reading etcd's revision", e);
+    } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+      throw PointsmanException.unavailable("could not read etcd's revision", e);
+    }
   }
 
   public TopologyStore store() {

@@ -31,6 +31,8 @@ final class LockKeeper {
   private Promise<Void> holding;
   private CompletablePromise<String> loss;
   private boolean stopping;
+  /** Steps stamped so far: orders the steps of one workflow task, which share its time. */
+  private long stamps;
 
   LockKeeper(LockRequest request, ProgressTracker progress) {
     this.request = request;
@@ -78,9 +80,19 @@ final class LockKeeper {
     }
   }
 
-  /** The current locks; read at the moment of each call, so compensation after a re-acquire uses the new ones. */
+  /**
+   * The current locks, read at the moment of each call (so compensation after a re-acquire uses
+   * the new ones), stamped with a fence epoch of their own (Versions.STEP_EPOCHS): each step's is
+   * higher than every earlier step's in this run, and a pass re-run after a lost workflow task
+   * starts from a later workflow time, so the MySQL fence tells executions under the same locks
+   * apart (docs/locks.md §8). The low ten bits are left for the activity's attempt.
+   */
   LockSet locks() {
-    return locks;
+    if (locks == null || !Versions.stepEpochs()) {
+      return locks;
+    }
+    long epoch = (Workflow.currentTimeMillis() << 20) | ((stamps++ & 0x3FF) << 10);
+    return locks.withEpoch(epoch);
   }
 
   boolean held() {

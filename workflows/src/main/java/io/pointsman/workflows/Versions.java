@@ -15,7 +15,14 @@ final class Versions {
    */
   static final String LOCAL_CRITICAL_SECTION = "local-critical-section";
 
+  /** Each step's LockSet carries a fence epoch (LockKeeper.locks), so a replaced execution is fenced out. */
+  static final String STEP_EPOCHS = "step-fence-epochs";
+
   private Versions() {}
+
+  static boolean stepEpochs() {
+    return Workflow.getVersion(STEP_EPOCHS, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
 
   static boolean localCriticalSection() {
     return Workflow.getVersion(LOCAL_CRITICAL_SECTION, Workflow.DEFAULT_VERSION, 1) >= 1;

@@ -238,6 +238,13 @@ final class SwitchHarness implements AutoCloseable {
         .map(i -> ((LockSet) i.getArguments()[i.getArguments().length - 1]).fencingToken()).toList();
   }
 
+  /** The fence epoch of every mutating switch step's LockSet, in call order, with the step's label. */
+  List<Map.Entry<String, Long>> stepEpochs() {
+    return invocations().filter(i -> i.getMock() == switching && i.getArguments().length > 0
+            && i.getArguments()[i.getArguments().length - 1] instanceof LockSet)
+        .map(i -> Map.entry(label(i), ((LockSet) i.getArguments()[i.getArguments().length - 1]).epoch())).toList();
+  }
+
   private Stream<Invocation> invocations() {
     List<Invocation> all = new ArrayList<>();
     for (Object m : List.of(switching, locking, cleanup)) {

@@ -10,6 +10,7 @@ import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
@@ -92,6 +93,28 @@ class TrafficSwitchTest {
     assertThat(undoCalls()).containsExactlyElementsOf(undone);
     assertThat(h.calls()).doesNotContain("createJournals", "allowTargetWrites", "changeRouting")
         .endsWith("releaseLocks");
+  }
+
+  /**
+   * docs/locks.md §8: a fencing token tells lock grants apart, not executions, so every mutating
+   * step gets a fence epoch above every earlier step's, with its low ten bits free for the
+   * activity's attempt; the steps of one workflow task (the local chain) share its time and are
+   * told apart by their order.
+   */
+  @Test
+  void everyMutatingStepCarriesAFenceEpochAboveTheStepsBeforeIt() {
+    h.switchTraffic(SwitchHarness.request());
+
+    List<Map.Entry<String, Long>> epochs = h.stepEpochs();
+    assertThat(epochs).extracting(Map.Entry::getKey).contains("stopSourceWrites", "waitForCatchup",
+        "createReverseVReplication", "createJournals", "freezeTargetVReplication");
+    for (int i = 0; i < epochs.size(); i++) {
+      assertThat(epochs.get(i).getValue() & 0x3FF).as("attempt bits of %s", epochs.get(i).getKey()).isZero();
+      if (i > 0) {
+        assertThat(epochs.get(i).getValue()).as("%s after %s", epochs.get(i).getKey(), epochs.get(i - 1).getKey())
+            .isGreaterThan(epochs.get(i - 1).getValue());
+      }
+    }
   }
 
   @Test

@@ -86,7 +86,7 @@ public final class EtcdLockService implements LockService, AutoCloseable {
           + token.acquiredAt() + ", longer ago than its max hold " + options.maxHold());
     }
     long sentAt = System.nanoTime();
-    LockProbe.Result result = askEtcd(token, "attach to");
+    LockProbe.Result result = askEtcd(token, "attach to", true);
     if (!result.held()) {
       throw new LockLoss(token, result.lossReason(), result.message()).toException();
     }
@@ -112,7 +112,7 @@ public final class EtcdLockService implements LockService, AutoCloseable {
   @Override
   public LockStatus check(LockToken token) {
     Objects.requireNonNull(token, "token");
-    LockProbe.Result result = askEtcd(token, "check");
+    LockProbe.Result result = askEtcd(token, "check", false);
     return result.held()
         ? LockStatus.stillHeld(result.message())
         : LockStatus.lost(result.lossReason(), result.message());
@@ -122,7 +122,7 @@ public final class EtcdLockService implements LockService, AutoCloseable {
   public List<LockStatus> checkAll(List<LockToken> tokens) {
     long deadline = System.nanoTime() + CALL_TIMEOUT.toNanos();
     List<CompletableFuture<LockProbe.Result>> asked = tokens.stream()
-        .map(t -> probe.probe(t.leaseId(), t.key(), t.createRevision(), CALL_TIMEOUT)).toList();
+        .map(t -> probe.probe(t.leaseId(), t.key(), t.createRevision(), CALL_TIMEOUT, false)).toList();
     List<LockStatus> out = new ArrayList<>();
     for (int i = 0; i < tokens.size(); i++) {
       LockProbe.Result result = await(asked.get(i), tokens.get(i), "check", deadline);
@@ -188,7 +188,7 @@ public final class EtcdLockService implements LockService, AutoCloseable {
   /** Asks etcd on behalf of a held lock and counts a successful answer as a renewal. */
   LockStatus checkAndRenew(LockToken token, LockRenewer renewer) {
     long sentAt = System.nanoTime();
-    LockProbe.Result result = askEtcd(token, "check");
+    LockProbe.Result result = askEtcd(token, "check", true);
     if (!result.held()) {
       return LockStatus.lost(result.lossReason(), result.message());
     }
@@ -235,8 +235,8 @@ public final class EtcdLockService implements LockService, AutoCloseable {
     }
   }
 
-  private LockProbe.Result askEtcd(LockToken token, String what) {
-    return await(probe.probe(token.leaseId(), token.key(), token.createRevision(), CALL_TIMEOUT), token, what,
+  private LockProbe.Result askEtcd(LockToken token, String what, boolean renew) {
+    return await(probe.probe(token.leaseId(), token.key(), token.createRevision(), CALL_TIMEOUT, renew), token, what,
         System.nanoTime() + CALL_TIMEOUT.toNanos());
   }
 

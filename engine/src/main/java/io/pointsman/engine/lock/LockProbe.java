@@ -3,7 +3,7 @@ package io.pointsman.engine.lock;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.options.LeaseOption;
 import io.pointsman.engine.etcd.EtcdClients;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Asks etcd whether a lock is held: a KeepAliveOnce on its lease (which renews it, as Vitess's
- * {@code Check} does) and a read of its key. Asynchronous so the renewer never parks a thread on a
+ * Asks etcd whether a lock is held: a KeepAliveOnce on its lease when the holder renews, or a
+ * TimeToLive that only asks (a check must not keep a lock past its max hold, nor alive for a holder
+ * that stopped renewing; Vitess's {@code Check} renews), and a read of its key. Asynchronous so the renewer never parks a thread on a
  * slow etcd; every continuation runs on our executor, never on a jetcd event-loop thread.
  */
 final class LockProbe {
@@ -47,15 +48,26 @@ final class LockProbe {
    * (unreachable, slow, or any error other than "lease not found").
    */
   CompletableFuture<Result> probe(long leaseId, String key, long createRevision, Duration timeout) {
+    return probe(leaseId, key, createRevision, timeout, true);
+  }
+
+  /**
+   * @param renew whether to renew the lease (the holder's renewal, an attach) or only ask about it
+   *     (a check)
+   */
+  CompletableFuture<Result> probe(long leaseId, String key, long createRevision, Duration timeout, boolean renew) {
     long deadline = System.nanoTime() + timeout.toNanos();
-    return etcd.getLeaseClient().keepAliveOnce(leaseId)
+    CompletableFuture<Long> ttl = renew
+        ? etcd.getLeaseClient().keepAliveOnce(leaseId).thenApply(r -> r.getTTL())
+        // TimeToLive answers -1 for a lease that expired or was revoked.
+        : etcd.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT).thenApply(r -> r.getTTL());
+    return ttl
         .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
-        .handleAsync((renewed, error) -> afterKeepAlive(renewed, error, leaseId, key, createRevision, deadline),
-            executor)
+        .handleAsync((left, error) -> afterLease(left, error, leaseId, key, createRevision, deadline), executor)
         .thenCompose(next -> next);
   }
 
-  private CompletableFuture<Result> afterKeepAlive(LeaseKeepAliveResponse renewed, Throwable error, long leaseId,
+  private CompletableFuture<Result> afterLease(Long ttl, Throwable error, long leaseId,
       String key, long createRevision, long deadline) {
     if (error != null) {
       if (Futures.isNotFound(error)) {
@@ -64,9 +76,9 @@ final class LockProbe {
       }
       return CompletableFuture.failedFuture(Futures.unwrap(error));
     }
-    if (renewed.getTTL() <= 0) {
+    if (ttl <= 0) {
       return CompletableFuture.completedFuture(
-          Result.lost(LockLoss.Reason.LEASE_GONE, "lease " + leaseId + " has expired (TTL " + renewed.getTTL() + ")"));
+          Result.lost(LockLoss.Reason.LEASE_GONE, "lease " + leaseId + " has expired (TTL " + ttl + ")"));
     }
     long remaining = deadline - System.nanoTime();
     if (remaining <= 0) {
@@ -74,7 +86,7 @@ final class LockProbe {
     }
     return etcd.getKVClient().get(EtcdClients.bytes(key))
         .orTimeout(remaining, TimeUnit.NANOSECONDS)
-        .thenApplyAsync(read -> judgeKey(read, leaseId, key, createRevision, renewed.getTTL()), executor);
+        .thenApplyAsync(read -> judgeKey(read, leaseId, key, createRevision, ttl), executor);
   }
 
   private static Result judgeKey(GetResponse read, long leaseId, String key, long createRevision, long ttl) {

@@ -10,10 +10,15 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,19 +38,58 @@ import org.slf4j.LoggerFactory;
  * {@code /vitess/global/keyspaces/customer}), not per database: two workflows that hold different
  * locks may both legitimately change one primary, and only a newer holder of the same lock may
  * fence an older one out. Rows are claimed in resource order so concurrent claims cannot deadlock.
+ *
+ * <h2>DDL</h2>
+ * Statements that cannot share a transaction (trigger DDL, drops, renames) run through
+ * {@link #ddl}: each one holds a MySQL user-level lock of the fence resource (one of
+ * {@link #DDL_SLOTS} "slots", so several DDL sessions of one holder can run at once) across a
+ * check of the fence row and the statement itself. Raising a fence row to a newer token or epoch
+ * takes every slot of the resource before writing the row, so it waits for the DDL statements in
+ * flight and every later statement sees the raised row: no DDL of an older holder lands after a newer holder has
+ * raised the fence. A raise locks the row before it takes the slots and keeps them until it has
+ * committed; a DDL session holds a slot but never a row lock: the two cannot wait in a cycle.
  */
 public final class MySqlFence {
   private static final Logger log = LoggerFactory.getLogger(MySqlFence.class);
   private static final int MAX_RESOURCE_BYTES = 512;
   private static final int DEADLOCK_ATTEMPTS = 3;
   private static final String LOCKS_DIR = "/locks/";
+  /** DDL sessions of one holder that may run statements under one lock resource at once. */
+  public static final int DDL_SLOTS = 4;
+  /**
+   * How long a fence raise waits for the DDL statements in flight; each waits at most its own
+   * request's timeout for its metadata lock, so this only runs out when something is stuck.
+   */
+  private static final Duration RAISE_WAIT = Duration.ofMinutes(5);
 
   private final ConnectionPools pools;
   private final SidecarSchema schema;
+  private volatile DdlHook hook = DdlHook.NONE;
+
+  /** The etcd cluster's current revision, when known: tells a restored etcd from a newer holder. */
+  private final LongSupplier etcdRevision;
 
   public MySqlFence(ConnectionPools pools, SidecarSchema schema) {
+    this(pools, schema, null);
+  }
+
+  /**
+   * @param etcdRevision the current revision of the etcd cluster the locks live in (null: unknown);
+   *     a fence ahead of it means etcd went back in time, not that a newer holder wrote
+   */
+  public MySqlFence(ConnectionPools pools, SidecarSchema schema, LongSupplier etcdRevision) {
     this.pools = Objects.requireNonNull(pools, "pools");
     this.schema = Objects.requireNonNull(schema, "schema");
+    this.etcdRevision = etcdRevision;
+  }
+
+  /** Installs a test seam around fenced DDL statements. */
+  void hook(DdlHook hook) {
+    this.hook = Objects.requireNonNull(hook, "hook");
+  }
+
+  DdlHook hook() {
+    return hook;
   }
 
   /** The fence resource of a lock: its key without the {@code /locks/<lease>} part. */
@@ -72,7 +116,7 @@ public final class MySqlFence {
     schema.ensure(endpoint);
     for (int attempt = 1; ; attempt++) {
       try {
-        return attempt(endpoint, claims, action, work);
+        return attempt(endpoint, claims, locks.epoch(), action, work);
       } catch (SQLException e) {
         if (SqlErrors.isDeadlock(e) && attempt < DEADLOCK_ATTEMPTS) {
           log.info("{} on {} deadlocked (attempt {}), retrying", action, endpoint, attempt);
@@ -92,6 +136,84 @@ public final class MySqlFence {
     inTransaction(endpoint, locks, action, c -> null);
   }
 
+  /**
+   * Runs one statement that cannot share a transaction with the fence (DDL) on the caller's
+   * connection, with the fence checked under a guard held until the statement has ended: a newer
+   * holder's fence raise waits for it, and once raised, refuses this and every later statement of
+   * older holders. The connection must be in autocommit mode and is left so.
+   *
+   * <p>Its waits end by {@code deadlineNanos}: the guard's, and then the metadata lock's, through
+   * the session's {@code lock_wait_timeout}, set to the whole seconds left (rounded down, so the
+   * wait never outlasts the deadline; 0, no wait, in the last second — MySQL, whose minimum is 1,
+   * may then wait one second).
+   *
+   * @param slot which of the {@link #DDL_SLOTS} guards this session takes (its index among the
+   *     caller's concurrent DDL sessions)
+   * @param deadlineNanos {@link System#nanoTime()} by which the statement must have got its locks
+   * @throws LockLostException when a newer holder raised the fence; the statement did not run
+   * @throws PointsmanException DEADLINE_EXCEEDED when the guard was not free in time
+   * @throws SQLException from the statement, e.g. ER_LOCK_WAIT_TIMEOUT when a metadata lock was not
+   */
+  public void ddl(Connection c, PrimaryEndpoint endpoint, LockSet locks, int slot, long deadlineNanos, String action,
+      String sql) throws SQLException {
+    List<LockToken> claims = claims(locks, action, endpoint);
+    if (slot < 0 || slot >= DDL_SLOTS) {
+      throw PointsmanException.invalidArgument("DDL slot " + slot + " is not in [0, " + DDL_SLOTS + ")");
+    }
+    schema.ensure(endpoint);
+    hook.beforeGuard(sql);
+    List<String> guards = claims.stream().map(l -> guardName(endpoint, resource(l), slot)).toList();
+    takeGuards(c, endpoint, guards, left(deadlineNanos), action);
+    try {
+      boolean raised = false;
+      for (int i = 0; i < claims.size(); i++) {
+        LockToken lock = claims.get(i);
+        Mark ours = new Mark(lock.fencingToken(), locks.epoch());
+        Mark stored = sharedRead(c, endpoint, lock);
+        if (stored.before(ours) && !raised) {
+          // Not raised to ours yet (no check before this statement, or a recreated table):
+          // raising needs every slot, which this session must not hold while it waits for them.
+          // The guards were let go meanwhile, so every row is read again under them.
+          releaseGuards(c, guards);
+          guards = List.of();
+          check(endpoint, locks, action);
+          guards = claims.stream().map(l -> guardName(endpoint, resource(l), slot)).toList();
+          takeGuards(c, endpoint, guards, left(deadlineNanos), action);
+          raised = true;
+          i = -1;
+          continue;
+        }
+        if (ours.before(stored)) {
+          throw lost(lock, endpoint, stored, ours, action);
+        }
+      }
+      hook.guarded(sql);
+      try (Statement st = c.createStatement()) {
+        st.execute("SET SESSION lock_wait_timeout = " + left(deadlineNanos).toSeconds());
+        st.execute(sql);
+      }
+    } finally {
+      releaseGuards(c, guards);
+    }
+  }
+
+  private static Duration left(long deadlineNanos) {
+    return Duration.ofNanos(Math.max(0, deadlineNanos - System.nanoTime()));
+  }
+
+  private OptionalLong currentEtcdRevision() {
+    if (etcdRevision == null) {
+      return OptionalLong.empty();
+    }
+    try {
+      return OptionalLong.of(etcdRevision.getAsLong());
+    } catch (RuntimeException e) {
+      // Cannot tell: report the lost lock, which is what a higher fence means in a sane etcd.
+      log.warn("could not read etcd's revision to tell a restored etcd from a newer lock holder", e);
+      return OptionalLong.empty();
+    }
+  }
+
   /** The highest token recorded for a resource on the endpoint's server; empty if none yet. */
   public OptionalLong highestToken(PrimaryEndpoint endpoint, String resource) {
     schema.ensure(endpoint);
@@ -107,13 +229,15 @@ public final class MySqlFence {
     }
   }
 
-  private <T> T attempt(PrimaryEndpoint endpoint, List<LockToken> claims, String action, SqlWork<T> work)
+  private <T> T attempt(PrimaryEndpoint endpoint, List<LockToken> claims, long epoch, String action, SqlWork<T> work)
       throws SQLException {
     try (Connection c = pools.connection(endpoint)) {
       c.setAutoCommit(false);
+      List<String> guards = new ArrayList<>();
       try {
+        raise(c, endpoint, claims, epoch, action, guards);
         for (LockToken lock : claims) {
-          claim(c, endpoint, lock, action);
+          claim(c, endpoint, lock, epoch, action);
         }
         T result = work.run(c);
         commit(c, endpoint, action);
@@ -122,6 +246,9 @@ public final class MySqlFence {
         rollbackQuietly(c, e);
         throw e;
       } finally {
+        // After commit or rollback: a DDL check reads committed rows, so a raise is seen by the
+        // first statement that gets a guard after it.
+        releaseGuards(c, guards);
         restoreAutoCommit(c);
       }
     }
@@ -136,35 +263,196 @@ public final class MySqlFence {
     }
   }
 
-  private static void claim(Connection c, PrimaryEndpoint endpoint, LockToken lock, String action)
+  /**
+   * Raises the rows that hold less than our token: first every DDL guard of those resources (so
+   * the DDL statements in flight end first), then the rows, then the guards go again; the row
+   * locks keep later DDL checks waiting until this transaction ends. Rows already at our token
+   * are left alone, and then no guard is taken.
+   */
+  private static void raise(Connection c, PrimaryEndpoint endpoint, List<LockToken> claims, long epoch,
+      String action, List<String> held) throws SQLException {
+    for (LockToken lock : claims) {
+      // The row first (other raisers queue here, holding no guard), then its guards: a DDL
+      // session holds a guard but never a row lock, so the two kinds cannot wait in a cycle.
+      Mark stored = lockedRead(c, endpoint, resource(lock));
+      if (!stored.before(new Mark(lock.fencingToken(), epoch))) {
+        continue;
+      }
+      List<String> guards = new ArrayList<>();
+      for (int slot = 0; slot < DDL_SLOTS; slot++) {
+        guards.add(guardName(endpoint, resource(lock), slot));
+      }
+      takeGuards(c, endpoint, guards, RAISE_WAIT, action);
+      held.addAll(guards);
+      upsert(c, endpoint, lock, epoch);
+    }
+  }
+
+  /** The row under an exclusive row lock (a missing row: its gap), held until the transaction ends. */
+  private static Mark lockedRead(Connection c, PrimaryEndpoint endpoint, String resource) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ? FOR UPDATE")) {
+      ps.setBytes(1, resource.getBytes(StandardCharsets.UTF_8));
+      try (ResultSet rs = ps.executeQuery()) {
+        return mark(rs);
+      }
+    }
+  }
+
+  private static void upsert(Connection c, PrimaryEndpoint endpoint, LockToken lock, long epoch)
+      throws SQLException {
+    long ours = lock.fencingToken();
+    // Portable upsert: no VALUES() (deprecated in MySQL 8) and no row alias (unknown to MariaDB).
+    // Only upwards, as the pair (token, epoch); assignments run left to right, so the epoch is
+    // decided against the token as it was.
+    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table(endpoint)
+        + " (resource, token, epoch, updated_at) VALUES (?, ?, ?, NOW(6))"
+        + " ON DUPLICATE KEY UPDATE epoch = IF(? > token OR (? = token AND ? > epoch), ?, epoch),"
+        + " token = GREATEST(token, ?), updated_at = NOW(6)")) {
+      ps.setBytes(1, resource(lock).getBytes(StandardCharsets.UTF_8));
+      ps.setLong(2, ours);
+      ps.setLong(3, epoch);
+      ps.setLong(4, ours);
+      ps.setLong(5, ours);
+      ps.setLong(6, epoch);
+      ps.setLong(7, epoch);
+      ps.setLong(8, ours);
+      ps.executeUpdate();
+    }
+  }
+
+  /**
+   * What a fence row holds, ordered by token, then epoch: a newer lock grant, or under the same
+   * grant a newer execution of the critical section. (0, 0) for a row not written yet.
+   */
+  private record Mark(long token, long epoch) {
+    boolean before(Mark other) {
+      return token < other.token || (token == other.token && epoch < other.epoch);
+    }
+  }
+
+  private static Mark mark(ResultSet rs) throws SQLException {
+    return rs.next() ? new Mark(rs.getLong(1), rs.getLong(2)) : new Mark(0, 0);
+  }
+
+  /**
+   * The row as last committed, read without a row lock (the DDL session is in autocommit mode): a
+   * raise holds the guards until it has committed, so under a guard the committed row is current.
+   */
+  private static Mark sharedRead(Connection c, PrimaryEndpoint endpoint, LockToken lock) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ?")) {
+      ps.setBytes(1, resource(lock).getBytes(StandardCharsets.UTF_8));
+      try (ResultSet rs = ps.executeQuery()) {
+        return mark(rs);
+      }
+    }
+  }
+
+  /**
+   * The name of one DDL guard: a server-wide MySQL user-level lock, so it names the sidecar
+   * database and the resource, hashed to stay within the 64 characters lock names may have.
+   */
+  static String guardName(PrimaryEndpoint endpoint, String resource, int slot) {
+    try {
+      byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
+          .digest((endpoint.sidecarDb() + "\0" + resource).getBytes(StandardCharsets.UTF_8));
+      return "pointsman_fence_" + java.util.HexFormat.of().formatHex(digest, 0, 20) + "_" + slot;
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
+  private static void takeGuards(Connection c, PrimaryEndpoint endpoint, List<String> guards, Duration wait,
+      String action) throws SQLException {
+    if (guards.isEmpty()) {
+      return;
+    }
+    double seconds = Math.max(0, wait.toMillis()) / 1000.0;
+    // One round trip; the functions run left to right, in the order the caller sorted the guards in.
+    String sql = "SELECT " + guards.stream().map(g -> "GET_LOCK(?, " + seconds + ")")
+        .collect(Collectors.joining(", "));
+    boolean all = true;
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < guards.size(); i++) {
+        ps.setString(i + 1, guards.get(i));
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        for (int i = 1; i <= guards.size(); i++) {
+          all &= rs.getInt(i) == 1;
+        }
+      }
+    } catch (SQLException | RuntimeException e) {
+      releaseGuards(c, guards);
+      throw e;
+    }
+    if (!all) {
+      releaseGuards(c, guards);
+      throw new PointsmanException(ErrorCode.DEADLINE_EXCEEDED, action + " on " + endpoint + ": a DDL statement"
+          + " or fence raise under the same lock did not end within " + wait + "; nothing was changed");
+    }
+  }
+
+  /** Gives the guards back; a broken connection gives them back by ending its session. */
+  private static void releaseGuards(Connection c, List<String> guards) {
+    if (guards.isEmpty()) {
+      return;
+    }
+    String sql = "SELECT " + guards.stream().map(g -> "RELEASE_LOCK(?)").collect(Collectors.joining(", "));
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < guards.size(); i++) {
+        ps.setString(i + 1, guards.get(i));
+      }
+      ps.executeQuery().close();
+    } catch (SQLException e) {
+      log.debug("could not release the DDL guards {}", guards, e);
+    }
+  }
+
+  private PointsmanException lost(LockToken lock, PrimaryEndpoint endpoint, Mark stored, Mark ours,
+      String action) {
+    if (stored.token() > ours.token()) {
+      OptionalLong now = currentEtcdRevision();
+      if (now.isPresent() && now.getAsLong() < stored.token()) {
+        // No holder can have got a token etcd has not reached yet: etcd went back in time, and
+        // every new lock will stay below this fence until its revision passes it.
+        return PointsmanException.failedPrecondition("the lock's fencing token " + ours.token()
+            + " is below the highest token " + stored.token() + " this shard primary (" + endpoint
+            + ") has seen for " + resource(lock) + ", and etcd's revision is " + now.getAsLong()
+            + ", below that token too: was etcd restored from a backup without --bump-revision? Restore the"
+            + " snapshot again with etcdutl snapshot restore --bump-revision N --mark-compacted, N well above "
+            + (stored.token() - now.getAsLong()) + " (the difference) plus the writes since the backup, then retry; "
+            + action + " was not applied, nothing was changed");
+      }
+      return new LockLostException(lock.key(), "lock on " + lock.resource() + " was taken over: the fence "
+          + resource(lock) + " on " + endpoint + " holds token " + stored.token() + ", ours is " + ours.token()
+          + "; " + action + " was not applied");
+    }
+    return new LockLostException(lock.key(), "a newer execution of this step holds the lock on " + lock.resource()
+        + ": the fence " + resource(lock) + " on " + endpoint + " holds token " + stored.token() + " at epoch "
+        + stored.epoch() + ", ours is epoch " + ours.epoch() + " (this execution was replaced after a timeout); "
+        + action + " was not applied");
+  }
+
+  private void claim(Connection c, PrimaryEndpoint endpoint, LockToken lock, long epoch, String action)
       throws SQLException {
     String resource = resource(lock);
     byte[] resourceBytes = resource.getBytes(StandardCharsets.UTF_8);
-    long ours = lock.fencingToken();
-    // Portable upsert: no VALUES() (deprecated in MySQL 8) and no row alias (unknown to MariaDB).
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table(endpoint)
-        + " (resource, token, updated_at) VALUES (?, ?, NOW(6))"
-        + " ON DUPLICATE KEY UPDATE token = GREATEST(token, ?), updated_at = NOW(6)")) {
-      ps.setBytes(1, resourceBytes);
-      ps.setLong(2, ours);
-      ps.setLong(3, ours);
-      ps.executeUpdate();
-    }
-    long stored;
+    Mark ours = new Mark(lock.fencingToken(), epoch);
+    Mark stored;
     try (PreparedStatement ps = c.prepareStatement(
-        "SELECT token FROM " + table(endpoint) + " WHERE resource = ? FOR UPDATE")) {
+        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ? FOR UPDATE")) {
       ps.setBytes(1, resourceBytes);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           throw PointsmanException.internal("fence row " + resource + " vanished on " + endpoint, null);
         }
-        stored = rs.getLong(1);
+        stored = new Mark(rs.getLong(1), rs.getLong(2));
       }
     }
-    if (stored > ours) {
-      throw new LockLostException(lock.key(), "lock on " + lock.resource() + " was taken over: the fence "
-          + resource + " on " + endpoint + " holds token " + stored + ", ours is " + ours
-          + "; " + action + " was not applied");
+    if (ours.before(stored)) {
+      throw lost(lock, endpoint, stored, ours, action);
     }
   }
 

@@ -80,6 +80,7 @@ public final class SidecarSchema {
         (
           resource varbinary(512) NOT NULL,
           token bigint NOT NULL,
+          epoch bigint NOT NULL DEFAULT 0,
           updated_at timestamp(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
           PRIMARY KEY (resource)
         ) ENGINE = InnoDB""");
@@ -111,6 +112,9 @@ public final class SidecarSchema {
       if (!present.containsAll(TABLES.keySet())) {
         create(c, endpoint, present);
       }
+      if (present.contains("lock_fence")) {
+        addFenceEpoch(c, endpoint);
+      }
     } catch (SQLException e) {
       throw SqlErrors.translate("creating the sidecar schema " + endpoint.sidecarDb() + " on " + endpoint, e);
     }
@@ -129,6 +133,32 @@ public final class SidecarSchema {
       }
     }
     return present;
+  }
+
+  /**
+   * A lock_fence created before fence rows carried an epoch (MySqlFence) gets the column; its rows
+   * read as epoch 0, below every stamped execution. Checked through the catalog, since MySQL has no
+   * ADD COLUMN IF NOT EXISTS; two workers adding it at once: the loser's duplicate column is fine.
+   */
+  private static void addFenceEpoch(Connection c, PrimaryEndpoint endpoint) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM information_schema.COLUMNS"
+        + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'lock_fence' AND COLUMN_NAME = 'epoch'")) {
+      ps.setString(1, endpoint.sidecarDb());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          return;
+        }
+      }
+    }
+    log.info("adding the epoch column to {}.lock_fence on {}", endpoint.sidecarDb(), endpoint);
+    try (Statement st = c.createStatement()) {
+      st.execute("ALTER TABLE " + SqlIdentifiers.database(endpoint.sidecarDb())
+          + ".lock_fence ADD COLUMN epoch bigint NOT NULL DEFAULT 0 AFTER token");
+    } catch (SQLException e) {
+      if (e.getErrorCode() != 1060) { // ER_DUP_FIELDNAME: another worker added it first
+        throw e;
+      }
+    }
   }
 
   private static void create(Connection c, PrimaryEndpoint endpoint, Set<String> present) throws SQLException {

@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -15,11 +16,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Dropping or renaming a workflow's tables on a primary, as Vitess's Complete (source tables) and
- * Cancel (target tables) do. DDL cannot share a transaction with the fence, so each statement runs
- * right after a passing fence check and is idempotent: a table already gone is skipped.
+ * Cancel (target tables) do. DDL cannot share a transaction with the fence, so each statement is
+ * a fenced DDL statement ({@link MySqlFence#ddl}: checked and run under a guard a newer holder's
+ * fence raise waits for) and idempotent: a table already gone is skipped.
  */
 public final class TableDrops {
   private static final Logger log = LoggerFactory.getLogger(TableDrops.class);
+
+  /** The longest one drop or rename waits for its guard and then for the table's metadata lock. */
+  private static final Duration STATEMENT_WAIT = Duration.ofSeconds(60);
 
   private final ConnectionPools pools;
   private final MySqlFence fence;
@@ -72,7 +77,6 @@ public final class TableDrops {
         continue;
       }
       String action = (rename ? "renaming " : "dropping ") + "table " + t;
-      fence.check(endpoint, locks, action);
       String sql = rename
           ? "RENAME TABLE " + SqlIdentifiers.qualified(endpoint.dbName(), t) + " TO "
               + SqlIdentifiers.qualified(endpoint.dbName(), renamedName(t))
@@ -80,7 +84,7 @@ public final class TableDrops {
       try (Connection c = pools.dedicatedConnection(endpoint); Statement st = c.createStatement()) {
         // Vitess drops with foreign key checks off: the moved tables may reference each other.
         st.execute("SET SESSION foreign_key_checks = 0");
-        st.execute(sql);
+        fence.ddl(c, endpoint, locks, 0, System.nanoTime() + STATEMENT_WAIT.toNanos(), action, sql);
       } catch (SQLException e) {
         if (rename && e.getErrorCode() == SqlErrors.ER_NO_SUCH_TABLE && baseTables(endpoint).contains(renamedName(t))) {
           log.info("table {} on {} was renamed meanwhile; nothing left to do", t, endpoint);

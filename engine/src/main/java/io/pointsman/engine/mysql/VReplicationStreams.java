@@ -38,6 +38,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class VReplicationStreams {
   private static final Logger log = LoggerFactory.getLogger(VReplicationStreams.class);
+  /**
+   * Stopping and starting leave a frozen stream alone: FROZEN is a one-way marker (its writes were
+   * switched), which only deleting the rows ends; a late stop for cutover or a restart must not
+   * clear it.
+   */
+  private static final String NOT_FROZEN = " AND message <> '" + Stream.FROZEN + "'";
   /** Vitess truncates stream messages to this length (bytes here, since the column is varbinary(1000)). */
   public static final int MAX_MESSAGE = 950;
   /** Vitess's "throttling disabled" for max_tps and max_replication_lag. */
@@ -106,7 +112,7 @@ public final class VReplicationStreams {
   public int stop(PrimaryEndpoint endpoint, String workflow, String message, LockSet locks) {
     Names.workflow(workflow);
     return update(endpoint, locks, "stopping workflow " + workflow,
-        "SET state = ?, message = ? WHERE db_name = ? AND workflow = ?",
+        "SET state = ?, message = ? WHERE db_name = ? AND workflow = ?" + NOT_FROZEN,
         StreamState.STOPPED.column(), truncate(message), endpoint.dbName(), workflow);
   }
 
@@ -119,7 +125,8 @@ public final class VReplicationStreams {
     List<Object> args = new ArrayList<>(List.of(StreamState.STOPPED.column(), truncate(message), endpoint.dbName()));
     args.addAll(sorted);
     return update(endpoint, locks, "stopping streams " + sorted,
-        "SET state = ?, message = ? WHERE db_name = ? AND id IN (" + placeholders(sorted.size()) + ")", args.toArray());
+        "SET state = ?, message = ? WHERE db_name = ? AND id IN (" + placeholders(sorted.size()) + ")" + NOT_FROZEN,
+        args.toArray());
   }
 
   /**
@@ -129,7 +136,7 @@ public final class VReplicationStreams {
   public int start(PrimaryEndpoint endpoint, String workflow, LockSet locks) {
     Names.workflow(workflow);
     return update(endpoint, locks, "starting workflow " + workflow,
-        "SET state = ?, message = '', stop_pos = NULL WHERE db_name = ? AND workflow = ?",
+        "SET state = ?, message = '', stop_pos = NULL WHERE db_name = ? AND workflow = ?" + NOT_FROZEN,
         StreamState.RUNNING.column(), endpoint.dbName(), workflow);
   }
 

@@ -62,6 +62,11 @@ import org.slf4j.LoggerFactory;
  * DDL (TRUNCATE, DROP, ALTER, RENAME), foreign-key cascades from tables outside the scope (they do
  * not fire triggers) and, for a whole database, tables created after deny returned.
  *
+ * <p>Every CREATE and DROP TRIGGER is a fenced DDL statement ({@link MySqlFence#ddl}): a holder
+ * paused in the middle of a barrier whose lock a newer holder has taken over stops at its next
+ * statement, and the statement in flight ends before the newer holder's fence raise. Each waits
+ * for its metadata lock at most what is left of the caller's timeout.
+ *
  * <p>By default the trigger DDL is kept out of the binlog ({@code sql_log_bin=0}, which needs
  * SUPER on MariaDB or SYSTEM_VARIABLES_ADMIN on MySQL 8): like Vitess's denied tables it is this
  * server's serving state, and streams reading the binlog must not see DDL events for it.
@@ -80,7 +85,7 @@ public final class WriteBarrier {
   /** The longest one LOCK TABLES drain cycle waits (it only confirms what the triggers' DDL drained). */
   private static final Duration LOCK_TABLES_WAIT = Duration.ofSeconds(2);
   /** Sessions creating triggers at once on one primary; measured: four make 3000 triggers 2.3× faster than one. */
-  private static final int MAX_DDL_SESSIONS = 4;
+  private static final int MAX_DDL_SESSIONS = MySqlFence.DDL_SLOTS;
   /** Below this many triggers a session, another connection costs more than it saves. */
   private static final int TRIGGERS_PER_SESSION = 48;
   /** Vitess's internal operation tables (table GC, online DDL), which Vitess writes itself. */
@@ -157,7 +162,7 @@ public final class WriteBarrier {
           }
         }
       }
-      List<String> created = createTriggers(c, endpoint, missing, deadline, drainTimeout);
+      List<String> created = createTriggers(c, endpoint, locks, missing, deadline, drainTimeout);
       drain(c, endpoint, tables, deadline);
       verify(c, endpoint, tables);
       Duration took = Duration.ofNanos(System.nanoTime() - started);
@@ -189,9 +194,9 @@ public final class WriteBarrier {
         if (scope instanceof WriteScope.Tables named && !named.names().contains(t.getValue())) {
           continue;
         }
-        setLockWait(c, endpoint, t.getValue(), deadline, timeout, ALLOW_LEFT);
-        try (Statement st = c.createStatement()) {
-          st.execute(DenyTriggers.dropStatement(db, t.getKey()));
+        checkLeft(endpoint, t.getValue(), deadline, timeout, ALLOW_LEFT);
+        try {
+          fence.ddl(c, endpoint, locks, 0, deadline, action, DenyTriggers.dropStatement(db, t.getKey()));
         } catch (SQLException e) {
           throw lockWaitOr(e, c, endpoint, t.getValue(), timeout, ALLOW_LEFT);
         }
@@ -301,25 +306,25 @@ public final class WriteBarrier {
    * for seconds on them alone (BENCHMARKS.md, Scale); four sessions take less than half as long.
    * Returns only when every session has ended; the first failure is thrown, and stops the others.
    */
-  private List<String> createTriggers(Connection c, PrimaryEndpoint endpoint, List<MissingTrigger> missing,
-      long deadline, Duration drainTimeout) throws SQLException {
+  private List<String> createTriggers(Connection c, PrimaryEndpoint endpoint, LockSet locks,
+      List<MissingTrigger> missing, long deadline, Duration drainTimeout) throws SQLException {
     int sessions = (int) Math.min(MAX_DDL_SESSIONS, Math.max(1, missing.size() / TRIGGERS_PER_SESSION));
     if (sessions == 1) {
       for (MissingTrigger t : missing) {
-        createTrigger(c, endpoint, t.table(), t.event(), deadline, drainTimeout);
+        createTrigger(c, endpoint, locks, 0, t.table(), t.event(), deadline, drainTimeout);
       }
       return missing.stream().map(MissingTrigger::name).toList();
     }
     List<String> created = Collections.synchronizedList(new ArrayList<>());
     AtomicBoolean failed = new AtomicBoolean();
-    FanOut.forEach(IntStream.range(0, sessions).mapToObj(i -> share(missing, i, sessions)).toList(), share -> {
+    FanOut.forEach(IntStream.range(0, sessions).boxed().toList(), slot -> {
       try (Connection session = pools.dedicatedConnection(endpoint)) {
         prepareSession(session, endpoint);
-        for (MissingTrigger t : share) {
+        for (MissingTrigger t : share(missing, slot, sessions)) {
           if (failed.get()) {
             return; // another session failed: the barrier fails, and what exists stays until allow()
           }
-          createTrigger(session, endpoint, t.table(), t.event(), deadline, drainTimeout);
+          createTrigger(session, endpoint, locks, slot, t.table(), t.event(), deadline, drainTimeout);
           created.add(t.name());
         }
       } catch (SQLException e) {
@@ -342,11 +347,13 @@ public final class WriteBarrier {
     return out;
   }
 
-  private void createTrigger(Connection c, PrimaryEndpoint endpoint, String table, DenyTriggers.Event event,
-      long deadline, Duration drainTimeout) throws SQLException {
-    setLockWait(c, endpoint, table, deadline, drainTimeout, DENY_LEFT);
-    try (Statement st = c.createStatement()) {
-      st.execute(DenyTriggers.createStatement(endpoint.dbName(), table, event, options.exemptUsers()));
+  /** One trigger, as a fenced DDL statement (MySqlFence#ddl): a newer holder's fence stops it. */
+  private void createTrigger(Connection c, PrimaryEndpoint endpoint, LockSet locks, int slot, String table,
+      DenyTriggers.Event event, long deadline, Duration drainTimeout) throws SQLException {
+    checkLeft(endpoint, table, deadline, drainTimeout, DENY_LEFT);
+    try {
+      fence.ddl(c, endpoint, locks, slot, deadline, "denying writes to " + table + " of " + endpoint.dbName(),
+          DenyTriggers.createStatement(endpoint.dbName(), table, event, options.exemptUsers()));
     } catch (SQLException e) {
       if (e.getErrorCode() == SqlErrors.ER_TRG_ALREADY_EXISTS) {
         return; // a concurrent deny created it; verify() checks it is ours
@@ -371,7 +378,8 @@ public final class WriteBarrier {
         .map(t -> SqlIdentifiers.qualified(endpoint.dbName(), t) + " READ").collect(Collectors.joining(", "));
     for (int cycle = 1; cycle <= options.lockTablesCycles(); cycle++) {
       long leftMillis = (deadline - System.nanoTime()) / 1_000_000;
-      long waitSeconds = Math.max(1, Math.min(LOCK_TABLES_WAIT.toSeconds(), (leftMillis + 999) / 1000));
+      // Rounded down: the drain never waits past the caller's timeout (0: no wait at all).
+      long waitSeconds = Math.max(0, Math.min(LOCK_TABLES_WAIT.toSeconds(), leftMillis / 1000));
       try (Statement st = c.createStatement()) {
         st.execute("SET SESSION lock_wait_timeout = " + waitSeconds);
         st.execute(lock);
@@ -406,16 +414,13 @@ public final class WriteBarrier {
     }
   }
 
-  /** Sets the session's metadata lock wait to what is left of the deadline, in whole seconds. */
-  private static void setLockWait(Connection c, PrimaryEndpoint endpoint, String table, long deadline,
-      Duration timeout, String left) throws SQLException {
-    long leftMillis = (deadline - System.nanoTime()) / 1_000_000;
-    if (leftMillis <= 0) {
+  /**
+   * Fails once the deadline has passed. Otherwise the statement's own waits are bounded by what is
+   * left (MySqlFence#ddl sets the session's lock_wait_timeout, rounded down).
+   */
+  private static void checkLeft(PrimaryEndpoint endpoint, String table, long deadline, Duration timeout, String left) {
+    if (deadline - System.nanoTime() <= 0) {
       throw drainTimeout(endpoint, table, timeout, "", left);
-    }
-    long seconds = Math.max(1, (leftMillis + 999) / 1000);
-    try (Statement st = c.createStatement()) {
-      st.execute("SET SESSION lock_wait_timeout = " + seconds);
     }
   }
 

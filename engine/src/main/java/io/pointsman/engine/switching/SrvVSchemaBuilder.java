@@ -1,5 +1,6 @@
 package io.pointsman.engine.switching;
 
+import io.pointsman.api.errors.RecordChangedException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.topo.RecordWrite;
 import io.pointsman.engine.topo.TopologyStore;
@@ -18,31 +19,77 @@ import java.util.TreeMap;
  * Vitess's RebuildSrvVSchema: the serving VSchema of a cell is the keyspaces' VSchemas plus the
  * global routing rules, rebuilt in the cells given (which is how per-cell read switching works:
  * the rules are global, only the rebuilt cells pick them up). Unlike Vitess it never writes blind:
- * each cell's record is replaced only at the revision it was read at, and only under the locks.
+ * each cell's record is replaced only at the revision it was read at, only under the locks, and
+ * only if every record the build was made from (each keyspace's VSchema, the routing rules, the
+ * shard routing rules) is still as it was read. Guarding the cell record alone is not enough: a
+ * build read before another switch changed the rules and rebuilt, with the cells read after, would
+ * put the stale rules back in every cell while the other switch reports success.
  */
 public final class SrvVSchemaBuilder {
+  /** Rebuilds re-planned after losing a race with another writer before the error is passed on. */
+  private static final int ATTEMPTS = 5;
+
   private final TopologyStore store;
 
   public SrvVSchemaBuilder(TopologyStore store) {
     this.store = store;
   }
 
-  /** The SrvVSchema that the global records describe now. */
-  public SrvVSchema build() {
-    Map<String, VSchema> keyspaces = new TreeMap<>();
-    for (String ks : store.listKeyspaces()) {
-      keyspaces.put(ks, store.get(store.keys().vschema(ks)).map(Versioned::value).orElse(new VSchema(false, null, null)));
+  /** What a rebuild writes and the records it was built from. */
+  public record Build(SrvVSchema srvVSchema, List<RecordWrite<?>> inputs) {
+    public Build {
+      inputs = List.copyOf(inputs);
     }
-    RoutingRules rules = store.get(store.keys().routingRules()).map(Versioned::value).orElse(RoutingRules.EMPTY);
-    ShardRoutingRules shardRules =
-        store.get(store.keys().shardRoutingRules()).map(Versioned::value).orElse(ShardRoutingRules.EMPTY);
-    return new SrvVSchema(keyspaces, rules, shardRules);
   }
 
-  /** Rebuilds the given cells (all cells when empty), fenced by the locks. */
+  /** The SrvVSchema that the global records describe now. */
+  public SrvVSchema build() {
+    return read().srvVSchema();
+  }
+
+  /** Reads the global records and builds from them, keeping a guard of each record read. */
+  public Build read() {
+    List<RecordWrite<?>> inputs = new ArrayList<>();
+    Map<String, VSchema> keyspaces = new TreeMap<>();
+    for (String ks : store.listKeyspaces()) {
+      Optional<Versioned<VSchema>> vschema = store.get(store.keys().vschema(ks));
+      inputs.add(RecordWrite.unchanged(store.keys().vschema(ks), vschema));
+      keyspaces.put(ks, vschema.map(Versioned::value).orElse(new VSchema(false, null, null)));
+    }
+    Optional<Versioned<RoutingRules>> rules = store.get(store.keys().routingRules());
+    inputs.add(RecordWrite.unchanged(store.keys().routingRules(), rules));
+    Optional<Versioned<ShardRoutingRules>> shardRules = store.get(store.keys().shardRoutingRules());
+    inputs.add(RecordWrite.unchanged(store.keys().shardRoutingRules(), shardRules));
+    SrvVSchema srv = new SrvVSchema(keyspaces, rules.map(Versioned::value).orElse(RoutingRules.EMPTY),
+        shardRules.map(Versioned::value).orElse(ShardRoutingRules.EMPTY));
+    return new Build(srv, inputs);
+  }
+
+  /**
+   * Rebuilds the given cells (all cells when empty), fenced by the locks; a build that lost a race
+   * with another writer of its inputs is read and made again, a bounded number of times.
+   */
   public void rebuild(List<String> cells, LockSet locks) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        write(read(), cells, locks);
+        return;
+      } catch (RecordChangedException e) {
+        if (attempt == ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /**
+   * Writes a build into the cells whose record differs from it, in one commit that also guards
+   * every record the build was made from: if any changed since, nothing is written
+   * ({@link RecordChangedException}).
+   */
+  public void write(Build build, List<String> cells, LockSet locks) {
     List<String> targets = cells.isEmpty() ? store.listCells() : cells;
-    SrvVSchema srv = build();
+    SrvVSchema srv = build.srvVSchema();
     List<RecordWrite<?>> writes = new ArrayList<>();
     for (String cell : targets) {
       Optional<Versioned<SrvVSchema>> current = store.get(store.keys().srvVSchema(cell));
@@ -53,6 +100,7 @@ public final class SrvVSchemaBuilder {
           .orElseGet(() -> RecordWrite.create(store.keys().srvVSchema(cell), srv)));
     }
     if (!writes.isEmpty()) {
+      writes.addAll(build.inputs());
       store.commit(writes, locks);
     }
   }

@@ -29,7 +29,6 @@ import java.util.function.UnaryOperator;
  * Thread-safe.
  */
 public final class EtcdTopologyStore implements TopologyStore {
-  private static final LockSet NO_LOCKS = new LockSet(List.of());
 
   private final Client client;
   private final KV kv;
@@ -71,7 +70,7 @@ public final class EtcdTopologyStore implements TopologyStore {
 
   @Override
   public <T> Versioned<T> create(RecordKey<T> key, T value) {
-    return create(key, value, NO_LOCKS);
+    return create(key, value, UNLOCKED);
   }
 
   @Override
@@ -246,6 +245,9 @@ public final class EtcdTopologyStore implements TopologyStore {
 
   private <T> FencedTxn.EncodedWrite encode(RecordWrite<T> w) {
     String key = w.key().key();
+    if (w.guardOnly()) {
+      return new FencedTxn.EncodedWrite(key, w.expectedModRevision(), null, true);
+    }
     if (w.isDelete()) {
       return new FencedTxn.EncodedWrite(key, w.expectedModRevision(), null);
     }

@@ -11,6 +11,7 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.pointsman.api.errors.LockLostException;
+import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.errors.RecordChangedException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
@@ -27,7 +28,11 @@ import java.util.List;
  */
 final class FencedTxn {
   /** A write already encoded. */
-  record EncodedWrite(String key, long expectedModRevision, byte[] value) {
+  record EncodedWrite(String key, long expectedModRevision, byte[] value, boolean guardOnly) {
+    EncodedWrite(String key, long expectedModRevision, byte[] value) {
+      this(key, expectedModRevision, value, false);
+    }
+
     int size() {
       return key.length() + (value == null ? 0 : value.length) + 32;
     }
@@ -37,6 +42,10 @@ final class FencedTxn {
 
   /** Commits and returns the revision of the transaction; throws LockLost or RecordChanged when guards fail. */
   static long commit(KV kv, LockSet locks, List<EncodedWrite> writes, Duration timeout) {
+    if (locks.isEmpty() && locks != TopologyStore.UNLOCKED) {
+      throw PointsmanException.invalidArgument("the guarded write of " + describe(writes)
+          + " must run under the locks that guard it, but none were given; nothing was written");
+    }
     List<Cmp> guards = new ArrayList<>();
     List<Op> orElse = new ArrayList<>();
     for (LockToken lock : locks.locks()) {
@@ -49,6 +58,9 @@ final class FencedTxn {
       ByteSequence k = EtcdClients.bytes(w.key());
       guards.add(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(w.expectedModRevision())));
       orElse.add(Op.get(k, GetOption.DEFAULT));
+      if (w.guardOnly()) {
+        continue;
+      }
       then.add(w.value() == null
           ? Op.delete(k, DeleteOption.DEFAULT)
           : Op.put(k, ByteSequence.from(w.value()), PutOption.DEFAULT));

@@ -15,6 +15,14 @@ import java.util.function.UnaryOperator;
  * number of times, then raises {@link io.pointsman.api.errors.RecordChangedException}.
  */
 public interface TopologyStore {
+  /**
+   * The lock set of writes no lock guards: bootstrapping topology, as the tools that create
+   * keyspaces and cells do, and tests. Recognized by identity, so an empty LockSet that arrived any
+   * other way (an action's activity input) is refused with INVALID_ARGUMENT, as the MySQL fence
+   * refuses one, instead of writing unfenced.
+   */
+  LockSet UNLOCKED = new LockSet(List.of());
+
   TopoKeys keys();
 
   /** The record with its revisions, or empty when the key does not exist. */

@@ -10,6 +10,7 @@ import io.pointsman.api.lock.LockToken;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.topo.TopoPaths;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,6 +45,23 @@ class LockDetachTest {
 
   private static LockOptions.Builder options() {
     return LockOptions.builder().action("SwitchWrites").ttl(TTL).acquireTimeout(PATIENT);
+  }
+
+  /**
+   * A check asks, it does not renew (docs/locks.md §6): steps check before every MySQL change, and
+   * a check that renewed would keep a lock alive past its max hold, or after its holder stopped.
+   */
+  @Test
+  void checkingALockNobodyRenewsLetsItExpireWithinItsTtl() throws Exception {
+    HeldLock lock = locks.lockKeyspace("customer", options().build());
+    LockToken token = lock.token();
+    lock.detach();
+    long start = System.nanoTime();
+
+    await().pollInterval(Duration.ofMillis(300)).atMost(TTL.multipliedBy(4))
+        .until(() -> !locks.checkAll(List.of(token)).get(0).held() && !locks.check(token).held());
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TTL.plusSeconds(2));
+    assertThat(locks.check(token).message()).contains("lease");
   }
 
   @Test

@@ -69,6 +69,28 @@ class MySqlFenceTest {
     assertThat(db.fence.highestToken(db.endpoint, db.lockDir)).hasValue(20);
   }
 
+  /**
+   * etcd restored from a backup without --bump-revision hands out tokens below what the primaries
+   * have seen: every new holder would look stale forever. The fence says what happened instead.
+   */
+  @Test
+  void aFenceAheadOfEtcdItselfIsReportedAsARestoredEtcdNotALostLock() throws Exception {
+    mark(db.lock(5_000), 1);
+    MySqlFence afterRestore = new MySqlFence(db.pools, db.schema, () -> 700L);
+
+    assertThatThrownBy(() -> afterRestore.check(db.endpoint, db.lock(650), "raising the barrier"))
+        .isInstanceOfSatisfying(PointsmanException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION))
+        .hasMessageContaining("fencing token 650 is below the highest token 5000")
+        .hasMessageContaining(db.lockDir).hasMessageContaining("etcd's revision is 700")
+        .hasMessageContaining("--bump-revision").hasMessageContaining("nothing was changed");
+    // A newer holder in an etcd that did not go back is still a lost lock.
+    MySqlFence sane = new MySqlFence(db.pools, db.schema, () -> 9_000L);
+    assertThatThrownBy(() -> sane.check(db.endpoint, db.lock(650), "raising the barrier"))
+        .isInstanceOf(LockLostException.class);
+    assertThat(count()).isEqualTo(1);
+  }
+
   @Test
   void theSameOrAHigherTokenPassesAndRaisesTheFence() throws Exception {
     mark(db.lock(10), 1);

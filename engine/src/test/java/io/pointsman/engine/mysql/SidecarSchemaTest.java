@@ -49,7 +49,7 @@ class SidecarSchemaTest {
         "reason_throttled", "workflow_sub_type", "defer_secondary_keys", "options");
     assertThat(columns("resharding_journal")).containsExactly("id", "db_name", "val");
     assertThat(columns("copy_state")).containsExactly("id", "vrepl_id", "table_name", "lastpk");
-    assertThat(columns("lock_fence")).containsExactly("resource", "token", "updated_at");
+    assertThat(columns("lock_fence")).containsExactly("resource", "token", "epoch", "updated_at");
   }
 
   @Test

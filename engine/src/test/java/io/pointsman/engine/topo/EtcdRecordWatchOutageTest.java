@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.Client;
-import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.testing.EtcdProcess;
 import io.pointsman.engine.testing.LogWatch;
@@ -72,7 +71,7 @@ class EtcdRecordWatchOutageTest {
         RecordKey<Shard> key = store.keys().shard("customer", "-" + (i + 1) + "0");
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
             .until(() -> store.update(key, s -> s.withDeniedTables(TabletType.PRIMARY, List.of("t"), false),
-                LockSet.of()) != null);
+                TopologyStore.UNLOCKED) != null);
       }
       await().atMost(Duration.ofSeconds(30)).until(() -> seen.stream().allMatch(s -> s.size() >= 2));
       log.info("every watch delivered its change {} ms after etcd was back", (System.nanoTime() - back) / 1_000_000);

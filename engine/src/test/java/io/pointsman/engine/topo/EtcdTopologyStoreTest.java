@@ -52,7 +52,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 @Timeout(120)
 class EtcdTopologyStoreTest {
-  private static final LockSet NO_LOCKS = LockSet.of();
+  private static final LockSet NO_LOCKS = TopologyStore.UNLOCKED;
 
   private Client etcd;
   private TopoPaths paths;
@@ -68,6 +68,21 @@ class EtcdTopologyStoreTest {
   @AfterEach
   void tearDown() {
     etcd.close();
+  }
+
+  /** An action's write arrives with its LockSet as an activity input; an empty one must not pass as 'unlocked'. */
+  @Test
+  void aWriteWithAnEmptyLockSetIsRefusedAndChangesNothing() {
+    RecordKey<Shard> key = shardKey("customer", "0");
+    LockSet empty = new LockSet(List.of());
+
+    assertThatThrownBy(() -> store.upsert(key, current -> shard("0"), empty))
+        .isInstanceOfSatisfying(PointsmanException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT))
+        .hasMessageContaining("none were given");
+    assertThatThrownBy(() -> store.commit(List.of(RecordWrite.create(key, shard("0"))), empty))
+        .isInstanceOf(PointsmanException.class);
+    assertThat(store.get(key)).isEmpty();
   }
 
   private RecordKey<Shard> shardKey(String ks, String shard) {

@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class MoveTablesCreator {
   private static final Logger log = LoggerFactory.getLogger(MoveTablesCreator.class);
-  private static final LockSet NO_LOCKS = LockSet.of();
+  private static final LockSet NO_LOCKS = TopologyStore.UNLOCKED;
   private static final List<String> RULE_SUFFIXES = List.of("", TabletType.REPLICA.ruleSuffix(),
       TabletType.RDONLY.ruleSuffix());
   private static final VSchema EMPTY_VSCHEMA = new VSchema(false, Map.of(), Map.of());

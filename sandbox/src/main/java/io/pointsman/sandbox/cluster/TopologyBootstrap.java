@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  */
 final class TopologyBootstrap {
   private static final Logger log = LoggerFactory.getLogger(TopologyBootstrap.class);
-  private static final LockSet NO_LOCKS = LockSet.of();
+  private static final LockSet NO_LOCKS = TopologyStore.UNLOCKED;
 
   private final TopologyStore store;
   private final String cell;

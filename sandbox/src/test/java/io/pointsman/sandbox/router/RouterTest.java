@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.api.errors.ErrorCode;
-import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.WriteBarrier;
 import io.pointsman.engine.topo.model.KeyRange;
@@ -139,7 +139,7 @@ class RouterTest {
 
     // Only the global record changes; SrvVSchema is not rebuilt, so vtgate would not move either.
     topo.store().upsert(topo.store().keys().routingRules(),
-        c -> RoutingRules.fromMap(TopologyFixture.allFormsTo("customer", "ks2", "ks1", "ks2")), LockSet.of());
+        c -> RoutingRules.fromMap(TopologyFixture.allFormsTo("customer", "ks2", "ks1", "ks2")), TopologyStore.UNLOCKED);
     await().atMost(Duration.ofSeconds(10)).until(() -> router.topologyVersion() > before);
 
     assertThat(router.execute(insert(3)).target().keyspace()).isEqualTo("ks1");

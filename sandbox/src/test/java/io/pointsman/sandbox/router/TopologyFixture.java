@@ -2,8 +2,8 @@ package io.pointsman.sandbox.router;
 
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.DeleteOption;
-import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.TabletType;
+import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.etcd.EtcdClients;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.testing.TestServices;
@@ -139,7 +139,7 @@ public final class TopologyFixture implements AutoCloseable {
     List<String> serving = List.of(shards);
     for (String shard : shardDbs.get(keyspace).keySet()) {
       store.update(store.keys().shard(keyspace, shard), s -> s.withPrimaryServing(serving.contains(shard)),
-          LockSet.of());
+          TopologyStore.UNLOCKED);
     }
     served.put(keyspace, serving);
     writeSrvKeyspace(keyspace);
@@ -156,7 +156,7 @@ public final class TopologyFixture implements AutoCloseable {
   /** Sets the global RoutingRules and rebuilds SrvVSchema with them, as Vitess's switcher does. */
   public void setRoutingRules(Map<String, List<String>> byFromTable) {
     rules = RoutingRules.fromMap(byFromTable);
-    store.upsert(store.keys().routingRules(), current -> rules, LockSet.of());
+    store.upsert(store.keys().routingRules(), current -> rules, TopologyStore.UNLOCKED);
     writeSrvVSchema();
   }
 
@@ -177,12 +177,12 @@ public final class TopologyFixture implements AutoCloseable {
 
   public void denyTables(String keyspace, String shard, String... tables) {
     store.update(store.keys().shard(keyspace, shard),
-        s -> s.withDeniedTables(TabletType.PRIMARY, List.of(tables), false), LockSet.of());
+        s -> s.withDeniedTables(TabletType.PRIMARY, List.of(tables), false), TopologyStore.UNLOCKED);
   }
 
   public void allowTables(String keyspace, String shard, String... tables) {
     store.update(store.keys().shard(keyspace, shard),
-        s -> s.withDeniedTables(TabletType.PRIMARY, List.of(tables), true), LockSet.of());
+        s -> s.withDeniedTables(TabletType.PRIMARY, List.of(tables), true), TopologyStore.UNLOCKED);
   }
 
   /** Marks the shard's query service disabled (or not) in the keyspace's PRIMARY partition. */
@@ -202,11 +202,11 @@ public final class TopologyFixture implements AutoCloseable {
     List<KeyspacePartition> partitions = SERVED.stream()
         .map(t -> new KeyspacePartition(t, refs, t == TabletType.PRIMARY ? disabled.get(ks) : List.of()))
         .toList();
-    store.upsert(store.keys().srvKeyspace(CELL, ks), c -> new SrvKeyspace(partitions), LockSet.of());
+    store.upsert(store.keys().srvKeyspace(CELL, ks), c -> new SrvKeyspace(partitions), TopologyStore.UNLOCKED);
   }
 
   private void writeSrvVSchema() {
-    store.upsert(store.keys().srvVSchema(CELL), c -> new SrvVSchema(vschemas, rules, null), LockSet.of());
+    store.upsert(store.keys().srvVSchema(CELL), c -> new SrvVSchema(vschemas, rules, null), TopologyStore.UNLOCKED);
   }
 
   public Connection admin() throws SQLException {

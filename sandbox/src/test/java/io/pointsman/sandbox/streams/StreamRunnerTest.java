@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.api.gtid.Position;
-import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
@@ -482,14 +482,14 @@ class StreamRunnerTest {
       closedPort = s.getLocalPort();
     }
     int realPort = bed.topo.getRequired(bed.topo.keys().tablet(sourceTablet)).value().mysqlPort();
-    bed.topo.update(bed.topo.keys().tablet(sourceTablet), t -> withPort(t, closedPort), LockSet.of());
+    bed.topo.update(bed.topo.keys().tablet(sourceTablet), t -> withPort(t, closedPort), TopologyStore.UNLOCKED);
     mt.createStreams();
     StreamRunner runner = bed.startRunner();
 
     eventually().until(() -> runner.activeStreams() == 2);
     await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
         .until(() -> state(mt.lowStream).equals("Init") && state(mt.highStream).equals("Init"));
-    bed.topo.update(bed.topo.keys().tablet(sourceTablet), t -> withPort(t, realPort), LockSet.of());
+    bed.topo.update(bed.topo.keys().tablet(sourceTablet), t -> withPort(t, realPort), TopologyStore.UNLOCKED);
     mt.awaitRunning();
     assertThat(mt.split()).isTrue();
   }

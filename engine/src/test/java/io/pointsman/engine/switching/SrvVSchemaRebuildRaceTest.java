@@ -1,0 +1,113 @@
+package io.pointsman.engine.switching;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcd.jetcd.Client;
+import io.pointsman.api.errors.RecordChangedException;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.testing.TestEtcd;
+import io.pointsman.engine.topo.EtcdTopologyStore;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.model.CellInfo;
+import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.ShardRoutingRule;
+import io.pointsman.engine.topo.model.ShardRoutingRules;
+import io.pointsman.engine.topo.model.SrvVSchema;
+import io.pointsman.engine.topo.model.VSchema;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Two switches on disjoint keyspaces rebuild the same SrvVSchema. Switch A reads the global records
+ * and builds; switch B then changes the routing rules and rebuilds every cell; A then reads the
+ * cells (now B's version) and writes its build. If A's commit guarded only the cell records it read,
+ * it would pass and put the old rules back in every cell while B reports success. The interleaving
+ * is made deterministic by running A's read and write as the two halves the builder offers.
+ */
+@Timeout(60)
+class SrvVSchemaRebuildRaceTest {
+  private static final LockSet NO_LOCKS = TopologyStore.UNLOCKED;
+  private static final List<String> CELLS = List.of("zone1", "zone2");
+
+  private Client etcd;
+  private TopologyStore store;
+
+  @BeforeEach
+  void setUp() {
+    etcd = TestEtcd.client();
+    store = new EtcdTopologyStore(etcd, TestEtcd.freshPaths());
+    for (String cell : CELLS) {
+      store.create(store.keys().cellInfo(cell), new CellInfo("127.0.0.1:2379", "/vitess/" + cell));
+    }
+    for (String ks : List.of("commerce", "customer", "product", "inventory")) {
+      store.create(store.keys().keyspace(ks), Keyspace.normal());
+      store.create(store.keys().vschema(ks), new VSchema(false, Map.of(), Map.of()));
+    }
+    new SrvVSchemaBuilder(store).rebuild(List.of(), NO_LOCKS);
+  }
+
+  @AfterEach
+  void tearDown() {
+    etcd.close();
+  }
+
+  @Test
+  void aBuildFromRulesChangedSinceItWasReadIsRefusedAndTheOtherSwitchsRulesStay() {
+    SrvVSchemaBuilder switchA = new SrvVSchemaBuilder(store);
+    SrvVSchemaBuilder switchB = new SrvVSchemaBuilder(store);
+    SrvVSchemaBuilder.Build staleBuild = switchA.read();
+
+    RoutingRules bRules = RoutingRules.fromMap(Map.of("product", List.of("inventory.product")));
+    store.upsert(store.keys().routingRules(), current -> bRules, NO_LOCKS);
+    switchB.rebuild(List.of(), NO_LOCKS);
+    assertThat(routingRulesIn("zone1")).isEqualTo(bRules);
+
+    assertThatThrownBy(() -> switchA.write(staleBuild, List.of(), NO_LOCKS))
+        .isInstanceOf(RecordChangedException.class)
+        .hasMessageContaining(store.keys().routingRules().key());
+    for (String cell : CELLS) {
+      assertThat(routingRulesIn(cell)).as("routing rules served in %s", cell).isEqualTo(bRules);
+    }
+  }
+
+  @Test
+  void aChangedVSchemaOrShardRoutingRuleRefusesTheBuildToo() {
+    SrvVSchemaBuilder builder = new SrvVSchemaBuilder(store);
+    // each build below has something to write: routing rules no cell serves yet
+    store.upsert(store.keys().routingRules(),
+        current -> RoutingRules.fromMap(Map.of("customer", List.of("customer.customer"))), NO_LOCKS);
+    SrvVSchemaBuilder.Build beforeVSchema = builder.read();
+    store.upsert(store.keys().vschema("inventory"), current -> new VSchema(true, Map.of(), Map.of()), NO_LOCKS);
+    assertThatThrownBy(() -> builder.write(beforeVSchema, List.of(), NO_LOCKS))
+        .isInstanceOf(RecordChangedException.class)
+        .hasMessageContaining(store.keys().vschema("inventory").key());
+    assertThat(servedVSchema("zone1", "inventory").sharded()).as("the stale build was not served").isFalse();
+
+    SrvVSchemaBuilder.Build beforeShardRules = builder.read();
+    store.upsert(store.keys().shardRoutingRules(),
+        current -> new ShardRoutingRules(List.of(new ShardRoutingRule("customer", "commerce", "-80"))), NO_LOCKS);
+    assertThatThrownBy(() -> builder.write(beforeShardRules, List.of(), NO_LOCKS))
+        .isInstanceOf(RecordChangedException.class)
+        .hasMessageContaining(store.keys().shardRoutingRules().key());
+    assertThat(routingRulesIn("zone1")).as("the stale build was not served").isEqualTo(RoutingRules.EMPTY);
+
+    builder.rebuild(List.of(), NO_LOCKS);
+    assertThat(servedVSchema("zone2", "inventory").sharded()).isTrue();
+    assertThat(store.getRequired(store.keys().srvVSchema("zone2")).value().shardRoutingRules().rules()).hasSize(1);
+  }
+
+  private VSchema servedVSchema(String cell, String keyspace) {
+    return store.getRequired(store.keys().srvVSchema(cell)).value().keyspaces().get(keyspace);
+  }
+
+  private RoutingRules routingRulesIn(String cell) {
+    SrvVSchema srv = store.getRequired(store.keys().srvVSchema(cell)).value();
+    return srv.routingRules();
+  }
+}

@@ -1,5 +1,6 @@
 package io.pointsman.workflows;
 
+import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.MigrationInfo;
@@ -29,6 +30,11 @@ final class WriteSwitch {
    * until it finishes or its locks are lost for good.
    */
   static final String KEEP_FINISHING = "keep-finishing-past-the-journal";
+  /**
+   * Version marker: the write window also holds the Vitess shard lock of every source and target
+   * shard, so no reparent runs between the positions, the barrier and the journal.
+   */
+  static final String SHARD_LOCKS = "shard-locks-in-the-write-window";
   private static final Duration FIRST_RETRY = Duration.ofSeconds(2);
   private static final Duration LONGEST_RETRY = Duration.ofMinutes(1);
 
@@ -86,6 +92,12 @@ final class WriteSwitch {
     if (w.frozen()) {
       log.info("workflow {} is frozen: writes were already switched", w.qualifiedName());
       return;
+    }
+    if (Workflow.getVersion(SHARD_LOCKS, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      progress.phase("locking shards");
+      List<String> shards = shardsOf(w);
+      keeper.lockShards(shards);
+      progress.phase("switching writes");
     }
     // A local chain is recorded only when its workflow task completes; a worker that dies before
     // leaves it unrecorded, and the next one runs it again from checkJournals against what the
@@ -145,6 +157,13 @@ final class WriteSwitch {
     pastPointOfNoReturn = true;
     compensations.clear();
     finishForward(w, critical);
+  }
+
+  private static List<String> shardsOf(MigrationInfo w) {
+    List<String> shards = new java.util.ArrayList<>();
+    w.sourceShards().forEach(s -> shards.add(LockRequest.shard(w.sourceKeyspace(), s)));
+    w.targetShards().forEach(s -> shards.add(LockRequest.shard(w.targetKeyspace(), s)));
+    return shards;
   }
 
   private List<SavedStream> readReverseStreams(MigrationInfo w, SwitchActivities via) {

@@ -232,6 +232,17 @@ final class SwitchHarness implements AutoCloseable {
     return invocations().filter(i -> label(i).equals(label)).map(i -> i.getArguments()[0]).toList();
   }
 
+  /** The arguments of each call of this label, in call order. */
+  Stream<List<Object>> invocations(String label) {
+    return invocations().filter(i -> label(i).equals(label)).map(i -> List.of(i.getArguments()));
+  }
+
+  /** The last argument of the first call of this label (the LockSet of a mutating step). */
+  Object lastArgument(String label) {
+    List<Object> args = invocations(label).findFirst().orElseThrow(() -> new AssertionError("no call of " + label));
+    return args.get(args.size() - 1);
+  }
+
   /** The fencing token each call that took locks was given, in call order. */
   List<Long> tokensOf(String label) {
     return invocations().filter(i -> label(i).equals(label))
@@ -298,6 +309,10 @@ final class SwitchHarness implements AutoCloseable {
 
   private LockSet acquire(LockRequest request) {
     int revision = revisions.incrementAndGet();
+    if (request.namedLock() == null) { // the write window's shard locks: one token per shard, one revision
+      return new LockSet(request.shards().stream().map(shard -> new LockToken("/locks/" + shard + "/" + revision,
+          "shard " + shard, revision, revision, request.ttl(), Instant.now(), request.maxHold())).toList());
+    }
     return LockSet.of(new LockToken("/locks/" + request.namedLock() + "/" + revision, "workflow " + request.namedLock(),
         revision, revision, request.ttl(), Instant.now(), request.maxHold()));
   }
@@ -305,7 +320,8 @@ final class SwitchHarness implements AutoCloseable {
   /** Heartbeats until released (returns), cancelled (the heartbeat throws) or told to lose the lock. */
   private void hold(LockSet locks) throws InterruptedException {
     ActivityExecutionContext context = Activity.getExecutionContext();
-    while (!released.contains(locks)) {
+    // the write window's shard locks are released together with the action's other locks
+    while (released.stream().noneMatch(r -> r.locks().containsAll(locks.locks()))) {
       if (loseNext.compareAndSet(true, false)) {
         lost.countDown();
         throw ApplicationFailure.newNonRetryableFailure("lease of " + locks.locks().get(0).key() + " lost",

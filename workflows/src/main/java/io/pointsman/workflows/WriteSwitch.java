@@ -1,5 +1,6 @@
 package io.pointsman.workflows;
 
+import io.pointsman.api.activities.FailoverToolActivities;
 import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.errors.ErrorCode;
@@ -35,6 +36,11 @@ final class WriteSwitch {
    * shard, so no reparent runs between the positions, the barrier and the journal.
    */
   static final String SHARD_LOCKS = "shard-locks-in-the-write-window";
+  /**
+   * Version marker: with the shard locks held, every VTOrc the worker knows is asked about the
+   * window's shards, and a problem it sees there refuses the window before anything is stopped.
+   */
+  static final String ASK_FAILOVER_TOOLS = "ask-failover-tools-before-the-write-window";
   private static final Duration FIRST_RETRY = Duration.ofSeconds(2);
   private static final Duration LONGEST_RETRY = Duration.ofMinutes(1);
 
@@ -47,6 +53,8 @@ final class WriteSwitch {
   /** Read-only steps that must not race the locks: reading the journal back after a failure. */
   private final Steps unlocked;
   private final SwitchActivities quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  private final FailoverToolActivities failoverTools =
+      Workflow.newActivityStub(FailoverToolActivities.class, StepOptions.step());
   /** Where the happy path's steps from checkJournals on run: local activities, or (older runs) activities. */
   private final SwitchActivities critical;
   /** The steps bounded by the request's timeout (the drain, the catch-up), with a minute to spare. */
@@ -97,6 +105,17 @@ final class WriteSwitch {
       progress.phase("locking shards");
       List<String> shards = shardsOf(w);
       keeper.lockShards(shards);
+      if (Workflow.getVersion(ASK_FAILOVER_TOOLS, Workflow.DEFAULT_VERSION, 1) >= 1) {
+        // Under the shard locks VTOrc can start no recovery of its own, so what it sees now holds
+        // for the window; a problem it sees is one it is about to repair, or cannot.
+        String refusal = steps.run("checkFailoverTools", "VTOrc on " + String.join(",", shards),
+            () -> failoverTools.checkFailoverTools(shards));
+        if (refusal != null && !refusal.isEmpty()) {
+          throw ApplicationFailure.newNonRetryableFailure("cannot switch writes for workflow " + w.qualifiedName()
+              + " now: " + refusal + ". Nothing was stopped; run the switch again once the failover tool is done.",
+              ErrorCode.FAILED_PRECONDITION.name());
+        }
+      }
       progress.phase("switching writes");
     }
     // A local chain is recorded only when its workflow task completes; a worker that dies before

@@ -6,6 +6,7 @@ import static org.mockito.Mockito.withSettings;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.api.activities.CleanupActivities;
+import io.pointsman.api.activities.FailoverToolActivities;
 import io.pointsman.api.activities.LockActivities;
 import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.activities.SwitchActivities;
@@ -85,6 +86,7 @@ final class SwitchHarness implements AutoCloseable {
   final TestWorkflowEnvironment env;
   final SwitchActivities switching;
   final LockActivities locking;
+  final FailoverToolActivities failoverTools;
   final CleanupActivities cleanup;
   private final Map<String, Answer<Object>> overrides = new ConcurrentHashMap<>();
   private final AtomicInteger revisions = new AtomicInteger();
@@ -103,9 +105,10 @@ final class SwitchHarness implements AutoCloseable {
     switching = mock(SwitchActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
     locking = mock(LockActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
     cleanup = mock(CleanupActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
+    failoverTools = mock(FailoverToolActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
     Worker worker = env.newWorker(TASK_QUEUE);
     WorkflowRegistration.registerWorkflows(worker);
-    worker.registerActivitiesImplementations(switching, locking, cleanup);
+    worker.registerActivitiesImplementations(switching, locking, cleanup, failoverTools);
     env.start();
   }
 
@@ -251,7 +254,7 @@ final class SwitchHarness implements AutoCloseable {
 
   private Stream<Invocation> invocations() {
     List<Invocation> all = new ArrayList<>();
-    for (Object m : List.of(switching, locking, cleanup)) {
+    for (Object m : List.of(switching, locking, cleanup, failoverTools)) {
       all.addAll(mockingDetails(m).getInvocations());
     }
     return all.stream().sorted((a, b) -> Integer.compare(a.getSequenceNumber(), b.getSequenceNumber()));
@@ -283,6 +286,7 @@ final class SwitchHarness implements AutoCloseable {
       case "getWorkflowState":
         return NOTHING_SWITCHED;
       case "canSwitch":
+      case "checkFailoverTools":
         return "";
       case "checkJournals":
         return false;

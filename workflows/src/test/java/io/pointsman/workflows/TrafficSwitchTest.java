@@ -65,7 +65,7 @@ class TrafficSwitchTest {
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "acquireLocks", "holdLocks",
         "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "switchReads REPLICA FORWARD",
-        "switchReads RDONLY FORWARD", "acquireLocks", "holdLocks", "readReverseStreams", "checkJournals",
+        "switchReads RDONLY FORWARD", "acquireLocks", "holdLocks", "checkFailoverTools", "readReverseStreams", "checkJournals",
         "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
         "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication",
@@ -95,6 +95,24 @@ class TrafficSwitchTest {
     assertThat(h.calls()).containsSubsequence("freezeTargetVReplication", "releaseLocks");
     assertThat(h.calls().stream().filter("releaseLocks"::equals)).hasSize(1);
     assertThat(((LockSet) h.invocations("releaseLocks").toList().get(0).get(0)).locks()).hasSize(4);
+  }
+
+  @Test
+  void aProblemAFailoverToolSeesRefusesTheWriteWindowBeforeAnythingIsStopped() {
+    String problem = "VTOrc 127.0.0.1:16000 reports DeadPrimary on commerce/0 (tablet zone1-0000000100)";
+    h.override("checkFailoverTools", inv -> problem);
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    ApplicationFailure failure = failure(result);
+    assertThat(failure.getType()).isEqualTo("FAILED_PRECONDITION");
+    assertThat(failure).hasMessageContaining(problem).hasMessageContaining("Nothing was stopped");
+    assertThat(h.invocations("checkFailoverTools").toList()).singleElement()
+        .isEqualTo(List.of(List.of("commerce/0", "customer/-80", "customer/80-")));
+    assertThat(h.calls()).doesNotContain("stopSourceWrites", "waitForCatchup", "createJournals")
+        .endsWith("releaseLocks");
+    // the reads this run switched before the window are switched back
+    assertThat(undoCalls()).containsExactly(RDONLY_BACK, REPLICA_BACK);
   }
 
   static Stream<Arguments> failingSteps() {

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.etcd.jetcd.Client;
 import io.pointsman.activities.CleanupActivitiesImpl;
 import io.pointsman.activities.FailoverToolActivitiesImpl;
+import io.pointsman.activities.JournalActivitiesImpl;
 import io.pointsman.activities.LockActivitiesImpl;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.api.activities.CleanupActivities;
@@ -134,7 +135,8 @@ final class SwitchWorld implements AutoCloseable {
     WorkflowRegistration.registerWorkflows(w);
     w.registerActivitiesImplementations(switchActivities, cleanupActivities,
         new LockActivitiesImpl(services.locks()),
-        new FailoverToolActivitiesImpl(new FailoverToolCheck(() -> vtorcAddresses, Duration.ofSeconds(5))));
+        new FailoverToolActivitiesImpl(new FailoverToolCheck(() -> vtorcAddresses, Duration.ofSeconds(5))),
+        new JournalActivitiesImpl(services));
   }
 
   /** On the real server: a new worker (factory) polling the task queue, as a restarted worker process would. */

@@ -12,6 +12,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.pointsman.activities.CleanupActivitiesImpl;
 import io.pointsman.activities.FailoverToolActivitiesImpl;
+import io.pointsman.activities.JournalActivitiesImpl;
 import io.pointsman.activities.LockActivitiesImpl;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.activities.ValidateActivitiesImpl;
@@ -121,6 +122,7 @@ public final class PointsmanWorker implements AutoCloseable {
       worker.registerActivitiesImplementations(new SwitchActivitiesImpl(services), new CleanupActivitiesImpl(services),
           new LockActivitiesImpl(metrics.meter(services.locks())),
           new FailoverToolActivitiesImpl(FailoverToolCheck.of(config.vtorcAddresses())),
+          new JournalActivitiesImpl(services),
           new ValidateActivitiesImpl(etcd, config.topoPaths(), services));
 
       MetricsServer metricsServer = config.metricsPort() > 0 ? MetricsServer.start(config.metricsPort(), registry) : null;

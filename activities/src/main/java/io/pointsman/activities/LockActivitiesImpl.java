@@ -102,11 +102,19 @@ public final class LockActivitiesImpl implements LockActivities {
     List<HeldLock> taken = new ArrayList<>();
     List<LockToken> tokens = new ArrayList<>();
     try {
-      taken.add(locks.lockNamed(request.namedLock(), options(request, holder, waits, deadline, "named lock "
-          + request.namedLock())));
-      tokens.add(taken.get(0).token().withAcquiredAt(clock.now()));
+      if (request.namedLock() != null) {
+        taken.add(locks.lockNamed(request.namedLock(), options(request, holder, waits, deadline, "named lock "
+            + request.namedLock())));
+        tokens.add(taken.get(0).token().withAcquiredAt(clock.now()));
+      }
       for (String keyspace : request.keyspaces()) {
         taken.add(locks.lockKeyspace(keyspace, options(request, holder, waits, deadline, "keyspace " + keyspace)));
+        tokens.add(taken.get(taken.size() - 1).token().withAcquiredAt(clock.now()));
+      }
+      for (String shard : request.shards()) {
+        int slash = shard.indexOf('/');
+        taken.add(locks.lockShard(shard.substring(0, slash), shard.substring(slash + 1),
+            options(request, holder, waits, deadline, "shard " + shard)));
         tokens.add(taken.get(taken.size() - 1).token().withAcquiredAt(clock.now()));
       }
     } catch (RuntimeException | Error e) {
@@ -129,8 +137,17 @@ public final class LockActivitiesImpl implements LockActivities {
     if (request == null) {
       throw PointsmanException.invalidArgument("lock request is missing");
     }
-    if (request.namedLock() == null || request.namedLock().isBlank()) {
+    boolean shardsOnly = request.namedLock() == null && request.keyspaces().isEmpty() && !request.shards().isEmpty();
+    if (!shardsOnly && (request.namedLock() == null || request.namedLock().isBlank())) {
+      // Only the shard locks of a write window may come without it: the action holds it already.
       throw PointsmanException.invalidArgument("lock request has no named lock");
+    }
+    for (String shard : request.shards()) {
+      int slash = shard.indexOf('/');
+      if (slash <= 0 || slash == shard.length() - 1) {
+        throw PointsmanException.invalidArgument("lock request names shard '" + shard
+            + "': expected <keyspace>/<shard>");
+      }
     }
     if (request.ttl() == null || request.maxHold() == null) {
       throw PointsmanException.invalidArgument("lock request needs a ttl and a maxHold, got " + request);

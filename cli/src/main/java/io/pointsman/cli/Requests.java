@@ -35,6 +35,7 @@ final class Requests {
       Map.entry("keepData", "--keep-data"),
       Map.entry("keepRoutingRules", "--keep-routing-rules"),
       Map.entry("renameTables", "--rename-tables"),
+      Map.entry("journalGrace", "--journal-grace"),
       Map.entry("lockTtl", "--lock-ttl"),
       Map.entry("maxLockHold", "--max-lock-hold"));
 
@@ -52,12 +53,13 @@ final class Requests {
   }
 
   static CompleteRequest complete(CommandSpec spec, MigrationGroup group, boolean keepData, boolean keepRoutingRules,
-      boolean renameTables, boolean dryRun, LockFlags l) {
+      boolean renameTables, boolean dryRun, LockFlags l, JournalGraceFlag grace) {
     ObjectNode n = common(group, l);
     n.put("keepData", keepData);
     n.put("keepRoutingRules", keepRoutingRules);
     n.put("renameTables", renameTables);
     n.put("dryRun", dryRun);
+    n.put("journalGrace", grace.journalGrace);
     return decode(spec, n, CompleteRequest::fromJson);
   }
 

@@ -117,6 +117,19 @@ class PointsmanCliTest {
   }
 
   @Test
+  void completeTakesJournalGraceDefaultingToZeroAndRefusesABadOne() {
+    CompleteRequest r = (CompleteRequest) CliRun.parse(MoveTablesCompleteCommand.class,
+        args("Complete", "--journal-grace", "10m")).request();
+    assertThat(r.journalGrace()).isEqualTo(java.time.Duration.ofMinutes(10));
+    assertThat(((CompleteRequest) CliRun.parse(MoveTablesCompleteCommand.class, args("Complete")).request())
+        .journalGrace()).isZero();
+    CliRun reshard = CliRun.of("Reshard", "-w", "cust2cust", "--target-keyspace", "customer", "Complete",
+        "--journal-grace", "soon");
+    assertThat(reshard.exitCode()).isEqualTo(2);
+    assertThat(reshard.err()).contains("invalid value for --journal-grace: 'soon' is not a duration");
+  }
+
+  @Test
   void moveTablesCancelTakesKeepDataAndKeepRoutingRules() {
     MoveTablesCancelCommand c = CliRun.parse(MoveTablesCancelCommand.class, args("Cancel", "--keep-data",
         "--keep-routing-rules"));

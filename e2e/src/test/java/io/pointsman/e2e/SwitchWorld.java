@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.Client;
 import io.pointsman.activities.CleanupActivitiesImpl;
+import io.pointsman.activities.FailoverToolActivitiesImpl;
+import io.pointsman.activities.JournalActivitiesImpl;
 import io.pointsman.activities.LockActivitiesImpl;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.api.activities.CleanupActivities;
@@ -22,6 +24,7 @@ import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.testing.TestServices;
 import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.engine.vtorc.FailoverToolCheck;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.validate.EndedExecutions;
 import io.pointsman.engine.validate.TopologyValidator;
@@ -85,6 +88,8 @@ final class SwitchWorld implements AutoCloseable {
   final TopologyValidator validator;
   private final List<AutoCloseable> extras = new ArrayList<>();
   private Router router;
+  /** What the worker's VTORC_ADDRESSES would be: none, until a test points the world at a VTOrc. */
+  volatile List<String> vtorcAddresses = List.of();
 
   private SwitchWorld(Sandbox sandbox, UnaryOperator<SwitchActivities> switchWrapper,
       UnaryOperator<CleanupActivities> cleanupWrapper, TemporalDevServer real) {
@@ -129,7 +134,9 @@ final class SwitchWorld implements AutoCloseable {
   private void register(Worker w) {
     WorkflowRegistration.registerWorkflows(w);
     w.registerActivitiesImplementations(switchActivities, cleanupActivities,
-        new LockActivitiesImpl(services.locks()));
+        new LockActivitiesImpl(services.locks()),
+        new FailoverToolActivitiesImpl(new FailoverToolCheck(() -> vtorcAddresses, Duration.ofSeconds(5))),
+        new JournalActivitiesImpl(services));
   }
 
   /** On the real server: a new worker (factory) polling the task queue, as a restarted worker process would. */

@@ -11,12 +11,15 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.pointsman.activities.CleanupActivitiesImpl;
+import io.pointsman.activities.FailoverToolActivitiesImpl;
+import io.pointsman.activities.JournalActivitiesImpl;
 import io.pointsman.activities.LockActivitiesImpl;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.activities.ValidateActivitiesImpl;
 import io.pointsman.client.TemporalConnection;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.vtorc.FailoverToolCheck;
 import io.pointsman.workflows.WorkflowRegistration;
 import io.temporal.common.interceptors.WorkerInterceptor;
 import io.temporal.common.reporter.MicrometerClientStatsReporter;
@@ -118,6 +121,8 @@ public final class PointsmanWorker implements AutoCloseable {
       WorkflowRegistration.registerWorkflows(worker);
       worker.registerActivitiesImplementations(new SwitchActivitiesImpl(services), new CleanupActivitiesImpl(services),
           new LockActivitiesImpl(metrics.meter(services.locks())),
+          new FailoverToolActivitiesImpl(FailoverToolCheck.of(config.vtorcAddresses())),
+          new JournalActivitiesImpl(services),
           new ValidateActivitiesImpl(etcd, config.topoPaths(), services));
 
       MetricsServer metricsServer = config.metricsPort() > 0 ? MetricsServer.start(config.metricsPort(), registry) : null;

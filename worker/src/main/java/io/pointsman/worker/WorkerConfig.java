@@ -6,7 +6,9 @@ import io.pointsman.client.TemporalOptions;
 import io.pointsman.engine.etcd.EtcdOptions;
 import io.pointsman.engine.mysql.MySqlOptions;
 import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.engine.vtorc.FailoverToolCheck;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -22,6 +24,8 @@ import java.util.function.Supplier;
  * @param mysql the account and TLS for the shard primaries
  * @param metricsPort the port of the Prometheus endpoint {@code /metrics}; 0 turns it off
  * @param shutdownGrace how long a shutdown waits for running activities before interrupting them
+ * @param vtorcAddresses {@code host:port} of each VTOrc's HTTP port, asked before every write window
+ *     ({@code VTORC_ADDRESSES}, comma-separated); empty when none
  */
 public record WorkerConfig(
     TemporalOptions temporal,
@@ -29,7 +33,8 @@ public record WorkerConfig(
     TopoPaths topoPaths,
     MySqlOptions mysql,
     int metricsPort,
-    Duration shutdownGrace) {
+    Duration shutdownGrace,
+    List<String> vtorcAddresses) {
 
   public static final int DEFAULT_METRICS_PORT = 9464;
   public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
@@ -41,7 +46,8 @@ public record WorkerConfig(
       "ETCD_ENDPOINTS", "ETCD_USER", "ETCD_PASSWORD", "ETCD_PASSWORD_FILE", "ETCD_CA_FILE", "ETCD_CERT_FILE",
       "ETCD_KEY_FILE", "TOPO_GLOBAL_ROOT", "TOPO_CELL_ROOT_PREFIX", "MYSQL_USER", "MYSQL_PASSWORD",
       "MYSQL_PASSWORD_FILE", "MYSQL_TLS_MODE", "MYSQL_TLS_CA_FILE", "MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL",
-      "MYSQL_POOL_SIZE", "METRICS_PORT", "WORKER_SHUTDOWN_GRACE"};
+      "MYSQL_POOL_SIZE", "METRICS_PORT", "WORKER_SHUTDOWN_GRACE",
+      "VTORC_ADDRESSES"};
 
   public WorkerConfig {
     Objects.requireNonNull(temporal, "temporal");
@@ -49,9 +55,16 @@ public record WorkerConfig(
     Objects.requireNonNull(topoPaths, "topoPaths");
     Objects.requireNonNull(mysql, "mysql");
     Objects.requireNonNull(shutdownGrace, "shutdownGrace");
+    vtorcAddresses = vtorcAddresses == null ? List.of() : List.copyOf(vtorcAddresses);
     if (metricsPort < 0 || metricsPort > 65535) {
       throw new IllegalArgumentException("metrics port must be 0..65535, got " + metricsPort);
     }
+  }
+
+  /** A configuration that asks no VTOrc. */
+  public WorkerConfig(TemporalOptions temporal, EtcdOptions etcd, TopoPaths topoPaths, MySqlOptions mysql,
+      int metricsPort, Duration shutdownGrace) {
+    this(temporal, etcd, topoPaths, mysql, metricsPort, shutdownGrace, List.of());
   }
 
   /** The configuration from {@link System#getenv()}. */
@@ -68,16 +81,20 @@ public record WorkerConfig(
     Env env = new Env(vars);
     return new WorkerConfig(temporal(env), etcd(env), topoPaths(env), mysql(env),
         env.port("METRICS_PORT", DEFAULT_METRICS_PORT),
-        env.duration("WORKER_SHUTDOWN_GRACE", DEFAULT_SHUTDOWN_GRACE));
+        env.duration("WORKER_SHUTDOWN_GRACE", DEFAULT_SHUTDOWN_GRACE), vtorcAddresses(env));
+  }
+
+  private static List<String> vtorcAddresses(Env env) {
+    return build("VTORC_ADDRESSES", () -> FailoverToolCheck.parseAddresses(env.get("VTORC_ADDRESSES").orElse(null)));
   }
 
   /** The same configuration against another Temporal (dev mode points it at its own server). */
   public WorkerConfig withTemporal(TemporalOptions other) {
-    return new WorkerConfig(other, etcd, topoPaths, mysql, metricsPort, shutdownGrace);
+    return new WorkerConfig(other, etcd, topoPaths, mysql, metricsPort, shutdownGrace, vtorcAddresses);
   }
 
   public WorkerConfig withMetricsPort(int port) {
-    return new WorkerConfig(temporal, etcd, topoPaths, mysql, port, shutdownGrace);
+    return new WorkerConfig(temporal, etcd, topoPaths, mysql, port, shutdownGrace, vtorcAddresses);
   }
 
   private static TemporalOptions temporal(Env env) {

@@ -97,6 +97,7 @@ public final class WorkerMain {
         "  REQUIRED, VERIFY_CA, VERIFY_IDENTITY], MYSQL_TLS_CA_FILE, MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL [false],",
         "  MYSQL_POOL_SIZE [4]",
         "  METRICS_PORT [9464; 0 turns /metrics off]  WORKER_SHUTDOWN_GRACE [30s]",
+        "  VTORC_ADDRESSES [none; comma-separated host:port of VTOrc HTTP ports, asked before each write window]",
         "Dev mode also reads DEV_TEMPORAL_PORT [7233], DEV_DATA_DIR [a new temporary folder; temporal.db is kept",
         "there], POINTSMAN_TEMPORAL_BIN [~/.cache/pointsman/temporal-cli-v1.5.1/temporal; without it the SDK's",
         "in-memory test server], and defaults MYSQL_USER/MYSQL_PASSWORD to the sandbox's.");

@@ -44,6 +44,7 @@ class WorkerConfigTest {
     assertThat(c.mysql().poolSize()).isEqualTo(4);
     assertThat(c.metricsPort()).isEqualTo(9464);
     assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(c.vtorcAddresses()).isEmpty();
   }
 
   @Test
@@ -73,6 +74,7 @@ class WorkerConfigTest {
     env.put("MYSQL_POOL_SIZE", "8");
     env.put("METRICS_PORT", "0");
     env.put("WORKER_SHUTDOWN_GRACE", "1m30s");
+    env.put("VTORC_ADDRESSES", "vtorc-1:16000, vtorc-2:16000,");
 
     WorkerConfig c = WorkerConfig.fromEnv(env);
 
@@ -101,6 +103,7 @@ class WorkerConfigTest {
     assertThat(c.mysql().poolSize()).isEqualTo(8);
     assertThat(c.metricsPort()).isZero();
     assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(90));
+    assertThat(c.vtorcAddresses()).containsExactly("vtorc-1:16000", "vtorc-2:16000");
   }
 
   @ParameterizedTest
@@ -117,7 +120,9 @@ class WorkerConfigTest {
       "TEMPORAL_TLS_CERT|/nonexistent/cert.pem|TEMPORAL_TLS_CERT names /nonexistent/cert.pem",
       "ETCD_ENDPOINTS|etcd:2379|ETCD_*: etcd endpoint 'etcd:2379' must start with http:// or https://",
       "ETCD_USER|root|ETCD_*: etcd user and password must be given together",
-      "TOPO_GLOBAL_ROOT|vitess/global|TOPO_GLOBAL_ROOT/TOPO_CELL_ROOT_PREFIX: global root 'vitess/global'"})
+      "TOPO_GLOBAL_ROOT|vitess/global|TOPO_GLOBAL_ROOT/TOPO_CELL_ROOT_PREFIX: global root 'vitess/global'",
+      "VTORC_ADDRESSES|http://vtorc:16000|VTORC_ADDRESSES: 'http://vtorc:16000' is not host:port",
+      "VTORC_ADDRESSES|vtorc|VTORC_ADDRESSES: 'vtorc' is not host:port"})
   void aBadValueIsAnErrorNamingTheVariable(String name, String value, String message) {
     Map<String, String> env = new HashMap<>(Map.of("MYSQL_USER", "pointsman"));
     env.put(name, value);

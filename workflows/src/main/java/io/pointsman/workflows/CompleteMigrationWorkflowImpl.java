@@ -31,6 +31,7 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
               throw Cleanup.precondition("cannot complete workflow " + info.qualifiedName()
                   + " because you have not yet switched all read and write traffic (" + state.summary() + ")");
             }
+            JournalGrace.check(info, request.journalGrace());
           }
 
           @Override

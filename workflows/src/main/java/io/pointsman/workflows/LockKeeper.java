@@ -3,6 +3,7 @@ package io.pointsman.workflows;
 import io.pointsman.api.activities.LockActivities;
 import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
 import io.pointsman.api.model.StepStatus;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
@@ -10,12 +11,17 @@ import io.temporal.workflow.CompletablePromise;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Holds the locks of one action across its steps (docs/locks.md §9): acquires them, keeps the
  * heartbeating {@code holdLocks} activity running in a detached scope (so cancelling the workflow
  * does not stop renewal while compensation still needs the locks), exposes the moment a lock is
- * lost, re-acquires after a loss, and releases at the end.
+ * lost, re-acquires after a loss, and releases at the end. The write window adds the shard locks of
+ * its shards ({@link #lockShards}): held by a holdLocks of their own, lost like the others, part of
+ * {@link #locks()} (so every change is fenced with them too), taken again after a loss and released
+ * with the rest.
  */
 final class LockKeeper {
   /** How long a release waits for holdLocks to end after revoking (Versions.LOCAL_CRITICAL_SECTION). */
@@ -29,6 +35,11 @@ final class LockKeeper {
   private LockSet locks;
   private CancellationScope holdScope;
   private Promise<Void> holding;
+  /** The write window's shard locks: asked for once, taken again after a loss; null before. */
+  private LockRequest shardRequest;
+  private LockSet shardLocks;
+  private CancellationScope shardHoldScope;
+  private Promise<Void> shardHolding;
   private CompletablePromise<String> loss;
   private boolean stopping;
   /** Steps stamped so far: orders the steps of one workflow task, which share its time. */
@@ -65,12 +76,54 @@ final class LockKeeper {
     LockSet held = locks;
     holdScope = Workflow.newDetachedCancellationScope(() -> holding = Async.procedure(holder::holdLocks, held));
     holdScope.run();
-    holding.handle((ok, failure) -> {
+    reportLoss(holding, lost);
+    flushIfLocal();
+  }
+
+  private void reportLoss(Promise<Void> hold, CompletablePromise<String> lost) {
+    hold.handle((ok, failure) -> {
       if (!stopping && !lost.isCompleted()) {
         lost.complete(failure == null ? "holdLocks stopped unexpectedly" : Failures.message(failure));
       }
       return null;
     });
+  }
+
+  /**
+   * Takes the shard locks of the write window, after the named and keyspace locks this keeper holds
+   * (one global order: named, keyspaces, shards), and holds them until {@link #release}. Vitess's
+   * reparents (PlannedReparentShard, EmergencyReparentShard, VTOrc's recoveries) take these locks,
+   * so none runs while the window is open, and the window waits for one that runs.
+   *
+   * @param shards {@code <keyspace>/<shard>} names
+   */
+  void lockShards(List<String> shards) {
+    shardRequest = LockRequest.shardsOnly(shards, request.action(), request.ttl(), request.maxHold());
+    acquireShards();
+  }
+
+  private void acquireShards() {
+    int step = progress.start("acquireShardLocks", "shards " + String.join(",", shardRequest.shards()) + ", ttl "
+        + shardRequest.ttl().toSeconds() + "s");
+    try {
+      // Detached for the same reason as acquire(): a cancellation must not leave locks nobody knows of.
+      Workflow.newDetachedCancellationScope(() -> shardLocks = acquirer.acquireLocks(shardRequest)).run();
+    } catch (RuntimeException e) {
+      progress.finish(step, StepStatus.FAILED, Failures.message(e));
+      throw e;
+    }
+    progress.finish(step, StepStatus.DONE, shardLocks.locks().size() + " shard locks, fencing token "
+        + shardLocks.fencingToken());
+    progress.locks(locks());
+    LockSet held = shardLocks;
+    shardHoldScope = Workflow.newDetachedCancellationScope(
+        () -> shardHolding = Async.procedure(holder::holdLocks, held));
+    shardHoldScope.run();
+    reportLoss(shardHolding, loss);
+    flushIfLocal();
+  }
+
+  private void flushIfLocal() {
     if (Versions.localCriticalSection()) {
       // Local activities run inside this workflow task, and a task's commands reach the server only
       // when it ends: without a task boundary here, holdLocks would not even be scheduled before
@@ -81,18 +134,24 @@ final class LockKeeper {
   }
 
   /**
-   * The current locks, read at the moment of each call (so compensation after a re-acquire uses
-   * the new ones), stamped with a fence epoch of their own (Versions.STEP_EPOCHS): each step's is
-   * higher than every earlier step's in this run, and a pass re-run after a lost workflow task
-   * starts from a later workflow time, so the MySQL fence tells executions under the same locks
-   * apart (docs/locks.md §8). The low ten bits are left for the activity's attempt.
+   * The current locks, shard locks last, read at the moment of each call (so compensation after a
+   * re-acquire uses the new ones), stamped with a fence epoch of their own (Versions.STEP_EPOCHS):
+   * each step's is higher than every earlier step's in this run, and a pass re-run after a lost
+   * workflow task starts from a later workflow time, so the MySQL fence tells executions under the
+   * same locks apart (docs/locks.md §8). The low ten bits are left for the activity's attempt.
    */
   LockSet locks() {
-    if (locks == null || !Versions.stepEpochs()) {
-      return locks;
+    LockSet all = locks;
+    if (locks != null && shardLocks != null) {
+      List<LockToken> tokens = new ArrayList<>(locks.locks());
+      tokens.addAll(shardLocks.locks());
+      all = new LockSet(tokens);
+    }
+    if (all == null || !Versions.stepEpochs()) {
+      return all;
     }
     long epoch = (Workflow.currentTimeMillis() << 20) | ((stamps++ & 0x3FF) << 10);
-    return locks.withEpoch(epoch);
+    return all.withEpoch(epoch);
   }
 
   boolean held() {
@@ -114,15 +173,20 @@ final class LockKeeper {
     stopHolding();
     int step = progress.start("releaseLocks", "releasing the old leases after: " + why);
     try {
-      releaser.releaseLocks(locks);
+      releaser.releaseLocks(locks());
       progress.finish(step, StepStatus.DONE, null);
     } catch (RuntimeException e) {
       // The old leases are gone or going; a failed revoke only means they expire on their own.
       progress.finish(step, StepStatus.FAILED, Failures.message(e));
     }
     locks = null;
+    shardLocks = null;
     progress.locks(null);
     acquire();
+    if (shardRequest != null) {
+      // the undo or the finish after a loss changes the same shards: it excludes reparents as well
+      acquireShards();
+    }
   }
 
   /** Stops renewal and revokes the leases; safe to call when nothing is held. Runs detached. */
@@ -140,15 +204,19 @@ final class LockKeeper {
         if (holdScope != null) {
           holdScope.cancel();
         }
+        if (shardHoldScope != null) {
+          shardHoldScope.cancel();
+        }
       } else {
         stopHolding();
       }
-      int step = progress.start("releaseLocks", "revoking " + locks.locks().size() + " leases");
+      LockSet all = locks();
+      int step = progress.start("releaseLocks", "revoking " + all.locks().size() + " leases");
       try {
         // An activity, never a local one: the revoke must not run before the server has recorded
         // holdLocks' cancellation (a local activity runs inside this very task, and holdLocks, ending
         // when it sees the revoke, would complete first and make that cancellation invalid).
-        releaser.releaseLocks(locks);
+        releaser.releaseLocks(all);
         progress.finish(step, StepStatus.DONE, null);
       } catch (RuntimeException e) {
         progress.finish(step, StepStatus.FAILED,
@@ -161,7 +229,14 @@ final class LockKeeper {
         }
         holdScope = null;
       }
+      if (revokeFirst && shardHoldScope != null) {
+        if (!shardHolding.isCompleted()) {
+          Workflow.await(HOLD_END_WAIT, shardHolding::isCompleted);
+        }
+        shardHoldScope = null;
+      }
       locks = null;
+      shardLocks = null;
       loss = null; // a loss of the locks given back is no reason to stop a later read-only step
       progress.locks(null);
     }).run();
@@ -171,12 +246,21 @@ final class LockKeeper {
     stopping = true;
     if (holdScope != null) {
       holdScope.cancel();
-      try {
-        holding.get();
-      } catch (RuntimeException expected) {
-        // holdLocks ends with a cancellation or a loss; either way renewal has stopped.
-      }
+      awaitEnd(holding);
       holdScope = null;
+    }
+    if (shardHoldScope != null) {
+      shardHoldScope.cancel();
+      awaitEnd(shardHolding);
+      shardHoldScope = null;
+    }
+  }
+
+  private static void awaitEnd(Promise<Void> hold) {
+    try {
+      hold.get();
+    } catch (RuntimeException expected) {
+      // holdLocks ends with a cancellation or a loss; either way renewal has stopped.
     }
   }
 }

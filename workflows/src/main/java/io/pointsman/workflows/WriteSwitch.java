@@ -1,5 +1,7 @@
 package io.pointsman.workflows;
 
+import io.pointsman.api.activities.FailoverToolActivities;
+import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.MigrationInfo;
@@ -29,6 +31,16 @@ final class WriteSwitch {
    * until it finishes or its locks are lost for good.
    */
   static final String KEEP_FINISHING = "keep-finishing-past-the-journal";
+  /**
+   * Version marker: the write window also holds the Vitess shard lock of every source and target
+   * shard, so no reparent runs between the positions, the barrier and the journal.
+   */
+  static final String SHARD_LOCKS = "shard-locks-in-the-write-window";
+  /**
+   * Version marker: with the shard locks held, every VTOrc the worker knows is asked about the
+   * window's shards, and a problem it sees there refuses the window before anything is stopped.
+   */
+  static final String ASK_FAILOVER_TOOLS = "ask-failover-tools-before-the-write-window";
   private static final Duration FIRST_RETRY = Duration.ofSeconds(2);
   private static final Duration LONGEST_RETRY = Duration.ofMinutes(1);
 
@@ -41,6 +53,8 @@ final class WriteSwitch {
   /** Read-only steps that must not race the locks: reading the journal back after a failure. */
   private final Steps unlocked;
   private final SwitchActivities quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  private final FailoverToolActivities failoverTools =
+      Workflow.newActivityStub(FailoverToolActivities.class, StepOptions.step());
   /** Where the happy path's steps from checkJournals on run: local activities, or (older runs) activities. */
   private final SwitchActivities critical;
   /** The steps bounded by the request's timeout (the drain, the catch-up), with a minute to spare. */
@@ -86,6 +100,23 @@ final class WriteSwitch {
     if (w.frozen()) {
       log.info("workflow {} is frozen: writes were already switched", w.qualifiedName());
       return;
+    }
+    if (Workflow.getVersion(SHARD_LOCKS, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      progress.phase("locking shards");
+      List<String> shards = shardsOf(w);
+      keeper.lockShards(shards);
+      if (Workflow.getVersion(ASK_FAILOVER_TOOLS, Workflow.DEFAULT_VERSION, 1) >= 1) {
+        // Under the shard locks VTOrc can start no recovery of its own, so what it sees now holds
+        // for the window; a problem it sees is one it is about to repair, or cannot.
+        String refusal = steps.run("checkFailoverTools", "VTOrc on " + String.join(",", shards),
+            () -> failoverTools.checkFailoverTools(shards));
+        if (refusal != null && !refusal.isEmpty()) {
+          throw ApplicationFailure.newNonRetryableFailure("cannot switch writes for workflow " + w.qualifiedName()
+              + " now: " + refusal + ". Nothing was stopped; run the switch again once the failover tool is done.",
+              ErrorCode.FAILED_PRECONDITION.name());
+        }
+      }
+      progress.phase("switching writes");
     }
     // A local chain is recorded only when its workflow task completes; a worker that dies before
     // leaves it unrecorded, and the next one runs it again from checkJournals against what the
@@ -145,6 +176,13 @@ final class WriteSwitch {
     pastPointOfNoReturn = true;
     compensations.clear();
     finishForward(w, critical);
+  }
+
+  private static List<String> shardsOf(MigrationInfo w) {
+    List<String> shards = new java.util.ArrayList<>();
+    w.sourceShards().forEach(s -> shards.add(LockRequest.shard(w.sourceKeyspace(), s)));
+    w.targetShards().forEach(s -> shards.add(LockRequest.shard(w.targetKeyspace(), s)));
+    return shards;
   }
 
   private List<SavedStream> readReverseStreams(MigrationInfo w, SwitchActivities via) {

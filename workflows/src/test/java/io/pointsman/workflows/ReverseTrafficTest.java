@@ -46,7 +46,8 @@ class ReverseTrafficTest {
     assertThat(h.calls().stream().filter(c -> !c.equals("holdLocks")).toList()).containsExactly(
         "buildTrafficSwitcher", "getWorkflowState", "buildTrafficSwitcher", "acquireLocks",
         "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "switchReads REPLICA BACKWARD",
-        "switchReads RDONLY BACKWARD", "readReverseStreams", "checkJournals", "stopSourceWrites",
+        "switchReads RDONLY BACKWARD", "acquireLocks", "checkFailoverTools",
+        "readReverseStreams", "checkJournals", "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
         "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication",
         "releaseLocks", "getWorkflowState");

@@ -6,6 +6,7 @@ import static org.mockito.Mockito.withSettings;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.api.activities.CleanupActivities;
+import io.pointsman.api.activities.FailoverToolActivities;
 import io.pointsman.api.activities.LockActivities;
 import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.activities.SwitchActivities;
@@ -85,6 +86,7 @@ final class SwitchHarness implements AutoCloseable {
   final TestWorkflowEnvironment env;
   final SwitchActivities switching;
   final LockActivities locking;
+  final FailoverToolActivities failoverTools;
   final CleanupActivities cleanup;
   private final Map<String, Answer<Object>> overrides = new ConcurrentHashMap<>();
   private final AtomicInteger revisions = new AtomicInteger();
@@ -103,9 +105,10 @@ final class SwitchHarness implements AutoCloseable {
     switching = mock(SwitchActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
     locking = mock(LockActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
     cleanup = mock(CleanupActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
+    failoverTools = mock(FailoverToolActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
     Worker worker = env.newWorker(TASK_QUEUE);
     WorkflowRegistration.registerWorkflows(worker);
-    worker.registerActivitiesImplementations(switching, locking, cleanup);
+    worker.registerActivitiesImplementations(switching, locking, cleanup, failoverTools);
     env.start();
   }
 
@@ -232,6 +235,17 @@ final class SwitchHarness implements AutoCloseable {
     return invocations().filter(i -> label(i).equals(label)).map(i -> i.getArguments()[0]).toList();
   }
 
+  /** The arguments of each call of this label, in call order. */
+  Stream<List<Object>> invocations(String label) {
+    return invocations().filter(i -> label(i).equals(label)).map(i -> List.of(i.getArguments()));
+  }
+
+  /** The last argument of the first call of this label (the LockSet of a mutating step). */
+  Object lastArgument(String label) {
+    List<Object> args = invocations(label).findFirst().orElseThrow(() -> new AssertionError("no call of " + label));
+    return args.get(args.size() - 1);
+  }
+
   /** The fencing token each call that took locks was given, in call order. */
   List<Long> tokensOf(String label) {
     return invocations().filter(i -> label(i).equals(label))
@@ -247,7 +261,7 @@ final class SwitchHarness implements AutoCloseable {
 
   private Stream<Invocation> invocations() {
     List<Invocation> all = new ArrayList<>();
-    for (Object m : List.of(switching, locking, cleanup)) {
+    for (Object m : List.of(switching, locking, cleanup, failoverTools)) {
       all.addAll(mockingDetails(m).getInvocations());
     }
     return all.stream().sorted((a, b) -> Integer.compare(a.getSequenceNumber(), b.getSequenceNumber()));
@@ -279,6 +293,7 @@ final class SwitchHarness implements AutoCloseable {
       case "getWorkflowState":
         return NOTHING_SWITCHED;
       case "canSwitch":
+      case "checkFailoverTools":
         return "";
       case "checkJournals":
         return false;
@@ -305,6 +320,10 @@ final class SwitchHarness implements AutoCloseable {
 
   private LockSet acquire(LockRequest request) {
     int revision = revisions.incrementAndGet();
+    if (request.namedLock() == null) { // the write window's shard locks: one token per shard, one revision
+      return new LockSet(request.shards().stream().map(shard -> new LockToken("/locks/" + shard + "/" + revision,
+          "shard " + shard, revision, revision, request.ttl(), Instant.now(), request.maxHold())).toList());
+    }
     return LockSet.of(new LockToken("/locks/" + request.namedLock() + "/" + revision, "workflow " + request.namedLock(),
         revision, revision, request.ttl(), Instant.now(), request.maxHold()));
   }
@@ -312,7 +331,8 @@ final class SwitchHarness implements AutoCloseable {
   /** Heartbeats until released (returns), cancelled (the heartbeat throws) or told to lose the lock. */
   private void hold(LockSet locks) throws InterruptedException {
     ActivityExecutionContext context = Activity.getExecutionContext();
-    while (!released.contains(locks)) {
+    // the write window's shard locks are released together with the action's other locks
+    while (released.stream().noneMatch(r -> r.locks().containsAll(locks.locks()))) {
       if (loseNext.compareAndSet(true, false)) {
         lost.countDown();
         throw ApplicationFailure.newNonRetryableFailure("lease of " + locks.locks().get(0).key() + " lost",

@@ -2,6 +2,9 @@ package io.pointsman.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pointsman.api.activities.LockRequest;
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
 import io.pointsman.api.model.ActionResult;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
@@ -63,10 +66,54 @@ class TrafficSwitchTest {
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "acquireLocks", "holdLocks",
         "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "switchReads REPLICA FORWARD",
-        "switchReads RDONLY FORWARD", "readReverseStreams", "checkJournals", "stopSourceWrites",
+        "switchReads RDONLY FORWARD", "acquireLocks", "holdLocks", "checkFailoverTools", "readReverseStreams", "checkJournals",
+        "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
         "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication",
         "releaseLocks", "getWorkflowState");
+  }
+
+  @Test
+  void theWriteWindowHoldsTheShardLockOfEverySourceAndTargetShardAndFencesWithThem() {
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    List<LockRequest> requests = h.invocations("acquireLocks").map(a -> (LockRequest) a.get(0)).toList();
+    assertThat(requests).hasSize(2);
+    assertThat(requests.get(0).shards()).isEmpty();
+    LockRequest shards = requests.get(1);
+    assertThat(shards.namedLock()).isNull();
+    assertThat(shards.keyspaces()).isEmpty();
+    assertThat(shards.shards()).containsExactly("commerce/0", "customer/-80", "customer/80-");
+    // the reads are switched before the window, under the named and keyspace locks alone
+    assertThat(h.tokensOf("switchReads REPLICA FORWARD")).containsExactly(1L);
+    for (String step : List.of("stopSourceWrites", "waitForCatchup", "createJournals", "changeRouting",
+        "freezeTargetVReplication")) {
+      LockSet used = (LockSet) h.lastArgument(step);
+      assertThat(used.locks()).as(step).extracting(LockToken::resource).containsExactly(
+          "workflow customer/commerce2customer", "shard commerce/0", "shard customer/-80", "shard customer/80-");
+    }
+    // released together, in one revoke, after the last step
+    assertThat(h.calls()).containsSubsequence("freezeTargetVReplication", "releaseLocks");
+    assertThat(h.calls().stream().filter("releaseLocks"::equals)).hasSize(1);
+    assertThat(((LockSet) h.invocations("releaseLocks").toList().get(0).get(0)).locks()).hasSize(4);
+  }
+
+  @Test
+  void aProblemAFailoverToolSeesRefusesTheWriteWindowBeforeAnythingIsStopped() {
+    String problem = "VTOrc 127.0.0.1:16000 reports DeadPrimary on commerce/0 (tablet zone1-0000000100)";
+    h.override("checkFailoverTools", inv -> problem);
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    ApplicationFailure failure = failure(result);
+    assertThat(failure.getType()).isEqualTo("FAILED_PRECONDITION");
+    assertThat(failure).hasMessageContaining(problem).hasMessageContaining("Nothing was stopped");
+    assertThat(h.invocations("checkFailoverTools").toList()).singleElement()
+        .isEqualTo(List.of(List.of("commerce/0", "customer/-80", "customer/80-")));
+    assertThat(h.calls()).doesNotContain("stopSourceWrites", "waitForCatchup", "createJournals")
+        .endsWith("releaseLocks");
+    // the reads this run switched before the window are switched back
+    assertThat(undoCalls()).containsExactly(RDONLY_BACK, REPLICA_BACK);
   }
 
   static Stream<Arguments> failingSteps() {
@@ -185,8 +232,9 @@ class TrafficSwitchTest {
     ApplicationFailure failure = failure(result);
     assertThat(failure.getType()).isEqualTo("LOCK_LOST");
     assertThat(failure).hasMessageContaining("rolled back under new locks");
-    assertThat(after("switchReads RDONLY FORWARD")).containsExactly("releaseLocks", "acquireLocks", "holdLocks",
-        RDONLY_BACK, REPLICA_BACK, "releaseLocks");
+    // holdLocks starts asynchronously: where its call lands among the others is timing, not order
+    assertThat(after("switchReads RDONLY FORWARD").stream().filter(c -> !c.equals("holdLocks"))).containsExactly(
+        "releaseLocks", "acquireLocks", RDONLY_BACK, REPLICA_BACK, "releaseLocks");
     assertThat(h.tokensOf(RDONLY_BACK)).containsExactly(2L);
     assertThat(h.tokensOf(REPLICA_BACK)).containsExactly(2L);
     assertThat(h.calls()).doesNotContain("stopSourceWrites");
@@ -205,9 +253,12 @@ class TrafficSwitchTest {
     Object result = h.switchTraffic(SwitchHarness.request());
 
     assertThat(failure(result).getType()).isEqualTo("LOCK_LOST");
-    assertThat(after("waitForCatchup")).containsExactlyElementsOf(concat(
-        List.of("releaseLocks", "acquireLocks", "holdLocks"), UNDO_ALL, List.of("releaseLocks")));
-    assertThat(h.tokensOf("allowSourceWrites")).containsExactly(2L);
+    // holdLocks starts asynchronously: where its call lands among the others is timing, not order
+    assertThat(after("waitForCatchup").stream().filter(c -> !c.equals("holdLocks"))).containsExactlyElementsOf(
+        concat(List.of("releaseLocks", "acquireLocks", "acquireLocks"), UNDO_ALL, List.of("releaseLocks")));
+    assertThat(after("waitForCatchup").stream().filter("holdLocks"::equals)).hasSize(2);
+    // locks 1, shard locks 2; after the loss locks 3 and shard locks 4, the undo fenced with both
+    assertThat(h.tokensOf("allowSourceWrites")).containsExactly(4L);
     assertThat(h.calls()).doesNotContain("createJournals");
   }
 
@@ -229,10 +280,11 @@ class TrafficSwitchTest {
 
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(undoCalls()).isEmpty();
-    assertThat(after("changeRouting")).containsExactly("releaseLocks", "acquireLocks", "holdLocks",
-        "createJournals", "allowTargetWrites", "changeRouting", "startReverseVReplication",
+    assertThat(after("changeRouting").stream().filter("holdLocks"::equals)).hasSize(2);
+    assertThat(after("changeRouting").stream().filter(c -> !c.equals("holdLocks"))).containsExactly(
+        "releaseLocks", "acquireLocks", "acquireLocks", "createJournals", "allowTargetWrites", "changeRouting", "startReverseVReplication",
         "freezeTargetVReplication", "releaseLocks", "getWorkflowState");
-    assertThat(h.tokensOf("freezeTargetVReplication")).containsExactly(2L);
+    assertThat(h.tokensOf("freezeTargetVReplication")).containsExactly(4L);
   }
 
   @Test

@@ -8,7 +8,8 @@ import io.temporal.activity.ActivityMethod;
 @ActivityInterface
 public interface LockActivities {
   /**
-   * Takes the named workflow lock, then the keyspace locks, each with its own etcd lease; on any
+   * Takes the named workflow lock, then the keyspace locks, then the shard locks the request names
+   * (a write window asks for its shard locks alone, later), each with its own etcd lease; on any
    * failure releases what it took. The returned set names the holder (this workflow) in etcd.
    */
   @ActivityMethod(name = "acquireLocks")

@@ -12,6 +12,9 @@ import java.util.Objects;
  * Input of CompleteMigration, as vtctldclient's {@code MoveTables complete}:
  * <pre>{"workflow": "commerce2customer", "targetKeyspace": "customer", "keepData": false,
  *  "keepRoutingRules": false, "renameTables": false, "dryRun": false}</pre>
+ * pointsman adds {@code journalGrace} (a duration, default 0): Complete refuses until the switch's
+ * journal is at least that old, so change-stream consumers still behind it can read it first
+ * (docs/journal.md).
  */
 public record CompleteRequest(
     String workflow,
@@ -21,13 +24,21 @@ public record CompleteRequest(
     boolean renameTables,
     boolean dryRun,
     Duration lockTtl,
-    Duration maxLockHold) {
+    Duration maxLockHold,
+    Duration journalGrace) {
 
   public CompleteRequest {
+    journalGrace = journalGrace == null ? Duration.ZERO : journalGrace; // requests recorded before the field
     Objects.requireNonNull(workflow, "workflow");
     Objects.requireNonNull(targetKeyspace, "targetKeyspace");
     Objects.requireNonNull(lockTtl, "lockTtl");
     Objects.requireNonNull(maxLockHold, "maxLockHold");
+  }
+
+  public CompleteRequest(String workflow, String targetKeyspace, boolean keepData, boolean keepRoutingRules,
+      boolean renameTables, boolean dryRun, Duration lockTtl, Duration maxLockHold) {
+    this(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun, lockTtl, maxLockHold,
+        Duration.ZERO);
   }
 
   public static CompleteRequest of(String workflow, String targetKeyspace) {
@@ -36,7 +47,13 @@ public record CompleteRequest(
 
   public CompleteRequest with(boolean keepData, boolean keepRoutingRules, boolean renameTables, boolean dryRun) {
     return new CompleteRequest(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun, lockTtl,
-        maxLockHold);
+        maxLockHold, journalGrace);
+  }
+
+  /** This request holding Complete until the journal is at least {@code grace} old. */
+  public CompleteRequest withJournalGrace(Duration grace) {
+    return new CompleteRequest(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun, lockTtl,
+        maxLockHold, grace);
   }
 
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
@@ -49,9 +66,10 @@ public record CompleteRequest(
     boolean renameTables = f.bool("renameTables", false);
     boolean dryRun = f.bool("dryRun", false);
     LockTimes locks = LockTimes.read(f);
+    Duration journalGrace = f.duration("journalGrace", Duration.ZERO, g -> java.util.Optional.empty());
     f.rejectUnknown();
     return new CompleteRequest(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun,
-        locks.ttl(), locks.maxHold());
+        locks.ttl(), locks.maxHold(), journalGrace);
   }
 
   @JsonValue
@@ -65,6 +83,10 @@ public record CompleteRequest(
     m.put("dryRun", dryRun);
     m.put("lockTtl", GoDurations.format(lockTtl));
     m.put("maxLockHold", GoDurations.format(maxLockHold));
+    if (!journalGrace.isZero()) {
+      // only when set, so requests without it stay as they were in recorded histories and the UI
+      m.put("journalGrace", GoDurations.format(journalGrace));
+    }
     return m;
   }
 }

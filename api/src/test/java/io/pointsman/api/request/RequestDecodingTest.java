@@ -76,6 +76,10 @@ class RequestDecodingTest {
     assertThat(decode(json)).isEqualTo(r);
     CompleteRequest c = CompleteRequest.of("wf", "customer").with(true, false, true, false);
     assertThat(JACKSON.readValue(JACKSON.writeValueAsString(c), CompleteRequest.class)).isEqualTo(c);
+    assertThat(JACKSON.writeValueAsString(c)).doesNotContain("journalGrace"); // as recorded before the field
+    CompleteRequest held = c.withJournalGrace(Duration.ofMinutes(5));
+    assertThat(JACKSON.writeValueAsString(held)).contains("\"journalGrace\":\"5m0s\"");
+    assertThat(JACKSON.readValue(JACKSON.writeValueAsString(held), CompleteRequest.class)).isEqualTo(held);
     CancelRequest x = CancelRequest.of("wf", "customer").with(false, true, true);
     assertThat(JACKSON.readValue(JACKSON.writeValueAsString(x), CancelRequest.class)).isEqualTo(x);
   }

@@ -53,6 +53,7 @@ public final class ReshardingJournals {
         ps.setBytes(3, encoded.getBytes(StandardCharsets.UTF_8));
         ps.executeUpdate();
       }
+      JournalTimes.record(c, source, journal.id());
       log.info("journal {} written on {}", journal.id(), source);
       return true;
     });

@@ -75,6 +75,8 @@ public final class SidecarSchema {
           PRIMARY KEY (id),
           KEY vrepl_id (vrepl_id, table_name)
         ) ENGINE = InnoDB CHARSET = utf8mb4""");
+    // pointsman's own: when each journal was written (JournalTimes, Complete's journal grace).
+    TABLES.put(JournalTimes.TABLE, JournalTimes.DDL);
     // pointsman's own: the highest fencing token seen per lock (docs/locks.md §8, MySqlFence).
     TABLES.put("lock_fence", """
         (

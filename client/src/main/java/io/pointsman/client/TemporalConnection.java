@@ -86,6 +86,9 @@ public final class TemporalConnection implements AutoCloseable {
     WorkflowServiceStubsOptions.Builder b = WorkflowServiceStubsOptions.newBuilder().setTarget(o.address());
     if (o.tls()) {
       b.setSslContext(sslContext(o));
+    } else {
+      // said explicitly: the SDK turns TLS on by itself whenever an API key is added
+      b.setEnableHttps(false);
     }
     o.tlsServerName().ifPresent(name -> b.setChannelInitializer(channel -> channel.overrideAuthority(name)));
     o.apiKey().ifPresent(key -> b.addApiKey(() -> key));

@@ -9,7 +9,10 @@
 # Functions:
 #   ensure_temporal_binary      builds tools/temporal (pinned CLI version) into
 #                               ${POINTSMAN_CACHE:-$HOME/.cache/pointsman}/temporal-cli-<version>/temporal
-#                               once; exports POINTSMAN_TEMPORAL_BIN
+#                               once; exports POINTSMAN_TEMPORAL_BIN. Also builds the server's own binary
+#                               (go.temporal.io/server/cmd/server, pinned there too) beside it as
+#                               temporal-server, which the mTLS tests run (start-dev has no TLS setting);
+#                               exports POINTSMAN_TEMPORAL_SERVER_BIN
 #   start_temporal_dev DATA_DIR starts the dev server on 127.0.0.1 with free ports, its SQLite file at
 #                               DATA_DIR/temporal.db (kept across restarts), log at DATA_DIR/temporal.log.
 #                               Exports POINTSMAN_TEMPORAL_ADDRESS (host:port of the gRPC frontend),
@@ -33,7 +36,8 @@ temporal_cli_version() {
 ensure_temporal_binary() {
   if [ -n "${POINTSMAN_TEMPORAL_BIN:-}" ] && [ -x "$POINTSMAN_TEMPORAL_BIN" ]; then
     export POINTSMAN_TEMPORAL_BIN
-    return 0
+    _ensure_temporal_server "$(dirname "$POINTSMAN_TEMPORAL_BIN")"
+    return
   fi
   local version dir bin
   version=$(temporal_cli_version)
@@ -59,6 +63,31 @@ ensure_temporal_binary() {
   fi
   POINTSMAN_TEMPORAL_BIN=$bin
   export POINTSMAN_TEMPORAL_BIN
+  _ensure_temporal_server "$dir"
+}
+
+# Temporal's server binary in DIR (built once; a few minutes when the CLI's build is cached, as
+# the CLI embeds the same server packages); exports POINTSMAN_TEMPORAL_SERVER_BIN.
+_ensure_temporal_server() {
+  local dir=$1 bin
+  bin="$dir/temporal-server"
+  if [ -n "${POINTSMAN_TEMPORAL_SERVER_BIN:-}" ] && [ -x "$POINTSMAN_TEMPORAL_SERVER_BIN" ]; then
+    export POINTSMAN_TEMPORAL_SERVER_BIN
+    return 0
+  fi
+  if [ ! -x "$bin" ]; then
+    command -v go >/dev/null 2>&1 || { echo "go is needed to build the Temporal server" >&2; return 1; }
+    echo "building the Temporal server into $bin (first time only)" >&2
+    if ! (cd "$TEMPORAL_TOOLS_DIR" && GOTOOLCHAIN=local GOFLAGS=-mod=readonly \
+          go build -o "$bin.tmp" go.temporal.io/server/cmd/server); then
+      rm -f "$bin.tmp"
+      echo "building the Temporal server failed" >&2
+      return 1
+    fi
+    mv "$bin.tmp" "$bin"
+  fi
+  POINTSMAN_TEMPORAL_SERVER_BIN=$bin
+  export POINTSMAN_TEMPORAL_SERVER_BIN
 }
 
 _temporal_free_port() {

@@ -78,6 +78,12 @@ public final class PointsmanCli implements Runnable {
       description = "Server name to verify Temporal's certificate against (default: $TEMPORAL_TLS_SERVER_NAME).")
   String tlsServerName;
 
+  @Option(names = "--tls", scope = ScopeType.INHERIT, arity = "1", paramLabel = "true|false",
+      defaultValue = "${env:TEMPORAL_TLS}",
+      description = "TLS to Temporal on or off (default: $TEMPORAL_TLS, else on when a certificate, CA or "
+          + "$TEMPORAL_API_KEY is set).")
+  Boolean tls;
+
   @Spec
   CommandSpec spec;
 
@@ -120,6 +126,9 @@ public final class PointsmanCli implements Runnable {
           .tlsCaFile(tlsCa)
           .tlsServerName(tlsServerName)
           .apiKey(System.getenv("TEMPORAL_API_KEY"));
+      if (tls != null) {
+        b.tls(tls);
+      }
       return b.build();
     } catch (IllegalArgumentException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage(), e);

@@ -55,9 +55,11 @@ public final class TemporalConnection implements AutoCloseable {
       return new TemporalConnection(options,
           WorkflowServiceStubs.newConnectedServiceStubs(stubOptions(options, null), timeout));
     } catch (StatusRuntimeException e) {
+      String tls = tlsProblem(e);
       throw new TemporalUnreachableException("cannot reach Temporal at " + options.address() + " (namespace "
-          + options.namespace() + ") within " + timeout.toSeconds() + "s: " + e.getStatus().getCode()
-          + (e.getStatus().getDescription() != null ? " " + e.getStatus().getDescription() : ""), e);
+          + options.namespace() + ") within " + timeout.toSeconds() + "s: " + (tls != null ? tls
+          : e.getStatus().getCode() + (e.getStatus().getDescription() != null ? " "
+              + e.getStatus().getDescription() : "")), e);
     }
   }
 
@@ -86,6 +88,9 @@ public final class TemporalConnection implements AutoCloseable {
     WorkflowServiceStubsOptions.Builder b = WorkflowServiceStubsOptions.newBuilder().setTarget(o.address());
     if (o.tls()) {
       b.setSslContext(sslContext(o));
+    } else {
+      // said explicitly: the SDK turns TLS on by itself whenever an API key is added
+      b.setEnableHttps(false);
     }
     o.tlsServerName().ifPresent(name -> b.setChannelInitializer(channel -> channel.overrideAuthority(name)));
     o.apiKey().ifPresent(key -> b.addApiKey(() -> key));
@@ -108,6 +113,46 @@ public final class TemporalConnection implements AutoCloseable {
       throw new IllegalArgumentException("cannot set up TLS for Temporal: " + Objects.toString(e.getMessage(),
           e.getClass().getSimpleName()), e);
     }
+  }
+
+  /**
+   * The setting to check when the TLS handshake failed, read from the failure's causes; null when
+   * it was not TLS. The server's alert names which side it did not accept.
+   */
+  static String tlsProblem(Throwable failure) {
+    for (Throwable c = failure; c != null; c = c.getCause()) {
+      String m = c.getMessage() == null ? "" : c.getMessage();
+      // JDK and BoringSSL spell the alerts differently: certificate_required, TLSV1_ALERT_CERTIFICATE_REQUIRED
+      String lower = m.toLowerCase(java.util.Locale.ROOT);
+      if (!(c instanceof javax.net.ssl.SSLException) && !lower.contains("ssl") && !lower.contains("certificate")) {
+        continue;
+      }
+      if (lower.contains("certificate_required") || lower.contains("certificate required")
+          || lower.contains("bad_certificate") || lower.contains("unknown_ca") || lower.contains("certificate_unknown")) {
+        return "Temporal refused this client's TLS certificate (check TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY, "
+            + "or --tls-cert and --tls-key: a certificate the server's client CA signed): " + deepest(c);
+      }
+      if (lower.contains("pkix") || lower.contains("certification path") || lower.contains("no subject alternative")
+          || lower.contains("no name matching")) {
+        return "Temporal's server certificate is not trusted (check TEMPORAL_TLS_CA and TEMPORAL_TLS_SERVER_NAME, "
+            + "or --tls-ca and --tls-server-name): " + deepest(c);
+      }
+    }
+    for (Throwable c = failure; c != null; c = c.getCause()) {
+      if (c instanceof javax.net.ssl.SSLException) {
+        return "the TLS handshake with Temporal failed (TEMPORAL_TLS_*): " + c.getMessage();
+      }
+    }
+    return null;
+  }
+
+  /** The innermost cause's message: the TLS library's own words, without the wrappers' class names. */
+  private static String deepest(Throwable t) {
+    Throwable last = t;
+    while (last.getCause() != null && last.getCause() != last) {
+      last = last.getCause();
+    }
+    return String.valueOf(last.getMessage());
   }
 
   /** Thrown when Temporal did not answer: the CLI prints it as one line. */

@@ -1,5 +1,6 @@
 package io.pointsman.worker;
 
+import io.pointsman.worker.check.CheckConfigMain;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Supplier;
@@ -11,7 +12,8 @@ import org.slf4j.LoggerFactory;
  * ({@link WorkerConfig#fromEnv}), running until SIGTERM or SIGINT, which stop it gracefully.
  * {@code java -jar pointsman-worker.jar dev} runs {@link DevMode} instead. Exit codes: 2 for a bad
  * setting, 1 when it cannot start; a stop by signal exits as the JVM does on that signal (143 for
- * SIGTERM) once the worker has stopped.
+ * SIGTERM) once the worker has stopped. {@code validate} and {@code check-config} run and exit (see
+ * {@link ValidateMain}, {@link CheckConfigMain}).
  */
 public final class WorkerMain {
   private static final Logger log = LoggerFactory.getLogger(WorkerMain.class);
@@ -21,6 +23,11 @@ public final class WorkerMain {
   public static void main(String[] args) {
     if (args.length > 0 && args[0].equalsIgnoreCase("validate")) {
       System.exit(ValidateMain.run(Arrays.copyOfRange(args, 1, args.length), System.getenv(), System.out,
+          System.err));
+      return;
+    }
+    if (args.length > 0 && args[0].equalsIgnoreCase("check-config")) {
+      System.exit(CheckConfigMain.run(Arrays.copyOfRange(args, 1, args.length), System.getenv(), System.out,
           System.err));
       return;
     }
@@ -85,6 +92,9 @@ public final class WorkerMain {
         "       java -jar pointsman-worker.jar dev    dev mode: a Temporal dev server (or the SDK's test server), and a worker",
         "       java -jar pointsman-worker.jar validate --workflow W --target-keyspace K",
         "                                             check the workflow's topology, primaries and locks",
+        "       java -jar pointsman-worker.jar check-config [--mysql HOST:PORT/DATABASE]...",
+        "                                             connect to etcd, the primaries and Temporal with these settings",
+        "                                             and report what works and what is missing; changes nothing",
         "",
         "Environment (defaults in brackets):",
         "  TEMPORAL_ADDRESS [127.0.0.1:7233]  TEMPORAL_NAMESPACE [default]  POINTSMAN_TASK_QUEUE [pointsman]",

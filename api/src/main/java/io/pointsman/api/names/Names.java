@@ -108,14 +108,6 @@ public final class Names {
 
   /** Keeps error messages on one line and free of control characters whatever the input was. */
   static String printable(String s) {
-    StringBuilder sb = new StringBuilder();
-    s.codePoints().forEach(cp -> {
-      if (cp < 0x20 || cp == 0x7f) {
-        sb.append(String.format("\\u%04x", cp));
-      } else {
-        sb.appendCodePoint(cp);
-      }
-    });
-    return sb.toString();
+    return Shown.text(s, Integer.MAX_VALUE);
   }
 }

@@ -17,6 +17,7 @@ import io.etcd.jetcd.watch.WatchEvent;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockToken;
+import io.pointsman.api.names.Shown;
 import io.pointsman.engine.etcd.EtcdClients;
 import io.pointsman.engine.etcd.EtcdErrors;
 import java.time.Duration;
@@ -174,7 +175,7 @@ final class LockAcquirer {
         }
         KeyValue ahead = line.getKvs().get(0);
         String aheadKey = EtcdClients.string(ahead.getKey());
-        log.debug("Lock on {} waits for {}", target.resource(), aheadKey);
+        log.debug("Lock on {} waits for {}", target.resource(), Shown.text(aheadKey, 300));
         if (!aheadKey.equals(reported)) {
           reported = aheadKey;
           reportWait(new LockWait(target.resource(), aheadKey, holderOf(ahead)));
@@ -248,7 +249,8 @@ final class LockAcquirer {
     private PointsmanException timedOut(KeyValue ahead) {
       String holder = holderOf(ahead);
       return new PointsmanException(ErrorCode.LOCK_TIMEOUT, "could not lock " + target.resource() + " within "
-          + options.acquireTimeout() + ": still held by " + EtcdClients.string(ahead.getKey()) + " (" + holder + ")");
+          + options.acquireTimeout() + ": still held by " + Shown.text(EtcdClients.string(ahead.getKey()), 300) + " ("
+          + holder + ")");
     }
 
     /** The holder a lock key's value names; any tool's value is shown, never interpreted further. */

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.names.Shown;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Instant;
@@ -62,18 +63,29 @@ public record LockContents(
     }
   }
 
-  /** One line naming the holder, for messages such as a lock timeout. */
+  /**
+   * One line naming the holder, for messages such as a lock timeout. Any tool can write a lock
+   * value, so each field is shown escaped and cut ({@link Shown}), never as it came.
+   */
   public String describe() {
     StringBuilder sb = new StringBuilder();
-    sb.append(action).append(" on ").append(hostName).append(" as ").append(userName).append(" since ").append(time);
+    sb.append(shown(action)).append(" on ").append(shown(hostName)).append(" as ").append(shown(userName))
+        .append(" since ").append(shown(time));
     if (temporalWorkflowId != null) {
-      sb.append(", workflow ").append(temporalNamespace).append('/').append(temporalWorkflowId);
+      sb.append(", workflow ").append(shown(temporalNamespace)).append('/').append(shown(temporalWorkflowId));
       if (temporalRunId != null) {
-        sb.append('/').append(temporalRunId);
+        sb.append('/').append(shown(temporalRunId));
       }
     }
     return sb.toString();
   }
+
+  private static String shown(String field) {
+    return Shown.text(field, FIELD_SHOWN);
+  }
+
+  /** Vitess's fields are a few dozen characters; a workflow id is at most a few hundred. */
+  private static final int FIELD_SHOWN = 120;
 
   /** Looked up once: resolving the host name can be slow, and it does not change. */
   private static final class Host {

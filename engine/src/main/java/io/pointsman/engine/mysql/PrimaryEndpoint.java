@@ -2,6 +2,7 @@ package io.pointsman.engine.mysql;
 
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.names.Names;
+import io.pointsman.api.names.Shown;
 import io.pointsman.engine.topo.TabletAlias;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -30,7 +31,7 @@ public record PrimaryEndpoint(
     Objects.requireNonNull(alias, "alias");
     if (host == null || !HOST.matcher(host).matches()) {
       throw PointsmanException.failedPrecondition("primary " + alias + " of " + keyspace + "/" + shard
-          + " has no usable mysql_hostname: '" + host + "'");
+          + " has no usable mysql_hostname: '" + Shown.text(host) + "'");
     }
     if (port < 1 || port > 65535) {
       throw PointsmanException.failedPrecondition("primary " + alias + " of " + keyspace + "/" + shard

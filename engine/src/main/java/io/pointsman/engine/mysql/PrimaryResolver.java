@@ -3,6 +3,7 @@ package io.pointsman.engine.mysql;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
+import io.pointsman.api.names.Shown;
 import io.pointsman.engine.topo.TopoKeys;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Keyspace;
@@ -41,7 +42,7 @@ public final class PrimaryResolver {
     Tablet tablet = topo.getRequired(keys.tablet(s.primaryAlias())).value();
     if (!keyspace.equals(tablet.keyspace()) || !shard.equals(tablet.shard())) {
       throw PointsmanException.failedPrecondition("primary " + s.primaryAlias() + " of " + keyspace + "/" + shard
-          + " is recorded as a tablet of " + tablet.keyspace() + "/" + tablet.shard());
+          + " is recorded as a tablet of " + Shown.text(tablet.keyspace()) + "/" + Shown.text(tablet.shard()));
     }
     if (tablet.type() != null && tablet.type() != TabletType.PRIMARY) {
       // A reparent in progress: the shard record points at a tablet that is not (yet) primary.

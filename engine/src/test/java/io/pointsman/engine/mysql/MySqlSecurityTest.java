@@ -5,12 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.testing.SecureMariaDb;
 import io.pointsman.engine.testing.TestCertificates;
-import io.pointsman.engine.testing.TestServices;
-import io.pointsman.engine.topo.TabletAlias;
-import java.io.File;
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -19,7 +15,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,57 +36,35 @@ class MySqlSecurityTest {
   private static Path dir;
   private static TestCertificates ca;
   private static TestCertificates otherCa;
-  private static int port;
-  private static Process mariadbd;
+  private static SecureMariaDb mariadb;
 
   @BeforeAll
   static void startMariaDb() throws Exception {
     dir = Files.createTempDirectory("pointsman-mysql-tls");
     ca = TestCertificates.newAuthority(dir.resolve("certs"), "db");
     otherCa = TestCertificates.newAuthority(dir.resolve("certs"), "other");
-    TestCertificates.Issued server = ca.issue("mariadb", "DNS:localhost");
-    port = freePort();
-    String osUser = System.getProperty("user.name");
-    run(List.of(TestServices.mariadbInstallDbBinary(), "--no-defaults", "--datadir=" + dir.resolve("data"),
-        "--user=" + osUser, "--auth-root-authentication-method=normal", "--skip-test-db"), dir.resolve("install.log"));
-    Path init = dir.resolve("init.sql");
-    Files.writeString(init, String.join("\n",
-        "CREATE USER 'admin'@'%' IDENTIFIED BY '" + PASSWORD + "' REQUIRE SSL;",
-        "GRANT ALL PRIVILEGES ON *.* TO 'admin'@'%';",
+    mariadb = SecureMariaDb.start(dir.resolve("mariadb"), ca, ca.issue("mariadb", "DNS:localhost"), PASSWORD,
+        leastPrivilegeAccounts());
+  }
+
+  /** The pointsman account with the README's grants, and the same account without TRIGGER. */
+  private static List<String> leastPrivilegeAccounts() {
+    List<String> sql = new java.util.ArrayList<>(List.of(
         "CREATE DATABASE " + DATA_DB + ";",
-        "CREATE TABLE " + DATA_DB + ".orders (id BIGINT PRIMARY KEY);",
-        "CREATE USER 'pointsman'@'%' IDENTIFIED BY '" + PASSWORD + "' REQUIRE SSL;",
-        // the sidecar database: pointsman creates it and its tables, and reads and writes them
-        "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE ON `" + SIDECAR_DB + "`.* TO 'pointsman'@'%';",
-        // the data databases: barrier triggers, LOCK TABLES drain, Complete's drops and renames
-        "GRANT SELECT, TRIGGER, LOCK TABLES, DROP, ALTER, CREATE, INSERT ON `" + DATA_DB + "`.* TO 'pointsman'@'%';",
-        // naming the transactions a drain waits for; DDL kept out of the binlog
-        "GRANT PROCESS, BINLOG ADMIN ON *.* TO 'pointsman'@'%';",
+        "CREATE TABLE " + DATA_DB + ".orders (id BIGINT PRIMARY KEY);"));
+    sql.addAll(SecureMariaDb.pointsmanAccount("pointsman", PASSWORD, DATA_DB, SIDECAR_DB));
+    sql.addAll(List.of(
         // the same account without TRIGGER, to show what a missing grant looks like
         "CREATE USER 'notrigger'@'%' IDENTIFIED BY '" + PASSWORD + "' REQUIRE SSL;",
         "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE ON `" + SIDECAR_DB + "`.* TO 'notrigger'@'%';",
-        "GRANT SELECT ON `" + DATA_DB + "`.* TO 'notrigger'@'%';",
-        ""));
-    mariadbd = new ProcessBuilder(List.of(TestServices.mariadbdBinary(), "--no-defaults",
-            "--datadir=" + dir.resolve("data"), "--user=" + osUser, "--bind-address=127.0.0.1",
-            "--port=" + port, "--socket=" + dir.resolve("mysql.sock"), "--pid-file=" + dir.resolve("mysql.pid"),
-            "--log-bin=mysql-bin", "--server-id=1", "--binlog-format=ROW", "--skip-name-resolve",
-            "--require-secure-transport=ON", "--ssl-ca=" + ca.caCert(), "--ssl-cert=" + server.cert(),
-            "--ssl-key=" + server.key(), "--init-file=" + init,
-            // triggers with the binary log on need SUPER otherwise (see aTriggerWithoutSuperNamesTheServerSetting)
-            "--log-bin-trust-function-creators=OFF"))
-        .redirectErrorStream(true).redirectOutput(dir.resolve("mysql.log").toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-    awaitReady();
+        "GRANT SELECT ON `" + DATA_DB + "`.* TO 'notrigger'@'%';"));
+    return sql;
   }
 
   @AfterAll
   static void stopMariaDb() throws Exception {
-    if (mariadbd != null) {
-      mariadbd.destroy();
-      if (!mariadbd.waitFor(60, TimeUnit.SECONDS)) {
-        mariadbd.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-      }
+    if (mariadb != null) {
+      mariadb.close();
     }
     try (Stream<Path> files = Files.walk(dir)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -108,7 +81,7 @@ class MySqlSecurityTest {
   }
 
   private static PrimaryEndpoint endpoint(String host) {
-    return new PrimaryEndpoint("customer", "0", new TabletAlias("zone1", 100), host, port, DATA_DB, SIDECAR_DB);
+    return mariadb.endpoint(host, DATA_DB);
   }
 
   @Test
@@ -199,11 +172,7 @@ class MySqlSecurityTest {
   }
 
   private static void setGlobal(String variable, String value) throws Exception {
-    try (ConnectionPools pools = new ConnectionPools(options("admin", MySqlOptions.TlsMode.REQUIRED, null));
-         Connection c = pools.dedicatedConnection(endpoint("127.0.0.1"));
-         Statement st = c.createStatement()) {
-      st.execute("SET GLOBAL " + variable + " = " + value);
-    }
+    mariadb.admin("SET GLOBAL " + variable + " = " + value);
   }
 
   private static String cipher(ConnectionPools pools, PrimaryEndpoint primary) {
@@ -213,40 +182,6 @@ class MySqlSecurityTest {
       return rs.getString(2);
     } catch (java.sql.SQLException e) {
       throw new AssertionError(e);
-    }
-  }
-
-  private static void awaitReady() throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-    MySqlOptions admin = options("admin", MySqlOptions.TlsMode.REQUIRED, null);
-    while (true) {
-      if (!mariadbd.isAlive()) {
-        throw new IOException("mariadbd exited: " + Files.readString(dir.resolve("mysql.log")));
-      }
-      try (ConnectionPools pools = new ConnectionPools(admin);
-           Connection c = pools.dedicatedConnection(endpoint("127.0.0.1"))) {
-        return;
-      } catch (PointsmanException e) {
-        if (System.nanoTime() > deadline) {
-          throw new IOException("MariaDB was not ready: " + e.getMessage() + "\n"
-              + Files.readString(dir.resolve("mysql.log")), e);
-        }
-        Thread.sleep(200);
-      }
-    }
-  }
-
-  private static void run(List<String> command, Path log) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
-      p.destroyForcibly();
-      throw new IOException(command.get(0) + " failed: " + Files.readString(log));
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 }

@@ -338,7 +338,7 @@ public final class Sandbox implements AutoCloseable {
     }
     startOrReusePrimaries();
 
-    client = EtcdClients.create(EtcdOptions.builder().endpoints(endpoint).build());
+    client = EtcdClients.create(options.etcdAccess().orElseGet(() -> EtcdOptions.builder().endpoints(endpoint).build()));
     store = new EtcdTopologyStore(client, options.topoPaths());
     new TopologyBootstrap(store, options.cell(), endpoint, options.shape()).bootstrap(running);
     pools = new ConnectionPools(mysqlOptions());

@@ -2,6 +2,7 @@ package io.pointsman.sandbox.cluster;
 
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.names.Names;
+import io.pointsman.engine.etcd.EtcdOptions;
 import io.pointsman.engine.topo.TopoPaths;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +26,7 @@ public final class SandboxOptions {
   private final Path dataDir;
   private final int basePort;
   private final Optional<String> etcdEndpoint;
+  private final Optional<EtcdOptions> etcdAccess;
   private final int etcdClientPort;
   private final int etcdPeerPort;
   private final boolean reuseRunning;
@@ -41,6 +43,7 @@ public final class SandboxOptions {
     this.dataDir = b.dataDir.toAbsolutePath().normalize();
     this.basePort = b.basePort;
     this.etcdEndpoint = Optional.ofNullable(b.etcdEndpoint);
+    this.etcdAccess = Optional.ofNullable(b.etcdAccess);
     this.etcdClientPort = b.etcdClientPort;
     this.etcdPeerPort = b.etcdPeerPort;
     this.reuseRunning = b.reuseRunning;
@@ -70,6 +73,14 @@ public final class SandboxOptions {
   /** An etcd to use instead of starting one (the sandbox never stops it). */
   public Optional<String> etcdEndpoint() {
     return etcdEndpoint;
+  }
+
+  /**
+   * How the sandbox's own clients reach {@link #etcdEndpoint()} when that etcd wants TLS or a user
+   * (its endpoints are the endpoint's); empty: plain, no user.
+   */
+  public Optional<EtcdOptions> etcdAccess() {
+    return etcdAccess;
   }
 
   public int etcdClientPort() {
@@ -137,6 +148,7 @@ public final class SandboxOptions {
     private Path dataDir = Path.of(System.getProperty("java.io.tmpdir"), "pointsman-sandbox");
     private int basePort = DEFAULT_BASE_PORT;
     private String etcdEndpoint;
+    private EtcdOptions etcdAccess;
     private int etcdClientPort = DEFAULT_ETCD_CLIENT_PORT;
     private int etcdPeerPort = DEFAULT_ETCD_PEER_PORT;
     private boolean reuseRunning;
@@ -168,6 +180,17 @@ public final class SandboxOptions {
     /** Use this etcd (e.g. {@code http://127.0.0.1:2379}) instead of starting one; null starts one. */
     public Builder etcdEndpoint(String endpoint) {
       this.etcdEndpoint = endpoint;
+      this.etcdAccess = null;
+      return this;
+    }
+
+    /**
+     * Use this etcd, whose TLS settings and user {@code access} carries (a secured etcd, as an
+     * operator runs it); the sandbox's store, and what uses it, connect with them.
+     */
+    public Builder etcdEndpoint(EtcdOptions access) {
+      this.etcdAccess = Objects.requireNonNull(access, "access");
+      this.etcdEndpoint = access.endpoints().get(0);
       return this;
     }
 

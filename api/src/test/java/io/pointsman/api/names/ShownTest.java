@@ -1,0 +1,31 @@
+package io.pointsman.api.names;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class ShownTest {
+  @Test
+  void controlsBidiAndSeparatorsAreEscaped() {
+    assertThat(Shown.text("a\u001b[31mb\nc\u009bd\u202ee\u2028f\u0000")).isEqualTo(
+        "a\\u001b[31mb\\u000ac\\u009bd\\u202ee\\u2028f\\u0000");
+  }
+
+  @Test
+  void markupQuotesAndOtherScriptsAreShownAsTheyAre() {
+    String s = "<script>alert(1)</script> ' \" ` $(x) 日本 \uD83D\uDE00";
+    assertThat(Shown.text(s)).isEqualTo(s);
+  }
+
+  @Test
+  void longTextIsCutSayingHowMuchIsLeftOut() {
+    assertThat(Shown.text("x".repeat(1_000_000), 10)).isEqualTo("xxxxxxxxxx...(999990 more characters)");
+  }
+
+  @Test
+  void aSurrogatePairIsNeverSplitAndALoneOneIsEscaped() {
+    assertThat(Shown.text("ab\uD83D\uDE00", 3)).isEqualTo("ab...(2 more characters)");
+    assertThat(Shown.text("a\uD800b")).isEqualTo("a\\ud800b");
+    assertThat(Shown.text(null)).isEqualTo("null");
+  }
+}

@@ -162,9 +162,12 @@ class ServiceRestartMidSwitchTest {
       Progress progress = wf.progress();
       List<StepProgress> acquisitions = runs(progress, "acquireLocks");
       assertThat(acquisitions).as("the locks were taken once and kept").hasSize(1);
-      assertThat(fencingToken(acquisitions.get(0))).isEqualTo(held.fencingToken());
+      assertThat(AcquiredTokens.of(progress)).containsExactly(held.fencingToken());
+      // the reads switch before the write window, under the named and keyspace locks alone
+      long beforeWindow = fencingToken(acquisitions.get(0));
       assertThat(faults.calls()).filteredOn(c -> MUTATING.contains(c.step()))
-          .isNotEmpty().allMatch(c -> c.token() == held.fencingToken(), "made under the first locks");
+          .isNotEmpty().allMatch(c -> c.token() == (c.step().equals("switchReads") ? beforeWindow
+              : held.fencingToken()), "made under the first locks");
       assertSwitchedAndSound(load, "etcd down for less than the lock TTL");
     }
   }
@@ -230,8 +233,10 @@ class ServiceRestartMidSwitchTest {
       assertThat(outcome.failure()).startsWith("LOCK_LOST").contains("rolled back under new locks");
       List<StepProgress> acquisitions = runs(wf.progress(), "acquireLocks");
       assertThat(acquisitions).hasSize(2).allMatch(a -> a.status() == StepStatus.DONE);
-      assertThat(fencingToken(acquisitions.get(0))).isEqualTo(old.fencingToken());
-      long renewed = fencingToken(acquisitions.get(1));
+      List<Long> tokens = AcquiredTokens.of(wf.progress()); // with the write window's shard locks
+      assertThat(tokens).hasSize(2);
+      assertThat(tokens.get(0)).isEqualTo(old.fencingToken());
+      long renewed = tokens.get(1);
       assertThat(renewed).isGreaterThan(old.fencingToken());
       assertThat(faults.calls()).filteredOn(c -> Set.of("allowSourceWrites", "restartStreams").contains(c.step()))
           .as("the undo, under the new locks").isNotEmpty()

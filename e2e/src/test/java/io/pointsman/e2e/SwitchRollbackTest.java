@@ -183,8 +183,9 @@ class SwitchRollbackTest {
     Progress progress = wf.progress();
     List<StepProgress> acquisitions = progress.steps().stream().filter(s -> s.name().equals("acquireLocks")).toList();
     assertThat(acquisitions).hasSize(2).allMatch(s -> s.status() == StepStatus.DONE);
-    long first = fencingToken(acquisitions.get(0));
-    long second = fencingToken(acquisitions.get(1));
+    List<Long> tokens = AcquiredTokens.of(progress); // with the write window's shard locks
+    long first = tokens.get(0);
+    long second = tokens.get(1);
     assertThat(first).isEqualTo(old.fencingToken());
     assertThat(second).isGreaterThan(first);
     assertThat(afterLoss).filteredOn(c -> MUTATING.contains(c.step()) && c.succeeded())
@@ -249,11 +250,5 @@ class SwitchRollbackTest {
 
   private static List<StepProgress> compensations(Progress progress) {
     return progress.steps().stream().filter(s -> s.detail() != null && s.detail().startsWith("compensation:")).toList();
-  }
-
-  /** acquireLocks reports "3 locks, fencing token N". */
-  private static long fencingToken(StepProgress acquire) {
-    String detail = acquire.detail();
-    return Long.parseLong(detail.substring(detail.lastIndexOf(' ') + 1));
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.InvalidRequestException;
+import io.pointsman.api.request.ShowRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import java.util.Map;
 import java.util.function.Function;
@@ -36,7 +37,8 @@ final class Requests {
       Map.entry("keepRoutingRules", "--keep-routing-rules"),
       Map.entry("renameTables", "--rename-tables"),
       Map.entry("lockTtl", "--lock-ttl"),
-      Map.entry("maxLockHold", "--max-lock-hold"));
+      Map.entry("maxLockHold", "--max-lock-hold"),
+      Map.entry("includeLogs", "--include-logs"));
 
   private Requests() {}
 
@@ -70,12 +72,32 @@ final class Requests {
     return decode(spec, n, CancelRequest::fromJson);
   }
 
+  static ShowRequest show(CommandSpec spec, MigrationGroup group, boolean includeLogs) {
+    ObjectNode n = names(group);
+    n.put("view", "SHOW");
+    n.put("includeLogs", includeLogs);
+    return decode(spec, n, ShowRequest::fromJson);
+  }
+
+  static ShowRequest status(CommandSpec spec, MigrationGroup group) {
+    ObjectNode n = names(group);
+    n.put("view", "STATUS");
+    return decode(spec, n, ShowRequest::fromJson);
+  }
+
   /** The flags' name for a request field, or the field itself when it has no flag. */
   static String flagOf(String field) {
     return FLAGS.getOrDefault(field, field);
   }
 
   private static ObjectNode common(MigrationGroup group, LockFlags l) {
+    ObjectNode n = names(group);
+    n.put("lockTtl", l.lockTtl);
+    n.put("maxLockHold", l.maxLockHold);
+    return n;
+  }
+
+  private static ObjectNode names(MigrationGroup group) {
     ObjectNode n = JSON.createObjectNode();
     if (group.workflow != null) {
       n.put("workflow", group.workflow);
@@ -83,8 +105,6 @@ final class Requests {
     if (group.targetKeyspace != null) {
       n.put("targetKeyspace", group.targetKeyspace);
     }
-    n.put("lockTtl", l.lockTtl);
-    n.put("maxLockHold", l.maxLockHold);
     return n;
   }
 

@@ -13,6 +13,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.pointsman.activities.CleanupActivitiesImpl;
 import io.pointsman.activities.LockActivitiesImpl;
 import io.pointsman.activities.SwitchActivitiesImpl;
+import io.pointsman.activities.ShowActivitiesImpl;
 import io.pointsman.activities.ValidateActivitiesImpl;
 import io.pointsman.client.TemporalConnection;
 import io.pointsman.engine.Services;
@@ -118,7 +119,7 @@ public final class PointsmanWorker implements AutoCloseable {
       WorkflowRegistration.registerWorkflows(worker);
       worker.registerActivitiesImplementations(new SwitchActivitiesImpl(services), new CleanupActivitiesImpl(services),
           new LockActivitiesImpl(metrics.meter(services.locks())),
-          new ValidateActivitiesImpl(etcd, config.topoPaths(), services));
+          new ValidateActivitiesImpl(etcd, config.topoPaths(), services), new ShowActivitiesImpl(services));
 
       MetricsServer metricsServer = config.metricsPort() > 0 ? MetricsServer.start(config.metricsPort(), registry) : null;
       if (metricsServer != null) {

@@ -24,6 +24,9 @@ final class MoveTablesCompleteCommand extends ActionCommand {
   boolean dryRun;
 
   @Mixin
+  VitessOnlyFlags vitessOnly;
+
+  @Mixin
   LockFlags locks;
 
   @Override
@@ -33,7 +36,7 @@ final class MoveTablesCompleteCommand extends ActionCommand {
 
   @Override
   Object request() {
-    return Requests.complete(spec, group, keepData, keepRoutingRules, renameTables, dryRun, locks);
+    return Requests.complete(spec, group, keepData, keepRoutingRules, renameTables, dryRun, locks, vitessOnly);
   }
 
   @Override

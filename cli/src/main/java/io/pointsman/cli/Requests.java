@@ -38,7 +38,11 @@ final class Requests {
       Map.entry("renameTables", "--rename-tables"),
       Map.entry("lockTtl", "--lock-ttl"),
       Map.entry("maxLockHold", "--max-lock-hold"),
-      Map.entry("includeLogs", "--include-logs"));
+      Map.entry("includeLogs", "--include-logs"),
+      Map.entry("shards", "--shards"),
+      Map.entry("force", "--force"),
+      Map.entry("initializeTargetSequences", "--initialize-target-sequences"),
+      Map.entry("ignoreSourceKeyspace", "--ignore-source-keyspace"));
 
   private Requests() {}
 
@@ -50,12 +54,28 @@ final class Requests {
     n.put("maxReplicationLagAllowed", s.maxReplicationLagAllowed);
     n.put("enableReverseReplication", s.enableReverseReplication);
     n.put("dryRun", s.dryRun);
+    // vtctldclient's flags pointsman cannot act on: sent only when set, so the decoder refuses them by name
+    if (!s.shards.isEmpty()) {
+      s.shards.forEach(n.putArray("shards")::add);
+    }
+    if (s.force) {
+      n.put("force", true);
+    }
+    if (s.initializeTargetSequences) {
+      n.put("initializeTargetSequences", true);
+    }
     return decode(spec, n, SwitchTrafficRequest::fromJson);
   }
 
   static CompleteRequest complete(CommandSpec spec, MigrationGroup group, boolean keepData, boolean keepRoutingRules,
       boolean renameTables, boolean dryRun, LockFlags l) {
+    return complete(spec, group, keepData, keepRoutingRules, renameTables, dryRun, l, new VitessOnlyFlags());
+  }
+
+  static CompleteRequest complete(CommandSpec spec, MigrationGroup group, boolean keepData, boolean keepRoutingRules,
+      boolean renameTables, boolean dryRun, LockFlags l, VitessOnlyFlags v) {
     ObjectNode n = common(group, l);
+    vitessOnly(n, v);
     n.put("keepData", keepData);
     n.put("keepRoutingRules", keepRoutingRules);
     n.put("renameTables", renameTables);
@@ -65,7 +85,13 @@ final class Requests {
 
   static CancelRequest cancel(CommandSpec spec, MigrationGroup group, boolean keepData, boolean keepRoutingRules,
       boolean dryRun, LockFlags l) {
+    return cancel(spec, group, keepData, keepRoutingRules, dryRun, l, new VitessOnlyFlags());
+  }
+
+  static CancelRequest cancel(CommandSpec spec, MigrationGroup group, boolean keepData, boolean keepRoutingRules,
+      boolean dryRun, LockFlags l, VitessOnlyFlags v) {
     ObjectNode n = common(group, l);
+    vitessOnly(n, v);
     n.put("keepData", keepData);
     n.put("keepRoutingRules", keepRoutingRules);
     n.put("dryRun", dryRun);
@@ -95,6 +121,16 @@ final class Requests {
     n.put("lockTtl", l.lockTtl);
     n.put("maxLockHold", l.maxLockHold);
     return n;
+  }
+
+  /** Sent only when set, so a request at vtctldclient's defaults is the same JSON as before they existed. */
+  private static void vitessOnly(ObjectNode n, VitessOnlyFlags v) {
+    if (!v.shards.isEmpty()) {
+      v.shards.forEach(n.putArray("shards")::add);
+    }
+    if (v.ignoreSourceKeyspace) {
+      n.put("ignoreSourceKeyspace", true);
+    }
   }
 
   private static ObjectNode names(MigrationGroup group) {

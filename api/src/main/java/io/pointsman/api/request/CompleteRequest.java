@@ -49,6 +49,9 @@ public record CompleteRequest(
     boolean renameTables = f.bool("renameTables", false);
     boolean dryRun = f.bool("dryRun", false);
     LockTimes locks = LockTimes.read(f);
+    // vtctldclient's flags pointsman takes at their defaults only
+    VitessOnlyFields.shards(f);
+    VitessOnlyFields.ignoreSourceKeyspace(f);
     f.rejectUnknown();
     return new CompleteRequest(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun,
         locks.ttl(), locks.maxHold());

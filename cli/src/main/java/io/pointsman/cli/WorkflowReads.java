@@ -4,6 +4,7 @@ import io.pointsman.api.request.ShowRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ShowWorkflow;
 import io.pointsman.client.TemporalConnection;
+import io.temporal.client.WorkflowException;
 import io.temporal.client.WorkflowOptions;
 import java.time.Duration;
 import java.util.UUID;
@@ -27,6 +28,11 @@ final class WorkflowReads {
         .setWorkflowId(id)
         .setWorkflowExecutionTimeout(TIMEOUT)
         .build());
-    return wf.show(request);
+    try {
+      return wf.show(request);
+    } catch (WorkflowException e) {
+      // the worker's words (e.g. "workflow x not found in keyspace y: ..."), not Temporal's wrapper
+      throw new IllegalStateException(Results.failureMessage(e), e);
+    }
   }
 }

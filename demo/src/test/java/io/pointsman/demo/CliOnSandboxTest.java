@@ -202,6 +202,21 @@ class CliOnSandboxTest {
     assertThat(snapshot.differencesTo(SandboxSnapshot.take(world))).as("changed by Show and Status").isEmpty();
   }
 
+  /** A workflow name that does not exist: exit 1 with the worker's words, in both Show and Status. */
+  @Test
+  @Order(6)
+  void showAndStatusOfAnUnknownWorkflowSayWhatIsMissing() {
+    for (String command : List.of("Show", "Status")) {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+      int code = new InProcessCli(world.dev.address(), out).run(List.of("MoveTables", "--workflow", "nosuchflow",
+          "--target-keyspace", Playground.TARGET_KEYSPACE, command)).exitCode();
+      String text = bytes.toString(StandardCharsets.UTF_8);
+      assertThat(code).as(command + ": " + text).isEqualTo(1);
+      assertThat(text).as(command).contains("error: workflow nosuchflow not found in keyspace customer");
+    }
+  }
+
   private static final String NO_RUN = "none";
   private static final List<String> ACTIONS = List.of(Pointsman.SWITCH_TRAFFIC, Pointsman.REVERSE_TRAFFIC,
       Pointsman.COMPLETE_MIGRATION, Pointsman.CANCEL_MIGRATION, Pointsman.VALIDATE_TOPOLOGY);

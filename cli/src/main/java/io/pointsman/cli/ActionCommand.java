@@ -27,11 +27,12 @@ abstract class ActionCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    OutputFormat format = group.outputFormat(spec);
     Object request = request();
     try (TemporalConnection temporal = group.root.connect()) {
       ActionRun run = new ActionRun(group.groupName(), spec.name(), workflowType(), group.targetKeyspace,
           group.workflow, request, dryRun());
-      return new ActionRunner(temporal, spec.commandLine().getOut(), spec.commandLine().getErr()).run(run);
+      return new ActionRunner(temporal, spec.commandLine().getOut(), spec.commandLine().getErr(), format).run(run);
     }
   }
 }

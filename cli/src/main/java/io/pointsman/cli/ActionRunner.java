@@ -41,13 +41,22 @@ final class ActionRunner {
   private static final Duration WORKER_HINT_AFTER = Duration.ofSeconds(10);
 
   private final TemporalConnection temporal;
+  /** Where the steps go: standard output for text; standard error for json, so stdout is the result alone. */
   private final PrintWriter out;
+  private final PrintWriter resultOut;
   private final PrintWriter err;
+  private final OutputFormat format;
 
   ActionRunner(TemporalConnection temporal, PrintWriter out, PrintWriter err) {
+    this(temporal, out, err, OutputFormat.TEXT);
+  }
+
+  ActionRunner(TemporalConnection temporal, PrintWriter out, PrintWriter err, OutputFormat format) {
     this.temporal = temporal;
-    this.out = out;
+    this.out = format == OutputFormat.JSON ? err : out;
+    this.resultOut = out;
     this.err = err;
+    this.format = format;
   }
 
   int run(ActionRun run) {
@@ -103,7 +112,11 @@ final class ActionRunner {
       }
       query(stub).ifPresent(printer::show); // the steps that ended since the last poll
       ActionResult r = result.get();
-      Results.print(out, r, run.dryRun(), printer.plan());
+      if (format == OutputFormat.JSON) {
+        Results.printJson(resultOut, run.workflowType(), r, printer.plan());
+      } else {
+        Results.print(out, r, run.dryRun(), printer.plan());
+      }
       return 0;
     } catch (ExecutionException e) {
       err.println("error: " + run.command() + " of " + run.subject() + " failed: "

@@ -34,8 +34,16 @@ final class HistoryCommand implements Callable<Integer> {
   @Option(names = "--out", paramLabel = "FILE", description = "File to write (default: standard output).")
   Path out;
 
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "json",
+      description = "The format of the output: json only, the history is JSON (default: ${DEFAULT-VALUE}).")
+  String format;
+
   @Override
   public Integer call() throws Exception {
+    if (!"json".equalsIgnoreCase(format.trim())) {
+      throw new picocli.CommandLine.ParameterException(root.spec.commandLine().getSubcommands().get("History"),
+          "invalid value for --format: '" + format + "' (History writes JSON only)");
+    }
     try (TemporalConnection temporal = root.connect()) {
       WorkflowExecutionHistory history = runId == null
           ? temporal.client().fetchHistory(workflowId)

@@ -20,11 +20,20 @@ abstract class MigrationGroup implements Runnable {
       description = "Target keyspace of the workflow (required).")
   String targetKeyspace;
 
+  @Option(names = "--format", scope = ScopeType.INHERIT, paramLabel = "FORMAT", defaultValue = "text",
+      description = OutputFormat.FLAG_DESCRIPTION)
+  String format;
+
   @ParentCommand
   PointsmanCli root;
 
   @Spec
   CommandSpec spec;
+
+  /** The output format; a usage error (exit 2, nothing started) when --format is neither text nor json. */
+  OutputFormat outputFormat(CommandSpec command) {
+    return OutputFormat.of(command, format);
+  }
 
   /** {@code MoveTables} or {@code Reshard}, as the user typed the group's canonical name. */
   String groupName() {

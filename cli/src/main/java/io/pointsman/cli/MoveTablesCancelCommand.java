@@ -21,6 +21,15 @@ final class MoveTablesCancelCommand extends ActionCommand {
           + "(default: false).")
   boolean dryRun;
 
+  @Option(names = "--delete-batch-size", paramLabel = "ROWS", defaultValue = "1000",
+      description = "vtctldclient's batch size for deleting a tenant's rows when a multi-tenant MoveTables is "
+          + "cancelled. Accepted for scripts and checked to be positive; it has no effect, since pointsman refuses "
+          + "multi-tenant workflows (default: ${DEFAULT-VALUE}).")
+  long deleteBatchSize;
+
+  @Mixin
+  VitessOnlyFlags vitessOnly;
+
   @Mixin
   LockFlags locks;
 
@@ -31,7 +40,11 @@ final class MoveTablesCancelCommand extends ActionCommand {
 
   @Override
   Object request() {
-    return Requests.cancel(spec, group, keepData, keepRoutingRules, dryRun, locks);
+    if (deleteBatchSize < 1) {
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+          "invalid value for --delete-batch-size: must be at least 1, got " + deleteBatchSize);
+    }
+    return Requests.cancel(spec, group, keepData, keepRoutingRules, dryRun, locks, vitessOnly);
   }
 
   @Override

@@ -6,5 +6,5 @@ import picocli.CommandLine.Command;
 @Command(name = "MoveTables", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
     description = "Traffic actions of a MoveTables workflow (tables moving between keyspaces).",
     subcommands = {SwitchTrafficCommand.class, ReverseTrafficCommand.class, MoveTablesCompleteCommand.class,
-        MoveTablesCancelCommand.class, StatusCommand.class})
+        MoveTablesCancelCommand.class, ShowCommand.class, StatusCommand.class, ActionsCommand.class})
 final class MoveTablesCommand extends MigrationGroup {}

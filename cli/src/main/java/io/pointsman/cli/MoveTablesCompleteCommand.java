@@ -27,6 +27,9 @@ final class MoveTablesCompleteCommand extends ActionCommand {
   JournalGraceFlag grace;
 
   @Mixin
+  VitessOnlyFlags vitessOnly;
+
+  @Mixin
   LockFlags locks;
 
   @Override
@@ -36,7 +39,7 @@ final class MoveTablesCompleteCommand extends ActionCommand {
 
   @Override
   Object request() {
-    return Requests.complete(spec, group, keepData, keepRoutingRules, renameTables, dryRun, locks, grace);
+    return Requests.complete(spec, group, keepData, keepRoutingRules, renameTables, dryRun, locks, grace, vitessOnly);
   }
 
   @Override

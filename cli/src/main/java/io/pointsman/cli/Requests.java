@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.InvalidRequestException;
+import io.pointsman.api.request.ShowRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import java.util.Map;
 import java.util.function.Function;
@@ -37,7 +38,12 @@ final class Requests {
       Map.entry("renameTables", "--rename-tables"),
       Map.entry("journalGrace", "--journal-grace"),
       Map.entry("lockTtl", "--lock-ttl"),
-      Map.entry("maxLockHold", "--max-lock-hold"));
+      Map.entry("maxLockHold", "--max-lock-hold"),
+      Map.entry("includeLogs", "--include-logs"),
+      Map.entry("shards", "--shards"),
+      Map.entry("force", "--force"),
+      Map.entry("initializeTargetSequences", "--initialize-target-sequences"),
+      Map.entry("ignoreSourceKeyspace", "--ignore-source-keyspace"));
 
   private Requests() {}
 
@@ -49,12 +55,23 @@ final class Requests {
     n.put("maxReplicationLagAllowed", s.maxReplicationLagAllowed);
     n.put("enableReverseReplication", s.enableReverseReplication);
     n.put("dryRun", s.dryRun);
+    // vtctldclient's flags pointsman cannot act on: sent only when set, so the decoder refuses them by name
+    if (!s.shards.isEmpty()) {
+      s.shards.forEach(n.putArray("shards")::add);
+    }
+    if (s.force) {
+      n.put("force", true);
+    }
+    if (s.initializeTargetSequences) {
+      n.put("initializeTargetSequences", true);
+    }
     return decode(spec, n, SwitchTrafficRequest::fromJson);
   }
 
   static CompleteRequest complete(CommandSpec spec, MigrationGroup group, boolean keepData, boolean keepRoutingRules,
-      boolean renameTables, boolean dryRun, LockFlags l, JournalGraceFlag grace) {
+      boolean renameTables, boolean dryRun, LockFlags l, JournalGraceFlag grace, VitessOnlyFlags v) {
     ObjectNode n = common(group, l);
+    vitessOnly(n, v);
     n.put("keepData", keepData);
     n.put("keepRoutingRules", keepRoutingRules);
     n.put("renameTables", renameTables);
@@ -65,11 +82,30 @@ final class Requests {
 
   static CancelRequest cancel(CommandSpec spec, MigrationGroup group, boolean keepData, boolean keepRoutingRules,
       boolean dryRun, LockFlags l) {
+    return cancel(spec, group, keepData, keepRoutingRules, dryRun, l, new VitessOnlyFlags());
+  }
+
+  static CancelRequest cancel(CommandSpec spec, MigrationGroup group, boolean keepData, boolean keepRoutingRules,
+      boolean dryRun, LockFlags l, VitessOnlyFlags v) {
     ObjectNode n = common(group, l);
+    vitessOnly(n, v);
     n.put("keepData", keepData);
     n.put("keepRoutingRules", keepRoutingRules);
     n.put("dryRun", dryRun);
     return decode(spec, n, CancelRequest::fromJson);
+  }
+
+  static ShowRequest show(CommandSpec spec, MigrationGroup group, boolean includeLogs) {
+    ObjectNode n = names(group);
+    n.put("view", "SHOW");
+    n.put("includeLogs", includeLogs);
+    return decode(spec, n, ShowRequest::fromJson);
+  }
+
+  static ShowRequest status(CommandSpec spec, MigrationGroup group) {
+    ObjectNode n = names(group);
+    n.put("view", "STATUS");
+    return decode(spec, n, ShowRequest::fromJson);
   }
 
   /** The flags' name for a request field, or the field itself when it has no flag. */
@@ -78,6 +114,23 @@ final class Requests {
   }
 
   private static ObjectNode common(MigrationGroup group, LockFlags l) {
+    ObjectNode n = names(group);
+    n.put("lockTtl", l.lockTtl);
+    n.put("maxLockHold", l.maxLockHold);
+    return n;
+  }
+
+  /** Sent only when set, so a request at vtctldclient's defaults is the same JSON as before they existed. */
+  private static void vitessOnly(ObjectNode n, VitessOnlyFlags v) {
+    if (!v.shards.isEmpty()) {
+      v.shards.forEach(n.putArray("shards")::add);
+    }
+    if (v.ignoreSourceKeyspace) {
+      n.put("ignoreSourceKeyspace", true);
+    }
+  }
+
+  private static ObjectNode names(MigrationGroup group) {
     ObjectNode n = JSON.createObjectNode();
     if (group.workflow != null) {
       n.put("workflow", group.workflow);
@@ -85,8 +138,6 @@ final class Requests {
     if (group.targetKeyspace != null) {
       n.put("targetKeyspace", group.targetKeyspace);
     }
-    n.put("lockTtl", l.lockTtl);
-    n.put("maxLockHold", l.maxLockHold);
     return n;
   }
 

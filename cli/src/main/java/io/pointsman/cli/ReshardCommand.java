@@ -6,5 +6,5 @@ import picocli.CommandLine.Command;
 @Command(name = "Reshard", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
     description = "Traffic actions of a Reshard workflow (shards of one keyspace split or merged).",
     subcommands = {SwitchTrafficCommand.class, ReverseTrafficCommand.class, ReshardCompleteCommand.class,
-        ReshardCancelCommand.class, StatusCommand.class})
+        ReshardCancelCommand.class, ShowCommand.class, StatusCommand.class, ActionsCommand.class})
 final class ReshardCommand extends MigrationGroup {}

@@ -26,7 +26,7 @@ final class ReshardCompleteCommand extends ActionCommand {
 
   @Override
   Object request() {
-    return Requests.complete(spec, group, false, false, false, false, locks, grace);
+    return Requests.complete(spec, group, false, false, false, false, locks, grace, new VitessOnlyFlags());
   }
 
   @Override

@@ -1,6 +1,9 @@
 package io.pointsman.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.workflows.Pointsman;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -13,6 +16,8 @@ import java.util.List;
 
 /** How an action's outcome is printed: vtctldclient's text for a result, one line for a failure. */
 final class Results {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private Results() {}
 
   /**
@@ -41,6 +46,29 @@ final class Results {
         out.println("Current State: " + result.currentState());
       }
     }
+    out.flush();
+  }
+
+  /**
+   * Prints the result as vtctldclient's {@code --format json} does: the response message of the
+   * action's vtctld RPC with its .proto field names and every field — WorkflowSwitchTrafficResponse
+   * (SwitchTraffic, ReverseTraffic), MoveTablesCompleteResponse (Complete) or WorkflowDeleteResponse
+   * (Cancel; {@code details}, the per-tablet deletions, is empty: pointsman does not report them).
+   */
+  static void printJson(PrintWriter out, String workflowType, ActionResult result, List<String> queriedPlan) {
+    ObjectNode n = JSON.createObjectNode();
+    n.put("summary", result.summary() == null ? "" : result.summary());
+    List<String> plan = result.dryRunResults().isEmpty() ? queriedPlan : result.dryRunResults();
+    switch (workflowType) {
+      case Pointsman.COMPLETE_MIGRATION -> plan.forEach(n.putArray("dry_run_results")::add);
+      case Pointsman.CANCEL_MIGRATION -> n.putArray("details");
+      default -> {
+        n.put("start_state", result.startState() == null ? "" : result.startState());
+        n.put("current_state", result.currentState() == null ? "" : result.currentState());
+        plan.forEach(n.putArray("dry_run_results")::add);
+      }
+    }
+    out.println(n.toPrettyString());
     out.flush();
   }
 

@@ -33,6 +33,22 @@ final class SwitchFlags {
           + "losing writes; --enable-reverse-replication=false turns it off (default: ${DEFAULT-VALUE}).")
   boolean enableReverseReplication;
 
+  @Option(names = "--force",
+      description = "vtctldclient's forced switch, which goes on past a failed read of the source journals and "
+          + "tablets that could not be refreshed. Not supported: pointsman stops on both; true is refused "
+          + "(default: false).")
+  boolean force;
+
+  @Option(names = "--shards", split = ",", paramLabel = "SHARDS",
+      description = "vtctldclient's shard subset (partial MoveTables). Not supported: pointsman switches every shard "
+          + "of the workflow; a subset is refused (default: all shards).")
+  List<String> shards = new ArrayList<>();
+
+  @Option(names = "--initialize-target-sequences",
+      description = "Initialize the target's sequence tables as writes switch (MoveTables into a sharded keyspace). "
+          + "Not supported yet: true is refused (default: false).")
+  boolean initializeTargetSequences;
+
   @Option(names = "--dry-run",
       description = "Print the plan from the current state and change nothing (default: false).")
   boolean dryRun;

@@ -45,8 +45,12 @@ final class ValidateCommand implements Callable<Integer> {
       description = "Its target keyspace, e.g. customer.")
   String targetKeyspace;
 
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text", description = OutputFormat.FLAG_DESCRIPTION)
+  String format;
+
   @Override
-  public Integer call() {
+  public Integer call() throws com.fasterxml.jackson.core.JsonProcessingException {
+    OutputFormat outputFormat = OutputFormat.of(spec, format);
     ValidateRequest request;
     try {
       request = ValidateRequest.of(workflow, targetKeyspace);
@@ -65,7 +69,10 @@ final class ValidateCommand implements Callable<Integer> {
               .build());
       TopologyReport report = wf.validate(request);
       PrintWriter out = root.spec.commandLine().getOut();
-      out.println(describe(report));
+      // json: the report as the worker answered it (targetKeyspace, workflow, state, summary, violations)
+      out.println(outputFormat == OutputFormat.JSON
+          ? new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(report)
+          : describe(report));
       out.flush();
       return report.holds() ? 0 : 1;
     }

@@ -97,7 +97,7 @@ class CliAgainstTemporalTest {
         .contains("pointsman MoveTables --workflow wf3 --target-keyspace ks3 Status");
     assertThat(running.describe().getStatus()).isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
 
-    CliRun status = cli("MoveTables", "-w", "wf3", "--target-keyspace", "ks3", "Status");
+    CliRun status = cli("MoveTables", "-w", "wf3", "--target-keyspace", "ks3", "Actions");
 
     assertThat(status.exitCode()).isZero();
     assertThat(status.out()).contains("MoveTables ks3.wf3 (namespace default):")
@@ -109,7 +109,7 @@ class CliAgainstTemporalTest {
 
   @Test
   void statusOfAWorkflowWithNoActionSaysSoAndStartsNothing() {
-    CliRun status = cli("Reshard", "-w", "wf4", "--target-keyspace", "ks4", "Status");
+    CliRun status = cli("Reshard", "-w", "wf4", "--target-keyspace", "ks4", "Actions");
 
     assertThat(status.exitCode()).isZero();
     assertThat(status.out()).contains("No pointsman action has run on ks4.wf4 in namespace default");

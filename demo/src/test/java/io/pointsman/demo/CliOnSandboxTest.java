@@ -3,6 +3,8 @@ package io.pointsman.demo;
 import static org.assertj.core.api.Assertions.as;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -142,7 +144,10 @@ class CliOnSandboxTest {
     Run run = pointsman("Status");
 
     assertThat(run.exitCode()).as(run.output()).isZero();
-    assertThat(run.output()).contains("MoveTables customer.commerce2customer (namespace default):")
+    assertThat(run.output()).contains("The following vreplication streams exist for workflow customer.commerce2customer:")
+        .containsPattern("id=\\d+ on customer/\\S+-\\d+: Status: \\w+\\. ")
+        .contains("Traffic State: All Reads Switched. Writes Switched")
+        .contains("MoveTables customer.commerce2customer (namespace default):")
         .containsPattern("SwitchTraffic +COMPLETED")
         .containsPattern("Cancel +FAILED")
         .contains("State after the last completed action (SwitchTraffic, finished ")
@@ -150,6 +155,66 @@ class CliOnSandboxTest {
     assertThat(runs.get(Pointsman.SWITCH_TRAFFIC)).as("the switch ran before").isNotEqualTo(NO_RUN);
     assertThat(latestRuns()).as("latest run of each action, before and after Status").isEqualTo(runs);
     assertThat(snapshot.differencesTo(SandboxSnapshot.take(world))).as("changed by Status").isEmpty();
+  }
+
+  /**
+   * Show and Status with --format json on the sandbox (the worker reads the primaries' MySQL): stdout
+   * is one JSON document with vtctld's field names, the streams of every target shard, and the
+   * traffic state; nothing changes. ShowStatusInteropTest holds the same documents to vtctldclient's
+   * own on real Vitess.
+   */
+  @Test
+  @Order(5)
+  void showAndStatusPrintVtctldsJsonAndChangeNothing() throws Exception {
+    Map<String, String> runs = latestRuns();
+    SandboxSnapshot snapshot = SandboxSnapshot.take(world);
+    ObjectMapper json = new ObjectMapper();
+
+    Run show = pointsman("show", "--format", "json");
+    assertThat(show.exitCode()).as(show.output()).isZero();
+    JsonNode wf = json.readTree(show.output()).path("workflows").get(0);
+    assertThat(wf.path("name").asText()).isEqualTo("commerce2customer");
+    assertThat(wf.path("source").path("keyspace").asText()).isEqualTo("commerce");
+    assertThat(wf.path("target").path("keyspace").asText()).isEqualTo("customer");
+    assertThat(wf.path("workflow_type").asText()).isEqualTo("MoveTables");
+    assertThat(wf.path("shard_streams").size()).isEqualTo(wf.path("target").path("shards").size()).isPositive();
+    wf.path("shard_streams").fields().forEachRemaining(e -> {
+      assertThat(e.getKey()).matches("-?[0-9a-f]*-?[0-9a-f]*/\\w+-\\d{10}");
+      for (JsonNode st : e.getValue().path("streams")) {
+        assertThat(st.path("binlog_source").path("keyspace").asText()).isEqualTo("commerce");
+        assertThat(st.path("state").asText()).isIn("Running", "Stopped", "Lagging", "Copying", "Error", "Init");
+        assertThat(st.path("message").asText()).isEqualTo("FROZEN");
+        for (String field : List.of("id", "shard", "tablet", "position", "stop_position", "db_name",
+            "transaction_timestamp", "time_updated", "copy_states", "logs", "rows_copied", "tablet_types", "cells")) {
+          assertThat(st.has(field)).as(field).isTrue();
+        }
+      }
+    });
+
+    Run status = pointsman("Status", "--format", "json");
+    assertThat(status.exitCode()).as(status.output()).isZero();
+    JsonNode st = json.readTree(status.output());
+    assertThat(st.path("traffic_state").asText()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(st.path("shard_streams").fieldNames()).toIterable().allMatch(k -> k.startsWith("customer/"));
+    assertThat(st.has("table_copy_state")).isTrue();
+
+    assertThat(latestRuns()).as("latest run of each action, before and after Show and Status").isEqualTo(runs);
+    assertThat(snapshot.differencesTo(SandboxSnapshot.take(world))).as("changed by Show and Status").isEmpty();
+  }
+
+  /** A workflow name that does not exist: exit 1 with the worker's words, in both Show and Status. */
+  @Test
+  @Order(6)
+  void showAndStatusOfAnUnknownWorkflowSayWhatIsMissing() {
+    for (String command : List.of("Show", "Status")) {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+      int code = new InProcessCli(world.dev.address(), out).run(List.of("MoveTables", "--workflow", "nosuchflow",
+          "--target-keyspace", Playground.TARGET_KEYSPACE, command)).exitCode();
+      String text = bytes.toString(StandardCharsets.UTF_8);
+      assertThat(code).as(command + ": " + text).isEqualTo(1);
+      assertThat(text).as(command).contains("error: workflow nosuchflow not found in keyspace customer");
+    }
   }
 
   private static final String NO_RUN = "none";

@@ -14,6 +14,7 @@ import io.pointsman.activities.CleanupActivitiesImpl;
 import io.pointsman.activities.FailoverToolActivitiesImpl;
 import io.pointsman.activities.JournalActivitiesImpl;
 import io.pointsman.activities.LockActivitiesImpl;
+import io.pointsman.activities.ShowActivitiesImpl;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.activities.ValidateActivitiesImpl;
 import io.pointsman.client.TemporalConnection;
@@ -123,7 +124,7 @@ public final class PointsmanWorker implements AutoCloseable {
           new LockActivitiesImpl(metrics.meter(services.locks())),
           new FailoverToolActivitiesImpl(FailoverToolCheck.of(config.vtorcAddresses())),
           new JournalActivitiesImpl(services),
-          new ValidateActivitiesImpl(etcd, config.topoPaths(), services));
+          new ValidateActivitiesImpl(etcd, config.topoPaths(), services), new ShowActivitiesImpl(services));
 
       MetricsServer metricsServer = config.metricsPort() > 0 ? MetricsServer.start(config.metricsPort(), registry) : null;
       if (metricsServer != null) {

@@ -31,6 +31,8 @@ final class SwitchPlanner {
   private static final Logger log = Workflow.getLogger(SwitchPlanner.class);
   /** Version marker: a rerun resumes a write switch that failed after changeRouting. */
   static final String RESUME_UNFINISHED = "resume-unfinished-write-switch";
+  /** Version marker: --cells may name a cell alias; read cells come from the state, not the requested names. */
+  static final String CELLS_BY_ALIAS = "cells-by-alias";
 
   /**
    * What one action switches, decided from a read of the workflow's state.
@@ -158,12 +160,19 @@ final class SwitchPlanner {
     for (TabletType type : request.readTabletTypes()) {
       List<String> candidates =
           direction == Direction.FORWARD ? state.cellsNotSwitched(type) : state.cellsSwitched(type);
-      List<String> cells = request.cells().isEmpty()
+      // The state covers the requested cells only, a cell alias already read as its cells, so its
+      // candidates need no filter; filtering by the requested names dropped every cell of an alias.
+      List<String> cells = request.cells().isEmpty() || cellsByAlias()
           ? candidates
           : candidates.stream().filter(request.cells()::contains).toList();
       out.add(new ReadSwitch(type, cells));
     }
     return out;
+  }
+
+  /** Whether this run takes its read cells from the state, where a cell alias stands for its cells. */
+  private static boolean cellsByAlias() {
+    return Workflow.getVersion(CELLS_BY_ALIAS, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   /** What the plan would do, as Vitess's dry run prints it; reads positions, changes nothing. */

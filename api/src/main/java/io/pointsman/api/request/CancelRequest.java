@@ -46,6 +46,9 @@ public record CancelRequest(
     boolean keepRoutingRules = f.bool("keepRoutingRules", false);
     boolean dryRun = f.bool("dryRun", false);
     LockTimes locks = LockTimes.read(f);
+    // vtctldclient's flags pointsman takes at their defaults only
+    VitessOnlyFields.shards(f);
+    VitessOnlyFields.ignoreSourceKeyspace(f);
     f.rejectUnknown();
     return new CancelRequest(workflow, targetKeyspace, keepData, keepRoutingRules, dryRun, locks.ttl(),
         locks.maxHold());

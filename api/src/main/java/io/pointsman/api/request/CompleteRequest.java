@@ -67,6 +67,9 @@ public record CompleteRequest(
     boolean dryRun = f.bool("dryRun", false);
     LockTimes locks = LockTimes.read(f);
     Duration journalGrace = f.duration("journalGrace", Duration.ZERO, g -> java.util.Optional.empty());
+    // vtctldclient's flags pointsman takes at their defaults only
+    VitessOnlyFields.shards(f);
+    VitessOnlyFields.ignoreSourceKeyspace(f);
     f.rejectUnknown();
     return new CompleteRequest(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun,
         locks.ttl(), locks.maxHold(), journalGrace);

@@ -53,6 +53,21 @@ final class RequestFields {
     return validate(field, v.asText(), validator);
   }
 
+  /** An enum field by constant name (case-insensitive), or its default when absent. */
+  <E extends Enum<E>> E enumValue(String field, Class<E> type, E defaultValue) {
+    JsonNode v = take(field);
+    if (v == null || v.isNull()) {
+      return defaultValue;
+    }
+    for (E e : type.getEnumConstants()) {
+      if (v.isTextual() && e.name().equalsIgnoreCase(v.asText())) {
+        return e;
+      }
+    }
+    throw fail(field, "must be one of " + java.util.Arrays.toString(type.getEnumConstants()) + ", got "
+        + clip(v.toString()));
+  }
+
   boolean bool(String field, boolean defaultValue) {
     JsonNode v = take(field);
     if (v == null || v.isNull()) {

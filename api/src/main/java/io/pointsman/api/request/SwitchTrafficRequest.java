@@ -111,6 +111,10 @@ public record SwitchTrafficRequest(
     boolean reverse = f.bool("enableReverseReplication", true);
     boolean dry = f.bool("dryRun", false);
     LockTimes locks = LockTimes.read(f);
+    // vtctldclient's flags pointsman takes at their defaults only
+    VitessOnlyFields.shards(f);
+    VitessOnlyFields.force(f);
+    VitessOnlyFields.initializeTargetSequences(f);
     f.rejectUnknown();
     return new SwitchTrafficRequest(workflow, targetKeyspace, types.stream().distinct().toList(), cells, timeout,
         lag, reverse, dry, locks.ttl(), locks.maxHold());

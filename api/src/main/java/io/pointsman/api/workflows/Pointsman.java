@@ -13,6 +13,8 @@ public final class Pointsman {
   public static final String CANCEL_MIGRATION = "CancelMigration";
   /** Not a switching action: checks a workflow's topology against its defined states, changing nothing. */
   public static final String VALIDATE_TOPOLOGY = "ValidateTopology";
+  /** Not a switching action: reads a workflow's streams and traffic state as vtctld's show and status print them. */
+  public static final String SHOW_WORKFLOW = "ShowWorkflow";
 
   public static final SearchAttributeKey<String> TARGET_KEYSPACE = SearchAttributeKey.forKeyword("TargetKeyspace");
   public static final SearchAttributeKey<String> VREPLICATION_WORKFLOW =

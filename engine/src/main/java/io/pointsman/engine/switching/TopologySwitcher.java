@@ -11,12 +11,15 @@ import io.pointsman.engine.topo.RecordKey;
 import io.pointsman.engine.topo.RecordWrite;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.CellsAlias;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.SrvKeyspace;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.UnaryOperator;
 
 /**
@@ -33,9 +36,29 @@ public final class TopologySwitcher {
     this.srvVSchema = new SrvVSchemaBuilder(store);
   }
 
-  /** The cells to act on: the ones given, or every cell of the topology. */
+  /**
+   * The cells to act on: the ones given, or every cell of the topology. A given name that is not a
+   * cell but a CellsAlias stands for its cells, as in vtctldclient's {@code --cells}.
+   */
   public List<String> cells(List<String> requested) {
-    return requested.isEmpty() ? store.listCells() : requested;
+    if (requested.isEmpty()) {
+      return store.listCells();
+    }
+    List<String> known = store.listCells();
+    Set<String> out = new LinkedHashSet<>();
+    for (String name : requested) {
+      if (known.contains(name)) {
+        out.add(name);
+        continue;
+      }
+      Optional<Versioned<CellsAlias>> alias = store.get(store.keys().cellsAlias(name));
+      if (alias.isPresent()) {
+        out.addAll(alias.get().value().cells());
+      } else {
+        out.add(name); // neither: the caller's read of the cell's records names it
+      }
+    }
+    return List.copyOf(out);
   }
 
   // ---- state ---------------------------------------------------------------------------------

@@ -19,11 +19,11 @@ import java.util.List;
 import tabletmanagerdata.Tabletmanagerdata.ReadVReplicationWorkflowResponse;
 
 /**
- * Conversions between Vitess's protobuf messages and the engine's records, so that no proto type
- * leaves this package. Enums go by number: Vitess keeps numbers stable, and the engine's enums
- * carry the same numbers.
+ * Conversions between Vitess's protobuf messages and the engine's records. Only {@link
+ * #source(BinlogSource)} is public: Show prints the binlog source as vtctld's protobuf JSON. Enums go
+ * by number: Vitess keeps numbers stable, and the engine's enums carry the same numbers.
  */
-final class TabletProtos {
+public final class TabletProtos {
   private static final HexFormat HEX = HexFormat.of();
 
   private TabletProtos() {}
@@ -152,7 +152,7 @@ final class TabletProtos {
         emptyToNull(b.getSourceTimeZone()), emptyToNull(b.getTargetTimeZone()));
   }
 
-  static Binlogdata.BinlogSource source(BinlogSource s) {
+  public static Binlogdata.BinlogSource source(BinlogSource s) {
     Binlogdata.BinlogSource.Builder b = Binlogdata.BinlogSource.newBuilder()
         .setKeyspace(s.keyspace())
         .setShard(s.shard())

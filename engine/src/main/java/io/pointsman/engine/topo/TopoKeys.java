@@ -2,6 +2,7 @@ package io.pointsman.engine.topo;
 
 import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.engine.topo.model.CellInfo;
+import io.pointsman.engine.topo.model.CellsAlias;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
@@ -45,6 +46,10 @@ public final class TopoKeys {
 
   public RecordKey<CellInfo> cellInfo(String cell) {
     return new RecordKey<>(paths.cellInfo(cell), CellInfo.class);
+  }
+
+  public RecordKey<CellsAlias> cellsAlias(String alias) {
+    return new RecordKey<>(paths.cellsAlias(alias), CellsAlias.class);
   }
 
   public RecordKey<SrvKeyspace> srvKeyspace(String cell, String keyspace) {

@@ -81,6 +81,11 @@ public final class TopoPaths {
     return globalRoot + "/cells/";
   }
 
+  /** Vitess's CellsAlias record: {@code <global>/cells_aliases/<alias>/CellsAlias}. */
+  public String cellsAlias(String alias) {
+    return globalRoot + "/cells_aliases/" + Names.cell(alias) + "/CellsAlias";
+  }
+
   public String cellInfo(String cell) {
     return cellsPrefix() + Names.cell(cell) + "/CellInfo";
   }

@@ -17,6 +17,7 @@ class TopoPathsTest {
     assertThat(paths.routingRules()).isEqualTo("/vitess/global/RoutingRules");
     assertThat(paths.shardRoutingRules()).isEqualTo("/vitess/global/ShardRoutingRules");
     assertThat(paths.cellInfo("zone1")).isEqualTo("/vitess/global/cells/zone1/CellInfo");
+    assertThat(paths.cellsAlias("region1")).isEqualTo("/vitess/global/cells_aliases/region1/CellsAlias");
     assertThat(paths.srvKeyspace("zone1", "customer")).isEqualTo("/vitess/zone1/keyspaces/customer/SrvKeyspace");
     assertThat(paths.srvVSchema("zone1")).isEqualTo("/vitess/zone1/SrvVSchema");
     assertThat(paths.tablet(new TabletAlias("zone1", 100))).isEqualTo("/vitess/zone1/tablets/zone1-0000000100/Tablet");

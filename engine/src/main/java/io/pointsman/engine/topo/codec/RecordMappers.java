@@ -2,6 +2,7 @@ package io.pointsman.engine.topo.codec;
 
 import com.google.protobuf.Message;
 import io.pointsman.engine.topo.model.CellInfo;
+import io.pointsman.engine.topo.model.CellsAlias;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
@@ -21,6 +22,7 @@ public final class RecordMappers {
       RoutingRules.class, new RoutingRulesMapper(),
       ShardRoutingRules.class, new ShardRoutingRulesMapper(),
       CellInfo.class, new CellInfoMapper(),
+      CellsAlias.class, new CellsAliasMapper(),
       SrvKeyspace.class, new SrvKeyspaceMapper(),
       SrvVSchema.class, new SrvVSchemaMapper(),
       Tablet.class, new TabletMapper());

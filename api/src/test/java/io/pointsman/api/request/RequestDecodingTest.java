@@ -111,7 +111,7 @@ class RequestDecodingTest {
     assertThat(problem("{\"workflow\":\"wf\",\"targetKeyspce\":\"customer\"}", SwitchTrafficRequest.class))
         .isEqualTo("SwitchTraffic input has unknown field targetKeyspce (and lacks the required targetKeyspace);"
             + " known fields are workflow, targetKeyspace, tabletTypes, cells, timeout, maxReplicationLagAllowed,"
-            + " enableReverseReplication, dryRun, lockTtl, maxLockHold");
+            + " enableReverseReplication, dryRun, lockTtl, maxLockHold, shards, force, initializeTargetSequences");
   }
 
   /** What a worker reports, and the Temporal UI shows first: the sentence alone, no Jackson class or location. */

@@ -75,11 +75,21 @@ class CliAgainstTemporalTest {
 
   @Test
   void anUnknownFlagStartsNothing() {
-    CliRun run = cli("MoveTables", "-w", "wf2", "--target-keyspace", "ks2", "SwitchTraffic", "--force");
+    CliRun run = cli("MoveTables", "-w", "wf2", "--target-keyspace", "ks2", "SwitchTraffic", "--no-such-flag");
 
     assertThat(run.exitCode()).isEqualTo(2);
-    assertThat(run.err()).contains("Unknown option: '--force'");
+    assertThat(run.err()).contains("Unknown option: '--no-such-flag'");
     assertThat(exists(Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "ks2", "wf2"))).isFalse();
+  }
+
+  /** vtctldclient's --force is known by name, and refused with the reason: pointsman has no forced mode. */
+  @Test
+  void vtctldclientsForceIsRefusedWithItsReasonAndStartsNothing() {
+    CliRun run = cli("MoveTables", "-w", "wf2f", "--target-keyspace", "ks2", "SwitchTraffic", "--force");
+
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("invalid value for --force: cannot be honoured").contains("Nothing was started");
+    assertThat(exists(Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "ks2", "wf2f"))).isFalse();
   }
 
   @Test

@@ -59,7 +59,7 @@ class SandboxLifecycleTest {
   @Test
   void aFailedUpStopsWhatItHadStarted() throws IOException {
     int basePort = freeBasePort();
-    int etcdPort = Ports.freePort();
+    int etcdPort = basePort + 3;
     // The second primary's port is taken: etcd and the first primary are already started by then.
     try (ServerSocket taken = new ServerSocket(basePort + 1, 1, InetAddress.getLoopbackAddress())) {
       assertThatThrownBy(() -> Sandbox.up(options(basePort, etcdPort).build()))
@@ -95,7 +95,7 @@ class SandboxLifecycleTest {
   @Test
   void reusesRunningServersOnlyWhenAskedAndLeavesThemToTheirOwner() throws SQLException {
     int basePort = freeBasePort();
-    int etcdPort = Ports.freePort();
+    int etcdPort = basePort + 3;
     Sandbox first = Sandbox.up(options(basePort, etcdPort).build());
     List<Long> pids = ServerProcesses.using(dataDir);
     first.detach();
@@ -139,14 +139,31 @@ class SandboxLifecycleTest {
         .stopOnJvmExit(true);
   }
 
-  /** A base port whose first three ports are free (the primaries of a sandbox without Reshard targets). */
+  /**
+   * A base port whose next four ports are free: three primaries and etcd. It is chosen below the
+   * kernel's ephemeral range (32768 and up), so a port the kernel hands out meanwhile (to etcd's
+   * peer URL, to a client socket, to a test running beside this one) cannot land on it; CI once
+   * failed with "port ... is already in use" when the base came from the ephemeral range.
+   */
   private static int freeBasePort() {
-    for (int attempt = 0; attempt < 50; attempt++) {
-      int base = Ports.freePort();
-      if (base + 2 <= 65535 && !Ports.isListening(base + 1) && !Ports.isListening(base + 2)) {
+    java.util.Random random = new java.util.Random();
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int base = 20000 + random.nextInt(12000);
+      if (canBindAll(base, 4)) {
         return base;
       }
     }
-    throw new IllegalStateException("no three consecutive free ports found");
+    throw new IllegalStateException("no four consecutive free ports found between 20000 and 32003");
+  }
+
+  private static boolean canBindAll(int base, int count) {
+    for (int port = base; port < base + count; port++) {
+      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        s.setReuseAddress(true);
+      } catch (IOException e) {
+        return false;
+      }
+    }
+    return true;
   }
 }

@@ -44,8 +44,8 @@ public final class GrantCheck {
 
   private GrantCheck() {}
 
-  /** What pointsman needs on a primary of this flavor. */
-  public static List<Need> needs(ServerFlavor flavor) {
+  /** What pointsman needs on a primary, MySQL 8 or MariaDB alike. */
+  public static List<Need> needs() {
     List<Need> needs = new ArrayList<>();
     for (String p : List.of("SELECT", "INSERT", "UPDATE", "DELETE")) {
       needs.add(new Need(p, Scope.SIDECAR, "the fence table, positions, journals and streams"));
@@ -59,9 +59,8 @@ public final class GrantCheck {
     needs.add(new Need("CREATE", Scope.DATA, "Complete's RENAME TABLE"));
     needs.add(new Need("INSERT", Scope.DATA, "Complete's RENAME TABLE"));
     needs.add(new Need("PROCESS", Scope.GLOBAL, "naming the transactions a drain waits for"));
-    needs.add(flavor == ServerFlavor.MARIADB
-        ? new Need("BINLOG ADMIN", Scope.GLOBAL, "SET SESSION sql_log_bin = 0 for the barrier's DDL")
-        : new Need("SYSTEM_VARIABLES_ADMIN", Scope.GLOBAL, "SET SESSION sql_log_bin = 0 for the barrier's DDL"));
+    // No BINLOG ADMIN (MariaDB) or SYSTEM_VARIABLES_ADMIN (MySQL 8): the barrier's DDL goes to the
+    // binary log so that replicas have it (WriteBarrier), and only keeping it out would need them.
     return needs;
   }
 
@@ -89,7 +88,7 @@ public final class GrantCheck {
         }
       }
     }
-    List<Need> needed = new ArrayList<>(needs(flavor));
+    List<Need> needed = new ArrayList<>(needs());
     List<Need> missing = new ArrayList<>();
     for (Need n : needed) {
       boolean held = global.contains(n.privilege())

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.slf4j.Logger;
@@ -67,10 +68,17 @@ import org.slf4j.LoggerFactory;
  * statement, and the statement in flight ends before the newer holder's fence raise. Each waits
  * for its metadata lock at most what is left of the caller's timeout.
  *
- * <p>By default the trigger DDL is kept out of the binlog ({@code sql_log_bin=0}, which needs
- * SUPER on MariaDB or SYSTEM_VARIABLES_ADMIN on MySQL 8): like Vitess's denied tables it is this
- * server's serving state, and streams reading the binlog must not see DDL events for it.
- */
+ * <h2>Replicas and failover</h2>
+ * The trigger DDL goes to the binary log, so every replica of the primary gets the barrier too, in
+ * the order of the writes it denies: a replica promoted while writes are denied (by a failover tool
+ * that takes no Vitess lock) refuses them as the old primary did, and {@link #allow} on the new
+ * primary lifts it there. Row-based replication does not fire triggers on a replica, so the barrier
+ * never blocks what replicas apply. Replication streams must not replay it on their targets: a
+ * stream reader skips the events {@link #isBarrierDdl} recognises (the sandbox's stream runner does;
+ * Vitess's VReplication ignores DDL unless its {@code on_ddl} says otherwise). Keeping the DDL out of
+ * the binlog ({@link Options#binlogDdl} false, which needs SUPER on MariaDB or SYSTEM_VARIABLES_ADMIN
+ * on MySQL 8) makes the barrier this server's alone, and a failover loses it.
+  */
 public final class WriteBarrier {
   private static final Logger log = LoggerFactory.getLogger(WriteBarrier.class);
 
@@ -90,15 +98,21 @@ public final class WriteBarrier {
   private static final int TRIGGERS_PER_SESSION = 48;
   /** Vitess's internal operation tables (table GC, online DDL), which Vitess writes itself. */
   private static final String VITESS_INTERNAL_PREFIX = "_vt_";
+  /** CREATE [DEFINER=...] TRIGGER or DROP TRIGGER [IF EXISTS] of a trigger named with our prefix. */
+  private static final Pattern BARRIER_DDL = Pattern.compile(
+      "\\s*(?:CREATE\\s+(?:DEFINER\\s*=\\s*\\S+\\s+)?TRIGGER|DROP\\s+TRIGGER(?:\\s+IF\\s+EXISTS)?)\\s+"
+          + "(?:`[^`]*`\\s*\\.\\s*|[A-Za-z0-9_$]+\\s*\\.\\s*)?`?" + DenyTriggers.PREFIX,
+      Pattern.CASE_INSENSITIVE);
 
   /**
    * @param exemptUsers MySQL login users whose writes pass (replication appliers)
-   * @param binlogDdl whether the trigger DDL goes to the binlog (and so to replicas and streams)
+   * @param binlogDdl whether the trigger DDL goes to the binlog, and so to replicas (default: yes, so
+   *     that the barrier survives a failover; see the class comment)
    * @param lockTablesCycles how often LOCK TABLES ... READ is taken after the triggers (default 1; Vitess: 2)
    * @param lockTablesCycleDelay the pause between those cycles (Vitess: 100 ms)
    */
   public record Options(Set<String> exemptUsers, boolean binlogDdl, int lockTablesCycles, Duration lockTablesCycleDelay) {
-    public static final Options DEFAULT = new Options(Set.of("vt_filtered"), false, 1, Duration.ofMillis(100));
+    public static final Options DEFAULT = new Options(Set.of("vt_filtered"), true, 1, Duration.ofMillis(100));
 
     public Options {
       exemptUsers = Set.copyOf(exemptUsers);
@@ -244,6 +258,15 @@ public final class WriteBarrier {
       ps.setString(1, stream);
       ps.execute();
     }
+  }
+
+  /**
+   * Whether a statement read from a binary log creates or drops a barrier trigger. Stream readers
+   * skip these: the barrier belongs to the primary and its replicas, never to a stream's target.
+   * MariaDB and MySQL log CREATE TRIGGER with its DEFINER clause and the database qualifier.
+   */
+  public static boolean isBarrierDdl(String sql) {
+    return sql != null && BARRIER_DDL.matcher(sql).lookingAt();
   }
 
   private void prepareSession(Connection c, PrimaryEndpoint endpoint) throws SQLException {

@@ -90,8 +90,8 @@ public final class SecureMariaDb implements AutoCloseable {
         "GRANT SELECT, INSERT, UPDATE, DELETE, CREATE ON `" + sidecarDb + "`.* TO " + account + ";",
         // the data database: barrier triggers, LOCK TABLES drain, Complete's drops and renames
         "GRANT SELECT, TRIGGER, LOCK TABLES, DROP, ALTER, CREATE, INSERT ON `" + dataDb + "`.* TO " + account + ";",
-        // naming the transactions a drain waits for; DDL kept out of the binlog
-        "GRANT PROCESS, BINLOG ADMIN ON *.* TO " + account + ";");
+        // naming the transactions a drain waits for
+        "GRANT PROCESS ON *.* TO " + account + ";");
   }
 
   public int port() {

@@ -14,6 +14,7 @@ import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer;
 import com.github.shyiko.mysql.binlog.event.deserialization.EventDeserializer.CompatibilityMode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.MariadbGtidSet;
+import io.pointsman.engine.mysql.WriteBarrier;
 import java.io.IOException;
 import java.io.Serializable;
 import java.time.Duration;
@@ -184,7 +185,8 @@ final class BinlogReader implements AutoCloseable {
       commit();
       return;
     }
-    if (source.db().equals(q.getDatabase())) {
+    // The write barrier's triggers replicate to the source's replicas, not to a stream's target.
+    if (source.db().equals(q.getDatabase()) && !WriteBarrier.isBarrierDdl(sql)) {
       current.ddl.add(sql);
     }
     if (current.standalone) {

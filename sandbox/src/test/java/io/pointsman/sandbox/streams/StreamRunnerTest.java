@@ -25,6 +25,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -530,5 +531,47 @@ class StreamRunnerTest {
     assertThat(bed.column(reverse, "rows_copied")).isZero();
     bed.exec("DELETE FROM " + moved + ".customer WHERE customer_id = ?", after);
     eventually().until(() -> bed.ids(original, "customer").isEmpty());
+  }
+
+  /**
+   * The write barrier's triggers go to the source's binary log (so replicas have them) but are not
+   * DDL for a stream: one that stops on DDL runs on past a deny and an allow, while a table change
+   * of the source's own still stops it.
+   */
+  @Test
+  void theBarriersTriggerDdlIsNotDdlToAStreamThatStopsOnDdl() throws Exception {
+    MoveTables mt = new MoveTables();
+    mt.load(4, 0);
+    BinlogSource plain = moveTablesSource("-80");
+    BinlogSource stopOnDdl = new BinlogSource(plain.keyspace(), plain.shard(), null, null, List.of(), plain.filter(),
+        BinlogSource.OnDdl.STOP, false, null, null, null, null);
+    long stream = bed.insertStream("commerce2customer", stopOnDdl, StreamState.INIT, Position.ZERO, mt.low);
+    bed.startRunner();
+    eventually().until(() -> state(stream).equals("Running"));
+
+    bed.writeBarrier.deny(bed.endpoint(mt.source), WriteScope.tables(List.of("customer", "corder")), bed.locks,
+        Duration.ofSeconds(10));
+    bed.writeBarrier.allow(bed.endpoint(mt.source), WriteScope.tables(List.of("customer", "corder")), bed.locks,
+        Duration.ofSeconds(10));
+    // The barrier's sessions have no default database; logged from one that uses the source's, the
+    // same statements carry its name, as the source's own DDL does.
+    try (Connection c = StreamTestBed.connect(); Statement st = c.createStatement()) {
+      st.execute("USE " + mt.source);
+      st.execute("CREATE TRIGGER pointsman_deny_customer_ins BEFORE INSERT ON customer FOR EACH ROW"
+          + " SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = '" + WriteBarrier.DENIED_MESSAGE_PREFIX + " on table customer'");
+      st.execute("DROP TRIGGER IF EXISTS pointsman_deny_customer_ins");
+    }
+    long id = customerIn(LOW, true, 1000);
+    insertCustomer(mt.source, id);
+    eventually().until(() -> bed.ids(mt.low, "customer").contains(id));
+    assertThat(state(stream)).isEqualTo("Running");
+
+    // The negative control: the source's own DDL, from a session using its database, stops it.
+    try (Connection c = StreamTestBed.connect(); Statement st = c.createStatement()) {
+      st.execute("USE " + mt.source);
+      st.execute("ALTER TABLE customer ADD COLUMN note varchar(8)");
+    }
+    eventually().until(() -> state(stream).equals("Stopped"));
+    assertThat(bed.stream(stream).message()).contains("ALTER TABLE");
   }
 }

@@ -52,6 +52,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   private final Services services;
   private final TopologySwitcher topology;
   private final MigrationReader reader;
+  private final PrimaryFencing fencing;
   private final Clock clock;
 
   public SwitchActivitiesImpl(Services services) {
@@ -62,6 +63,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     this.services = services;
     this.topology = new TopologySwitcher(services.store());
     this.reader = new MigrationReader(services.store(), services.primaries(), services.streams());
+    this.fencing = new PrimaryFencing(services.primaries());
     this.clock = clock;
   }
 
@@ -149,7 +151,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public Map<String, String> gatherSourcePositions(MigrationInfo info) {
     return ActivityFailures.translate(() -> {
-      return positions(info.sourceKeyspace(), info.sourceShards());
+      return positions(info, info.sourceKeyspace(), info.sourceShards());
     });
   }
 
@@ -176,8 +178,13 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           }
         });
       }
-      return positions(info.targetKeyspace(), info.targetShards());
+      return positions(info, info.targetKeyspace(), info.targetShards());
     });
+  }
+
+  @Override
+  public MigrationInfo planPrimaries(MigrationInfo info) {
+    return ActivityFailures.translate(() -> info.withPlannedPrimaries(fencing.plan(info)));
   }
 
   @Override
@@ -328,8 +335,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public ShardPositions gatherPositions(MigrationInfo info) {
     return ActivityFailures.translate(() -> {
-      return new ShardPositions(positions(info.sourceKeyspace(), info.sourceShards()),
-          positions(info.targetKeyspace(), info.targetShards()));
+      return new ShardPositions(positions(info, info.sourceKeyspace(), info.sourceShards()),
+          positions(info, info.targetKeyspace(), info.targetShards()));
     });
   }
 
@@ -355,9 +362,9 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   /** The current positions of the shards' primaries, read at once, by shard. */
-  private Map<String, String> positions(String keyspace, List<String> shards) {
+  private Map<String, String> positions(MigrationInfo info, String keyspace, List<String> shards) {
     List<String> read = FanOut.map(shards,
-        shard -> services.positions().current(services.primaries().resolve(keyspace, shard)).encode());
+        shard -> services.positions().current(fencing.resolve(info, keyspace, shard)).encode());
     Map<String, String> out = new TreeMap<>();
     for (int i = 0; i < shards.size(); i++) {
       out.put(shards.get(i), read.get(i));
@@ -365,12 +372,13 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     return out;
   }
 
+  /** A source shard's primary: the planned one, when the switch planned its primaries. */
   private PrimaryEndpoint source(MigrationInfo info, String shard) {
-    return services.primaries().resolve(info.sourceKeyspace(), shard);
+    return fencing.resolve(info, info.sourceKeyspace(), shard);
   }
 
   private PrimaryEndpoint target(MigrationInfo info, String shard) {
-    return services.primaries().resolve(info.targetKeyspace(), shard);
+    return fencing.resolve(info, info.targetKeyspace(), shard);
   }
 
   private static WriteScope scope(MigrationInfo info) {

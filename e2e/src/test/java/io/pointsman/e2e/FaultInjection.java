@@ -282,6 +282,11 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
+    public MigrationInfo planPrimaries(MigrationInfo info) {
+      return call("planPrimaries", null, () -> real.planPrimaries(info));
+    }
+
+    @Override
     public void allowSourceWrites(MigrationInfo info, LockSet locks) {
       run("allowSourceWrites", locks, () -> real.allowSourceWrites(info, locks));
     }

@@ -49,8 +49,8 @@ class SwitchRollbackTest {
   private static final String TARGET = "customer";
   private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   /** The steps before the journal, in the order they run. */
-  private static final List<String> ORDER = List.of("switchReads", "readReverseStreams", "stopSourceWrites",
-      "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals");
+  private static final List<String> ORDER = List.of("switchReads", "planPrimaries", "readReverseStreams",
+      "stopSourceWrites", "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals");
   /** Those of them that change something, each with a compensation registered before it runs. */
   private static final Set<String> COMPENSATED = Set.of("switchReads", "stopSourceWrites", "waitForCatchup",
       "createReverseVReplication");
@@ -102,6 +102,7 @@ class SwitchRollbackTest {
         Arguments.of("gatherSourcePositions", When.BEFORE),
         Arguments.of("waitForCatchup", When.BEFORE),
         Arguments.of("waitForCatchup", When.AFTER),
+        Arguments.of("planPrimaries", When.BEFORE),
         Arguments.of("readReverseStreams", When.BEFORE),
         Arguments.of("createReverseVReplication", When.BEFORE),
         Arguments.of("createReverseVReplication", When.AFTER),

@@ -41,6 +41,12 @@ final class WriteSwitch {
    * window's shards, and a problem it sees there refuses the window before anything is stopped.
    */
   static final String ASK_FAILOVER_TOOLS = "ask-failover-tools-before-the-write-window";
+  /**
+   * Version marker: under the shard locks the switch reads each shard's primary (alias and term)
+   * and binds every later change on MySQL or tablets to it; a primary that changed refuses the
+   * step. Before the journal the switch then undoes; after it, it plans again on the new primaries.
+   */
+  static final String PLAN_PRIMARIES = "plan-primaries-in-the-write-window";
   private static final Duration FIRST_RETRY = Duration.ofSeconds(2);
   private static final Duration LONGEST_RETRY = Duration.ofMinutes(1);
 
@@ -62,6 +68,8 @@ final class WriteSwitch {
   private final boolean localChain;
 
   private boolean pastPointOfNoReturn;
+  /** This run bound its steps to the primaries it planned ({@link #PLAN_PRIMARIES}). */
+  private boolean primariesPlanned;
   /** createJournals was started: from then on a failure may have left a journal behind. */
   private boolean journalAttempted;
   /** The positions the journal is written with, kept to write it again where it is missing. */
@@ -116,15 +124,22 @@ final class WriteSwitch {
               ErrorCode.FAILED_PRECONDITION.name());
         }
       }
+      if (Workflow.getVersion(PLAN_PRIMARIES, Workflow.DEFAULT_VERSION, 1) >= 1) {
+        primariesPlanned = true;
+      }
       progress.phase("switching writes");
     }
+    // Forward steps act on the planned primaries only; the undos are registered with the
+    // switcher as read, so they reach whichever server is primary by then (the barrier they lift
+    // is replicated, and a promoted replica has it).
+    MigrationInfo f = primariesPlanned ? planPrimaries(w, "the primaries of the write window") : w;
     // A local chain is recorded only when its workflow task completes; a worker that dies before
     // leaves it unrecorded, and the next one runs it again from checkJournals against what the
     // dead pass changed. So what its undo needs is read by an activity, recorded, before it, and
     // checkJournals opens it (a dead pass may have written the journal).
     List<SavedStream> savedFirst = localChain ? readReverseStreams(w, quick) : null;
     boolean journaled = steps.run("checkJournals", "migration id " + w.migrationId(),
-        () -> critical.checkJournals(w));
+        () -> critical.checkJournals(f));
     Map<String, String> sourcePositions;
     Map<String, String> targetPositions;
     if (!journaled) {
@@ -140,9 +155,9 @@ final class WriteSwitch {
             () -> quick.restoreReverseVReplication(w, savedFirst, keeper.locks()));
       }
       steps.run("stopSourceWrites", "deny writes on " + w.sourceKeyspace() + " " + w.sourceShards(),
-          () -> criticalWithinTimeout.stopSourceWrites(w, request.timeout(), keeper.locks()));
+          () -> criticalWithinTimeout.stopSourceWrites(f, request.timeout(), keeper.locks()));
       sourcePositions = steps.run("gatherSourcePositions", "after the barrier",
-          () -> critical.gatherSourcePositions(w));
+          () -> critical.gatherSourcePositions(f));
       if (localChain) {
         compensations.starting("waitForCatchup");
       } else {
@@ -150,7 +165,7 @@ final class WriteSwitch {
             () -> quick.restartStreams(w, keeper.locks()));
       }
       targetPositions = steps.run("waitForCatchup", "up to " + GoDurations.format(request.timeout()),
-          () -> criticalWithinTimeout.waitForCatchup(w, sourcePositions, request.timeout(), keeper.locks()));
+          () -> criticalWithinTimeout.waitForCatchup(f, sourcePositions, request.timeout(), keeper.locks()));
       if (localChain) {
         compensations.starting("createReverseVReplication");
       } else {
@@ -160,10 +175,10 @@ final class WriteSwitch {
             () -> quick.restoreReverseVReplication(w, saved, keeper.locks()));
       }
       steps.run("createReverseVReplication", w.reverseWorkflow() + " Stopped from the target positions",
-          () -> critical.createReverseVReplication(w, targetPositions, keeper.locks()));
+          () -> critical.createReverseVReplication(f, targetPositions, keeper.locks()));
     } else {
       ShardPositions now = steps.run("gatherPositions", "resuming after the journal",
-          () -> critical.gatherPositions(w));
+          () -> critical.gatherPositions(f));
       sourcePositions = now.source();
       targetPositions = now.target();
     }
@@ -172,10 +187,10 @@ final class WriteSwitch {
     journalSourcePositions = sourcePositions;
     journalTargetPositions = targetPositions;
     journalAttempted = true;
-    createJournals(w, "point of no return, migration id " + w.migrationId(), critical);
+    createJournals(f, "point of no return, migration id " + w.migrationId(), critical);
     pastPointOfNoReturn = true;
     compensations.clear();
-    finishForward(w, critical);
+    finishForward(f, critical);
   }
 
   private static List<String> shardsOf(MigrationInfo w) {
@@ -183,6 +198,10 @@ final class WriteSwitch {
     w.sourceShards().forEach(s -> shards.add(LockRequest.shard(w.sourceKeyspace(), s)));
     w.targetShards().forEach(s -> shards.add(LockRequest.shard(w.targetKeyspace(), s)));
     return shards;
+  }
+
+  private MigrationInfo planPrimaries(MigrationInfo w, String detail) {
+    return steps.run("planPrimaries", detail, () -> quick.planPrimaries(w));
   }
 
   private List<SavedStream> readReverseStreams(MigrationInfo w, SwitchActivities via) {
@@ -234,12 +253,15 @@ final class WriteSwitch {
     Duration wait = FIRST_RETRY;
     for (int attempt = 1, locksLost = 0; ; attempt++) {
       try {
+        // A primary that changed since the plan fails the steps bound to it; past the journal the
+        // switch does not undo, so it plans again on the primaries there are now.
+        MigrationInfo current = primariesPlanned ? planPrimaries(w, "again, attempt " + attempt) : w;
         if (journalSourcePositions != null
             && Workflow.getVersion(JOURNAL_READ_BACK, Workflow.DEFAULT_VERSION, 1) >= 1) {
           // idempotent: writes the journal only on sources that lack it (a createJournals cut short)
-          createJournals(w, "ensuring every source has the journal", quick);
+          createJournals(current, "ensuring every source has the journal", quick);
         }
-        finishForward(w, quick);
+        finishForward(current, quick);
         return;
       } catch (LockLostSignal again) {
         if (++locksLost >= 3) {

@@ -46,7 +46,7 @@ class ReverseTrafficTest {
     assertThat(h.calls().stream().filter(c -> !c.equals("holdLocks")).toList()).containsExactly(
         "buildTrafficSwitcher", "getWorkflowState", "buildTrafficSwitcher", "acquireLocks",
         "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "switchReads REPLICA BACKWARD",
-        "switchReads RDONLY BACKWARD", "acquireLocks", "checkFailoverTools",
+        "switchReads RDONLY BACKWARD", "acquireLocks", "checkFailoverTools", "planPrimaries",
         "readReverseStreams", "checkJournals", "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
         "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication",
@@ -54,9 +54,12 @@ class ReverseTrafficTest {
     assertThat(h.calls()).contains("holdLocks");
     // reads go back on the workflow itself; every write step acts on the reverse workflow
     assertThat(h.firstArguments("switchReads REPLICA BACKWARD")).containsExactly(INFO);
-    for (String writeStep : List.of("canSwitch", "stopSourceWrites", "waitForCatchup", "createJournals",
+    assertThat(h.firstArguments("canSwitch")).containsExactly(REVERSE_INFO);
+    // bound to the primaries planned under the shard locks
+    for (String writeStep : List.of("stopSourceWrites", "waitForCatchup", "createJournals",
         "allowTargetWrites", "changeRouting", "freezeTargetVReplication")) {
-      assertThat(h.firstArguments(writeStep)).as(writeStep).containsExactly(REVERSE_INFO);
+      assertThat(h.firstArguments(writeStep)).as(writeStep)
+          .containsExactly(REVERSE_INFO.withPlannedPrimaries(SwitchHarness.PLANNED_PRIMARIES));
     }
     LockRequest locks = (LockRequest) h.firstArguments("acquireLocks").get(0);
     assertThat(locks.namedLock()).isEqualTo("customer/commerce2customer");

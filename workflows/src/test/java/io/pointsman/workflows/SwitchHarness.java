@@ -16,6 +16,7 @@ import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.model.StreamRef;
 import io.pointsman.api.model.WorkflowState;
@@ -76,6 +77,11 @@ final class SwitchHarness implements AutoCloseable {
   static final MigrationInfo REVERSE_INFO = new MigrationInfo("commerce2customer_reverse", "customer", "commerce",
       MigrationType.TABLES, List.of("customer"), List.of("-80", "80-"), List.of("0"),
       List.of(new StreamRef("0", 3, "-80"), new StreamRef("0", 3, "80-")), 43, false);
+  /** What planPrimaries answers: one primary per shard of {@link #INFO} and {@link #REVERSE_INFO}. */
+  static final Map<String, PrimaryTerm> PLANNED_PRIMARIES = Map.of(
+      "commerce/0", new PrimaryTerm("zone1-0000000100", "2026-12-01T10:00:00Z"),
+      "customer/-80", new PrimaryTerm("zone1-0000000200", "2026-12-01T10:00:00Z"),
+      "customer/80-", new PrimaryTerm("zone1-0000000300", "2026-12-01T10:00:00Z"));
   static final WorkflowState NOTHING_SWITCHED = new WorkflowState("commerce2customer", "commerce", "customer",
       MigrationType.TABLES, List.of(), List.of("zone1"), List.of(), List.of("zone1"), false);
   static final WorkflowState READS_SWITCHED = new WorkflowState("commerce2customer", "commerce", "customer",
@@ -292,6 +298,8 @@ final class SwitchHarness implements AutoCloseable {
         return INFO.reverseWorkflow().equals(inv.getArgument(1)) ? REVERSE_INFO : INFO;
       case "getWorkflowState":
         return NOTHING_SWITCHED;
+      case "planPrimaries":
+        return ((MigrationInfo) inv.getArgument(0)).withPlannedPrimaries(PLANNED_PRIMARIES);
       case "canSwitch":
       case "checkFailoverTools":
         return "";

@@ -6,6 +6,8 @@ import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.PrimaryTerm;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowFailedException;
@@ -66,7 +68,8 @@ class TrafficSwitchTest {
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "acquireLocks", "holdLocks",
         "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "switchReads REPLICA FORWARD",
-        "switchReads RDONLY FORWARD", "acquireLocks", "holdLocks", "checkFailoverTools", "readReverseStreams", "checkJournals",
+        "switchReads RDONLY FORWARD", "acquireLocks", "holdLocks", "checkFailoverTools", "planPrimaries",
+        "readReverseStreams", "checkJournals",
         "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
         "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication",
@@ -164,6 +167,62 @@ class TrafficSwitchTest {
     }
   }
 
+  /**
+   * Issue 20, primary fencing: the forward steps of the write window get the switcher bound to the
+   * primaries planned under the shard locks, and one that finds another primary refuses. Before the
+   * journal the switch is undone, and the undos get the switcher as read, unbound, so they reach
+   * the server that is primary now (a promoted replica has the replicated barrier to lift).
+   */
+  @Test
+  void aPrimaryChangedBeforeTheJournalIsUndoneOnWhicheverServerIsPrimaryNow() {
+    h.override("waitForCatchup", inv -> {
+      throw ApplicationFailure.newNonRetryableFailure("the primary of commerce/0 changed during the switch",
+          "FAILED_PRECONDITION");
+    });
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(failure(result)).hasMessageContaining("the primary of commerce/0 changed")
+        .hasMessageContaining("Everything the switch changed was rolled back");
+    MigrationInfo planned = SwitchHarness.INFO.withPlannedPrimaries(SwitchHarness.PLANNED_PRIMARIES);
+    assertThat(h.firstArguments("planPrimaries")).containsExactly(SwitchHarness.INFO);
+    for (String forward : List.of("checkJournals", "stopSourceWrites", "gatherSourcePositions", "waitForCatchup")) {
+      assertThat(h.firstArguments(forward)).as(forward).containsExactly(planned);
+    }
+    assertThat(undoCalls()).containsExactlyElementsOf(UNDO_ALL);
+    for (String undo : List.of("restoreReverseVReplication", "restartStreams", "allowSourceWrites")) {
+      assertThat(h.firstArguments(undo)).as(undo).containsExactly(SwitchHarness.INFO);
+    }
+  }
+
+  /** Past the journal a changed primary is not undone: the switch plans again and finishes on the new one. */
+  @Test
+  void aPrimaryChangedAfterTheJournalIsPlannedAgainAndTheSwitchFinishesOnTheNewPrimary() {
+    Map<String, PrimaryTerm> promoted = new java.util.HashMap<>(SwitchHarness.PLANNED_PRIMARIES);
+    promoted.put("commerce/0", new PrimaryTerm("zone1-0000000101", "2026-12-04T12:00:00Z"));
+    AtomicInteger plans = new AtomicInteger();
+    h.override("planPrimaries", inv -> ((MigrationInfo) inv.getArgument(0))
+        .withPlannedPrimaries(plans.incrementAndGet() == 1 ? SwitchHarness.PLANNED_PRIMARIES : promoted));
+    h.override("startReverseVReplication", inv -> {
+      MigrationInfo info = inv.getArgument(0);
+      if (!info.plannedPrimaries().equals(promoted)) {
+        throw ApplicationFailure.newNonRetryableFailure("the primary of commerce/0 changed during the switch",
+            "FAILED_PRECONDITION");
+      }
+      return null;
+    });
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(result).isInstanceOf(ActionResult.class);
+    assertThat(undoCalls()).isEmpty();
+    assertThat(after("createJournals")).containsExactly("allowTargetWrites", "changeRouting",
+        "startReverseVReplication", "planPrimaries", "createJournals", "allowTargetWrites", "changeRouting",
+        "startReverseVReplication", "freezeTargetVReplication", "releaseLocks", "getWorkflowState");
+    assertThat(h.firstArguments("freezeTargetVReplication")).extracting(i -> ((MigrationInfo) i).plannedPrimaries())
+        .containsExactly(promoted);
+  }
+
   @Test
   void aFailedCreateJournalsThatWroteNoJournalIsUndone() {
     h.fail("createJournals");
@@ -187,7 +246,8 @@ class TrafficSwitchTest {
     // past the journal nothing is undone: the switch goes forward from it and finishes
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(undoCalls()).isEmpty();
-    assertThat(after("createJournals")).containsExactly("checkJournals", "createJournals", "allowTargetWrites",
+    assertThat(after("createJournals")).containsExactly("checkJournals", "planPrimaries", "createJournals",
+        "allowTargetWrites",
         "changeRouting", "startReverseVReplication", "freezeTargetVReplication", "releaseLocks", "getWorkflowState");
   }
 
@@ -201,9 +261,9 @@ class TrafficSwitchTest {
     assertThat(undoCalls()).isEmpty();
     // the failed step, then three more passes from the journal on (the first two failing), backing off between
     assertThat(after("createJournals")).containsExactly("allowTargetWrites",
-        "createJournals", "allowTargetWrites",
-        "createJournals", "allowTargetWrites",
-        "createJournals", "allowTargetWrites", "changeRouting", "startReverseVReplication",
+        "planPrimaries", "createJournals", "allowTargetWrites",
+        "planPrimaries", "createJournals", "allowTargetWrites",
+        "planPrimaries", "createJournals", "allowTargetWrites", "changeRouting", "startReverseVReplication",
         "freezeTargetVReplication", "releaseLocks", "getWorkflowState");
   }
 
@@ -282,7 +342,8 @@ class TrafficSwitchTest {
     assertThat(undoCalls()).isEmpty();
     assertThat(after("changeRouting").stream().filter("holdLocks"::equals)).hasSize(2);
     assertThat(after("changeRouting").stream().filter(c -> !c.equals("holdLocks"))).containsExactly(
-        "releaseLocks", "acquireLocks", "acquireLocks", "createJournals", "allowTargetWrites", "changeRouting", "startReverseVReplication",
+        "releaseLocks", "acquireLocks", "acquireLocks", "planPrimaries", "createJournals", "allowTargetWrites",
+        "changeRouting", "startReverseVReplication",
         "freezeTargetVReplication", "releaseLocks", "getWorkflowState");
     assertThat(h.tokensOf("freezeTargetVReplication")).containsExactly(4L);
   }
@@ -318,8 +379,8 @@ class TrafficSwitchTest {
 
     assertThat(cause(result)).isInstanceOf(CanceledFailure.class);
     assertThat(undoCalls()).isEmpty();
-    assertThat(after("changeRouting")).containsExactly("createJournals", "allowTargetWrites", "changeRouting",
-        "startReverseVReplication", "freezeTargetVReplication", "releaseLocks");
+    assertThat(after("changeRouting")).containsExactly("planPrimaries", "createJournals", "allowTargetWrites",
+        "changeRouting", "startReverseVReplication", "freezeTargetVReplication", "releaseLocks");
   }
 
   @Test

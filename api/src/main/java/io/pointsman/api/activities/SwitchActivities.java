@@ -62,6 +62,14 @@ public interface SwitchActivities {
   Map<String, String> waitForCatchup(MigrationInfo info, Map<String, String> sourcePositions, Duration timeout,
       LockSet locks);
 
+  /**
+   * Reads the primary of every source and target shard (alias and term start, from the Shard
+   * records) into the switcher, under the write window's shard locks (read-only). Every later step
+   * given the result acts only on those primaries: one that finds another primary there refuses
+   * with FAILED_PRECONDITION, naming the shard and both primaries, and changes nothing.
+   */
+  MigrationInfo planPrimaries(MigrationInfo info);
+
   /** Sets the workflow's streams Running again (compensation of the catch-up stop). */
   void restartStreams(MigrationInfo info, LockSet locks);
 

@@ -1,6 +1,7 @@
 package io.pointsman.engine.mysql;
 
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
 import io.pointsman.api.names.Shown;
@@ -15,7 +16,7 @@ import java.util.Objects;
  * Finds a shard's primary MySQL the way Vitess does: Shard {@code primary_alias} → Tablet record
  * → {@code mysql_hostname}/{@code mysql_port} and database name; the sidecar database comes from
  * the Keyspace record. Reads the topology on every call: a reparent may move the primary at any
- * time, and traffic switching never locks shards against it.
+ * time (the write window's shard locks keep Vitess's own out, not a failover tool that takes none).
  */
 public final class PrimaryResolver {
   private final TopologyStore topo;
@@ -51,5 +52,20 @@ public final class PrimaryResolver {
     }
     return new PrimaryEndpoint(keyspace, shard, s.primaryAlias(), tablet.mysqlHostname(), tablet.mysqlPort(),
         tablet.dbName(), ks.sidecarDb());
+  }
+
+  /**
+   * The primary the Shard record of {@code keyspace/shard} names now, with its term start.
+   *
+   * @throws PointsmanException NOT_FOUND when the shard is missing; FAILED_PRECONDITION when it has no primary
+   */
+  public PrimaryTerm term(String keyspace, String shard) {
+    Names.keyspace(keyspace);
+    Names.shard(shard);
+    Shard s = topo.getRequired(topo.keys().shard(keyspace, shard)).value();
+    if (s.primaryAlias() == null) {
+      throw PointsmanException.failedPrecondition("shard " + keyspace + "/" + shard + " has no primary");
+    }
+    return new PrimaryTerm(s.primaryAlias().toString(), s.primaryTermStartTime());
   }
 }

@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
-import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Tablet;
 import io.pointsman.engine.validate.ValidationReport;
 import io.temporal.client.WorkflowClient;
@@ -84,11 +84,11 @@ class HostileTopologyNamesE2eTest {
             t -> new Tablet(t.alias(), t.hostname(), t.portMap(), t.keyspace(), t.shard(), t.keyRange(), t.type(),
                 name, t.mysqlHostname(), t.mysqlPort()))) {
           Tablet original = world.store().getRequired(world.store().keys().tablet(primary)).value();
-          world.store().update(world.store().keys().tablet(primary), hostile, LockSet.of());
+          world.store().update(world.store().keys().tablet(primary), hostile, TopologyStore.UNLOCKED);
           try {
             refusedAndShownSafely(world, "a hostile tablet record");
           } finally {
-            world.store().update(world.store().keys().tablet(primary), t -> original, LockSet.of());
+            world.store().update(world.store().keys().tablet(primary), t -> original, TopologyStore.UNLOCKED);
           }
         }
       }

@@ -15,6 +15,8 @@ import java.util.Map;
  */
 final class SwitchPlan {
   private final List<String> lines = new ArrayList<>();
+  /** The shard locks of the write window, in the order they are taken; released before the keyspaces. */
+  private final List<String> shardLocks = new ArrayList<>();
 
   List<String> lines() {
     return lines.isEmpty() ? List.of("No changes required") : List.copyOf(lines);
@@ -26,6 +28,9 @@ final class SwitchPlan {
   }
 
   void unlocks(String namedLock, List<String> keyspaces) {
+    for (int i = shardLocks.size() - 1; i >= 0; i--) {
+      lines.add("Unlock shard " + shardLocks.get(i));
+    }
     for (int i = keyspaces.size() - 1; i >= 0; i--) {
       lines.add("Unlock keyspace " + keyspaces.get(i));
     }
@@ -54,6 +59,11 @@ final class SwitchPlan {
 
   void writes(MigrationInfo w, Map<String, String> sourcePositions, String timeout, boolean reverseReplication) {
     String what = w.migrationType() == MigrationType.TABLES ? "tables " + w.tables() : "shards " + w.sourceShards();
+    // Vitess locks keyspaces only; pointsman also holds the shard locks, so no reparent runs meanwhile.
+    w.sourceShards().forEach(shard -> shardLocks.add(w.sourceKeyspace() + "/" + shard));
+    w.targetShards().forEach(shard -> shardLocks.add(w.targetKeyspace() + "/" + shard));
+    shardLocks.forEach(shard -> lines.add("Lock shard " + shard));
+    lines.add("Plan the primaries of shards " + shardLocks + ": every change goes to them only");
     lines.add("Stop writes on keyspace " + w.sourceKeyspace() + " for " + what + ": "
         + positions(w.sourceKeyspace(), sourcePositions));
     lines.add("Deny writes on the source primaries (write barrier) and drain transactions in flight");

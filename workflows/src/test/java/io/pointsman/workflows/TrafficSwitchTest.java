@@ -389,7 +389,12 @@ class TrafficSwitchTest {
 
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(((ActionResult) result).dryRunResults()).contains("Lock workflow customer/commerce2customer",
-        "Create journal entries on source databases (migration id 42)");
+        "Create journal entries on source databases (migration id 42)")
+        .containsSubsequence("Lock shard commerce/0", "Lock shard customer/-80", "Lock shard customer/80-",
+            "Plan the primaries of shards [commerce/0, customer/-80, customer/80-]: every change goes to them only",
+            "Stop writes on keyspace commerce for tables [customer]: [keyspace:commerce;shard:0;position:MySQL56/a:1-10]",
+            "Unlock shard customer/80-", "Unlock shard customer/-80", "Unlock shard commerce/0",
+            "Unlock keyspace customer");
     assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "gatherPositions")
         .doesNotContainAnyElementsOf(MUTATING);
   }

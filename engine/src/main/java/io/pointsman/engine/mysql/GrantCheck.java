@@ -15,8 +15,10 @@ import java.util.regex.Pattern;
 /**
  * Which of the grants pointsman needs on a shard primary (README, "Running securely") the connected
  * account holds, read from {@code information_schema} (its own rows: any account may read them)
- * without trying anything. Grants through a role are not seen; a database grant whose name has
- * wildcards ({@code vt\_%}) counts for the databases it matches, a global grant for all.
+ * and from the grants of the roles enabled at login, without trying anything. A database grant
+ * whose name has wildcards ({@code vt\_%}) counts for the databases it matches, a global grant for
+ * all. pointsman never runs {@code SET ROLE}, so a role counts only when it is the account's
+ * default role; one granted but not enabled is named in the notes.
  */
 public final class GrantCheck {
   /** Where a grant must apply. */
@@ -88,6 +90,8 @@ public final class GrantCheck {
         }
       }
     }
+    List<String> notes = new ArrayList<>();
+    RoleGrants.read(c, global, schema, notes);
     List<Need> needed = new ArrayList<>(needs());
     List<Need> missing = new ArrayList<>();
     for (Need n : needed) {
@@ -100,7 +104,6 @@ public final class GrantCheck {
         missing.add(n);
       }
     }
-    List<String> notes = new ArrayList<>();
     try (Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("SELECT @@GLOBAL.log_bin, @@GLOBAL.log_bin_trust_function_creators")) {
       rs.next();

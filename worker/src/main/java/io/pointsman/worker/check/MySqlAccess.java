@@ -41,7 +41,7 @@ final class MySqlAccess {
       int held = grants.needed().size() - grants.missing().size();
       findings.add(Finding.ok("grants", held + " of the " + grants.needed().size() + " pointsman needs are held"));
       grants.missing().forEach(n -> findings.add(Finding.missing(n.describe(ep), n.why())));
-      grants.notes().forEach(n -> findings.add(Finding.ok("triggers", n)));
+      grants.notes().forEach(n -> findings.add(Finding.ok("grants", n)));
     } catch (RuntimeException | SQLException e) {
       findings.add(Finding.missing(findings.isEmpty() ? "connect" : "reading the grants",
           e.getMessage() == null ? e.toString() : e.getMessage()));

@@ -30,8 +30,10 @@ final class PrimaryFencing {
   /** The primary of every source and target shard now, keyed {@code keyspace/shard}, in shard order. */
   Map<String, PrimaryTerm> plan(MigrationInfo info) {
     Map<String, PrimaryTerm> planned = new LinkedHashMap<>();
-    info.sourceShards().forEach(s -> planned.put(info.sourceKeyspace() + "/" + s, primaries.term(info.sourceKeyspace(), s)));
-    info.targetShards().forEach(s -> planned.put(info.targetKeyspace() + "/" + s, primaries.term(info.targetKeyspace(), s)));
+    info.sourceShards().forEach(s ->
+        planned.put(info.sourceKeyspace() + "/" + s, primaries.term(info.sourceKeyspace(), s)));
+    info.targetShards().forEach(s ->
+        planned.put(info.targetKeyspace() + "/" + s, primaries.term(info.targetKeyspace(), s)));
     return planned;
   }
 

@@ -73,12 +73,23 @@ final class RoleGrants {
       if (p.isEmpty() || p.contains("(")) {
         continue;
       }
-      if (m.group(3) == null) {
-        global.add(p);
-      } else {
-        schema.add(new String[] {m.group(3).replace("``", "`"), p});
+      // ALL PRIVILEGES stands for each privilege at its level, SUPER included on *.*
+      List<String> each = p.equals("ALL PRIVILEGES") || p.equals("ALL") ? allPrivileges() : List.of(p);
+      for (String one : each) {
+        if (m.group(3) == null) {
+          global.add(one);
+        } else {
+          schema.add(new String[] {m.group(3).replace("``", "`"), one});
+        }
       }
     }
+  }
+
+  private static List<String> allPrivileges() {
+    List<String> all = new ArrayList<>(
+        GrantCheck.needs().stream().map(GrantCheck.Need::privilege).distinct().toList());
+    all.add("SUPER");
+    return all;
   }
 
   /** A role name from the server, quoted so that no name can end its quote. */

@@ -60,6 +60,16 @@ class GrantCheckRolesTest {
         "SET DEFAULT ROLE"));
   }
 
+  @Test
+  void allPrivilegesOfARoleCoverEveryNeed() throws Exception {
+    MySqlTestSupport.exec("REVOKE ALL PRIVILEGES, GRANT OPTION FROM " + role);
+    MySqlTestSupport.exec("GRANT ALL PRIVILEGES ON `" + db + "`.* TO " + role);
+    MySqlTestSupport.exec("GRANT PROCESS, SUPER ON *.* TO " + role);
+    MySqlTestSupport.exec("SET DEFAULT ROLE " + role + " FOR '" + user + "'@'%'");
+
+    assertThat(check().missing()).isEmpty();
+  }
+
   private GrantCheck.Result check() throws Exception {
     String url = "jdbc:mysql://" + TestServices.mysqlHost() + ":" + TestServices.mysqlPort() + "/";
     try (Connection c = DriverManager.getConnection(url, user, "pw-" + suffix)) {

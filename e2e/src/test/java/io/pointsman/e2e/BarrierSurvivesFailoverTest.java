@@ -103,6 +103,11 @@ class BarrierSurvivesFailoverTest {
     for (MariaDbProcess r : replicas) {
       r.close();
     }
+    if (replicaDirs != null) {
+      try (var files = Files.walk(replicaDirs)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
   }
 
   @ParameterizedTest

@@ -19,6 +19,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * pointsman's tablet-manager client against real Vitess 24 vttablets that serve gRPC over TLS and
@@ -28,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * each wrong setting fails the first RPC at once, naming the cause and the setting.
  */
 class TabletGrpcTlsTest {
+  private static final Logger log = LoggerFactory.getLogger(TabletGrpcTlsTest.class);
   private static final String WORKFLOW = "commerce2customer";
   /** Far above what a refused handshake takes, far below the RPC deadline: "at once", not "timed out". */
   private static final Duration AT_ONCE = Duration.ofSeconds(10);
@@ -136,6 +139,7 @@ class TabletGrpcTlsTest {
       long t0 = System.nanoTime();
       assertThatThrownBy(() -> c.readVReplicationWorkflow(target, WORKFLOW))
           .isInstanceOfSatisfying(PointsmanException.class, e -> {
+            log.info("{}: {}", tls.describe(), e.getMessage());
             assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
             assertThat(e.getMessage()).contains("ReadVReplicationWorkflow", target.alias().toString(), cause).contains(settings);
           });

@@ -16,6 +16,10 @@
 #                           TabletExternallyReparented; a replica's MariaDB replicates (GTID) from the shard's
 #                           primary, e.g. "100:commerce:0 101:commerce:0:replica 200:customer:-80 300:customer:80-".
 #                           Keyspaces are created with durability policy none and an empty VSchema; no schema.
+#                           POINTSMAN_VITESS_GRPC_TLS_DIR=<dir> (opt-in; see vitess_grpc_tls_flags in vitess.sh for
+#                           the files): the vttablets serve gRPC over TLS and require client certificates
+#                           signed by <dir>/ca.pem; vtctld, vtgate and the vttablets get the client flags.
+#                           vtctld's and vtgate's own servers stay plaintext. Unset: no TLS anywhere.
 #   stop_vitess_cluster     SIGTERM to vtgate, vttablets and vtctld, then to MariaDB and etcd (SIGKILL after 15 s
 #                           each), removes the folder
 #   vitess_cluster_demo     schema, VSchema, rows, then MoveTables create / VDiff / SwitchTraffic / ReverseTraffic /
@@ -175,8 +179,11 @@ _vc_start_vttablet() {
   # a primary starts as REPLICA and is then promoted in the topology with TabletExternallyReparented
   [ "$ttype" = rdonly ] && init_type=rdonly
   mkdir -p "$VITESS_CLUSTER_DIR/vttablet-$uid"
-  local prefix=()
+  local prefix=() tls=()
   mapfile -t prefix < <(vitess_non_root_prefix)
+  # a TLS tablet is also a client of tablets: tablet-manager RPCs and VReplication's source reads
+  mapfile -t tls < <(vitess_grpc_tls_flags tablet-server; vitess_grpc_tls_flags tablet-manager-client
+                     vitess_grpc_tls_flags tablet-client)
   VTDATAROOT="$VITESS_CLUSTER_DIR/vttablet-$uid" "${prefix[@]}" "$POINTSMAN_VITESS_BIN/vttablet" \
     --topo-implementation etcd2 --topo-global-server-address "$POINTSMAN_VITESS_ETCD" \
     --topo-global-root "$POINTSMAN_VITESS_GLOBAL_ROOT" \
@@ -195,6 +202,7 @@ _vc_start_vttablet() {
     --queryserver-config-transaction-cap 8 --app-pool-size 8 --dba-pool-size 4 \
     --service-map grpc-queryservice,grpc-tabletmanager,grpc-updatestream \
     --bind-address 127.0.0.1 --port "$http" --grpc-bind-address 127.0.0.1 --grpc-port "$grpc" \
+    "${tls[@]}" \
     --pid-file "$VITESS_CLUSTER_DIR/vttablet-$uid/vttablet.pid" --log-format text \
     >"$VITESS_CLUSTER_DIR/vttablet-$uid.log" 2>&1 &
   _vc_track $! "vttablet-$uid"
@@ -204,8 +212,10 @@ _vc_start_vttablet() {
 _vc_start_vtgate() {
   local mysql_port=$1 http=$2 grpc=$3
   mkdir -p "$VITESS_CLUSTER_DIR/vtgate"
-  local prefix=()
+  local prefix=() tls=()
   mapfile -t prefix < <(vitess_non_root_prefix)
+  # vtgate's own servers stay plaintext; it reaches TLS tablets with the query-service client flags
+  mapfile -t tls < <(vitess_grpc_tls_flags tablet-client)
   VTDATAROOT="$VITESS_CLUSTER_DIR/vtgate" "${prefix[@]}" "$POINTSMAN_VITESS_BIN/vtgate" \
     --topo-implementation etcd2 --topo-global-server-address "$POINTSMAN_VITESS_ETCD" \
     --topo-global-root "$POINTSMAN_VITESS_GLOBAL_ROOT" \
@@ -215,6 +225,7 @@ _vc_start_vtgate() {
     --mysql-server-port "$mysql_port" --mysql-server-bind-address 127.0.0.1 --mysql-auth-server-impl none \
     --service-map grpc-vtgateservice \
     --bind-address 127.0.0.1 --port "$http" --grpc-bind-address 127.0.0.1 --grpc-port "$grpc" \
+    "${tls[@]}" \
     --pid-file "$VITESS_CLUSTER_DIR/vtgate/vtgate.pid" --log-format text \
     >"$VITESS_CLUSTER_DIR/vtgate.log" 2>&1 &
   _vc_track $! vtgate

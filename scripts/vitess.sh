@@ -16,6 +16,11 @@
 #                            VTCTLD_PID, VTCTLD_DIR (log and data, a temporary folder)
 #   stop_vtctld              SIGTERM to vtctld, then removes VTCTLD_DIR
 #   ensure_vitess_cell [etcd] registers the cell (AddCellInfo) if it is missing; needs vtctld running
+#   vitess_grpc_tls_flags KIND  the gRPC TLS flags of POINTSMAN_VITESS_GRPC_TLS_DIR (nothing when it is unset),
+#                            one word per line; KIND is tablet-server (vttablet's --grpc-cert/--grpc-key/--grpc-ca,
+#                            client certificates required), tablet-manager-client (--tablet-manager-grpc-*: vtctld
+#                            and vttablets calling tablet-manager RPCs) or tablet-client (--tablet-grpc-*: the
+#                            query service, which vtgate, vtctld and VReplication's source reads use)
 #
 # A whole cluster (etcd, vtctld, MariaDB-backed vttablets, vtgate): scripts/vitess-cluster.sh.
 #
@@ -103,6 +108,28 @@ _vitess_topo_address() {
   echo "${etcd:-${POINTSMAN_TEST_ETCD:-}}"
 }
 
+# POINTSMAN_VITESS_GRPC_TLS_DIR holds ca.pem (the CA that signed every certificate below and that the
+# tablets trust for client certificates), server.pem + server-key.pem (the vttablets' certificate; its
+# SANs must name the tablets' host, 127.0.0.1 here) and client.pem + client-key.pem (what vtctld, vtgate
+# and the vttablets present when they call a tablet). Vitess 24 spells the flags with dashes;
+# POINTSMAN_VITESS_GRPC_TLS_SERVER_NAME, when set, is the name the clients verify instead of the host.
+vitess_grpc_tls_flags() {
+  local dir=${POINTSMAN_VITESS_GRPC_TLS_DIR:-} kind=$1 prefix
+  [ -n "$dir" ] || return 0
+  case "$kind" in
+    tablet-server)
+      printf '%s\n' --grpc-cert "$dir/server.pem" --grpc-key "$dir/server-key.pem" --grpc-ca "$dir/ca.pem"
+      return 0 ;;
+    tablet-manager-client) prefix=--tablet-manager-grpc ;;
+    tablet-client) prefix=--tablet-grpc ;;
+    *) echo "vitess_grpc_tls_flags: unknown kind '$kind'" >&2; return 1 ;;
+  esac
+  printf '%s\n' "$prefix-ca" "$dir/ca.pem" "$prefix-cert" "$dir/client.pem" "$prefix-key" "$dir/client-key.pem"
+  if [ -n "${POINTSMAN_VITESS_GRPC_TLS_SERVER_NAME:-}" ]; then
+    printf '%s\n' "$prefix-server-name" "$POINTSMAN_VITESS_GRPC_TLS_SERVER_NAME"
+  fi
+}
+
 # Vitess servers refuse to run as root ("servenv.Init: running this as root makes no sense"). As root we
 # start them in a new user namespace where they see themselves as nobody (uid 65534); the files they
 # touch still belong to root and the network is the host's, so loopback ports and temp folders work.
@@ -129,8 +156,11 @@ start_vtctld() {
   http_port=$(_vitess_free_port); grpc_port=$(_vitess_free_port)
   while [ "$grpc_port" = "$http_port" ]; do grpc_port=$(_vitess_free_port); done
 
-  local prefix=()
+  local prefix=() tls=()
   mapfile -t prefix < <(vitess_non_root_prefix)
+  # vtctld's own server stays plaintext (vtctldclient reaches it as before); as a client of TLS tablets
+  # it needs both client flag sets: tablet-manager RPCs and query-service calls (VDiff, health)
+  mapfile -t tls < <(vitess_grpc_tls_flags tablet-manager-client; vitess_grpc_tls_flags tablet-client)
   VTDATAROOT=$VTCTLD_DIR "${prefix[@]}" "$POINTSMAN_VITESS_BIN/vtctld" \
     --topo-implementation etcd2 \
     --topo-global-server-address "$topo" \
@@ -140,6 +170,7 @@ start_vtctld() {
     --log-format text \
     --bind-address 127.0.0.1 --port "$http_port" \
     --grpc-bind-address 127.0.0.1 --grpc-port "$grpc_port" \
+    "${tls[@]}" \
     --pid-file "$VTCTLD_DIR/vtctld.pid" \
     >"$VTCTLD_DIR/vtctld.log" 2>&1 &
   VTCTLD_PID=$!

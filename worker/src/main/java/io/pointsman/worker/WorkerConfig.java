@@ -5,6 +5,8 @@ import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.client.TemporalOptions;
 import io.pointsman.engine.etcd.EtcdOptions;
 import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.tablet.TabletRpcOptions;
+import io.pointsman.engine.tablet.TabletTls;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.vtorc.FailoverToolCheck;
 import java.time.Duration;
@@ -26,6 +28,9 @@ import java.util.function.Supplier;
  * @param shutdownGrace how long a shutdown waits for running activities before interrupting them
  * @param vtorcAddresses {@code host:port} of each VTOrc's HTTP port, asked before every write window
  *     ({@code VTORC_ADDRESSES}, comma-separated); empty when none
+ * @param tablets deadlines and TLS of the tablet-manager gRPC client to real vttablets
+ *     ({@code VTTABLET_GRPC_CA_FILE}, {@code VTTABLET_GRPC_CERT_FILE}, {@code VTTABLET_GRPC_KEY_FILE},
+ *     {@code VTTABLET_GRPC_SERVER_NAME}: the client side of vttablet's {@code --grpc-cert/--grpc-key/--grpc-ca})
  */
 public record WorkerConfig(
     TemporalOptions temporal,
@@ -34,7 +39,8 @@ public record WorkerConfig(
     MySqlOptions mysql,
     int metricsPort,
     Duration shutdownGrace,
-    List<String> vtorcAddresses) {
+    List<String> vtorcAddresses,
+    TabletRpcOptions tablets) {
 
   public static final int DEFAULT_METRICS_PORT = 9464;
   public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
@@ -47,7 +53,7 @@ public record WorkerConfig(
       "ETCD_KEY_FILE", "TOPO_GLOBAL_ROOT", "TOPO_CELL_ROOT_PREFIX", "MYSQL_USER", "MYSQL_PASSWORD",
       "MYSQL_PASSWORD_FILE", "MYSQL_TLS_MODE", "MYSQL_TLS_CA_FILE", "MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL",
       "MYSQL_POOL_SIZE", "METRICS_PORT", "WORKER_SHUTDOWN_GRACE",
-      "VTORC_ADDRESSES"};
+      "VTORC_ADDRESSES", TabletTls.CA_FILE, TabletTls.CERT_FILE, TabletTls.KEY_FILE, TabletTls.SERVER_NAME};
 
   public WorkerConfig {
     Objects.requireNonNull(temporal, "temporal");
@@ -55,10 +61,17 @@ public record WorkerConfig(
     Objects.requireNonNull(topoPaths, "topoPaths");
     Objects.requireNonNull(mysql, "mysql");
     Objects.requireNonNull(shutdownGrace, "shutdownGrace");
+    Objects.requireNonNull(tablets, "tablets");
     vtorcAddresses = vtorcAddresses == null ? List.of() : List.copyOf(vtorcAddresses);
     if (metricsPort < 0 || metricsPort > 65535) {
       throw new IllegalArgumentException("metrics port must be 0..65535, got " + metricsPort);
     }
+  }
+
+  /** Plaintext gRPC to tablets with the default deadlines. */
+  public WorkerConfig(TemporalOptions temporal, EtcdOptions etcd, TopoPaths topoPaths, MySqlOptions mysql,
+      int metricsPort, Duration shutdownGrace, List<String> vtorcAddresses) {
+    this(temporal, etcd, topoPaths, mysql, metricsPort, shutdownGrace, vtorcAddresses, TabletRpcOptions.DEFAULTS);
   }
 
   /** A configuration that asks no VTOrc. */
@@ -81,7 +94,13 @@ public record WorkerConfig(
     Env env = new Env(vars);
     return new WorkerConfig(temporal(env), etcd(env), topoPaths(env), mysql(env),
         env.port("METRICS_PORT", DEFAULT_METRICS_PORT),
-        env.duration("WORKER_SHUTDOWN_GRACE", DEFAULT_SHUTDOWN_GRACE), vtorcAddresses(env));
+        env.duration("WORKER_SHUTDOWN_GRACE", DEFAULT_SHUTDOWN_GRACE), vtorcAddresses(env),
+        TabletRpcOptions.DEFAULTS.withTls(tabletTls(env)));
+  }
+
+  private static TabletTls tabletTls(Env env) {
+    return build("VTTABLET_GRPC_*", () -> new TabletTls(env.file(TabletTls.CA_FILE), env.file(TabletTls.CERT_FILE),
+        env.file(TabletTls.KEY_FILE), env.get(TabletTls.SERVER_NAME)));
   }
 
   private static List<String> vtorcAddresses(Env env) {
@@ -90,11 +109,11 @@ public record WorkerConfig(
 
   /** The same configuration against another Temporal (dev mode points it at its own server). */
   public WorkerConfig withTemporal(TemporalOptions other) {
-    return new WorkerConfig(other, etcd, topoPaths, mysql, metricsPort, shutdownGrace, vtorcAddresses);
+    return new WorkerConfig(other, etcd, topoPaths, mysql, metricsPort, shutdownGrace, vtorcAddresses, tablets);
   }
 
   public WorkerConfig withMetricsPort(int port) {
-    return new WorkerConfig(temporal, etcd, topoPaths, mysql, port, shutdownGrace, vtorcAddresses);
+    return new WorkerConfig(temporal, etcd, topoPaths, mysql, port, shutdownGrace, vtorcAddresses, tablets);
   }
 
   private static TemporalOptions temporal(Env env) {

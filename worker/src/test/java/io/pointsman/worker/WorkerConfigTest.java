@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.tablet.TabletRpcOptions;
+import io.pointsman.engine.tablet.TabletTls;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -45,6 +48,8 @@ class WorkerConfigTest {
     assertThat(c.metricsPort()).isEqualTo(9464);
     assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(30));
     assertThat(c.vtorcAddresses()).isEmpty();
+    assertThat(c.tablets()).isEqualTo(TabletRpcOptions.DEFAULTS);
+    assertThat(c.tablets().tls().enabled()).isFalse();
   }
 
   @Test
@@ -75,6 +80,10 @@ class WorkerConfigTest {
     env.put("METRICS_PORT", "0");
     env.put("WORKER_SHUTDOWN_GRACE", "1m30s");
     env.put("VTORC_ADDRESSES", "vtorc-1:16000, vtorc-2:16000,");
+    env.put("VTTABLET_GRPC_CA_FILE", file("tablet-ca.pem", "ca").toString());
+    env.put("VTTABLET_GRPC_CERT_FILE", file("tablet-client.pem", "cert").toString());
+    env.put("VTTABLET_GRPC_KEY_FILE", file("tablet-client.key", "key").toString());
+    env.put("VTTABLET_GRPC_SERVER_NAME", "vttablet.internal");
 
     WorkerConfig c = WorkerConfig.fromEnv(env);
 
@@ -104,6 +113,10 @@ class WorkerConfigTest {
     assertThat(c.metricsPort()).isZero();
     assertThat(c.shutdownGrace()).isEqualTo(Duration.ofSeconds(90));
     assertThat(c.vtorcAddresses()).containsExactly("vtorc-1:16000", "vtorc-2:16000");
+    assertThat(c.tablets().tls()).isEqualTo(new TabletTls(Optional.of(dir.resolve("tablet-ca.pem")),
+        Optional.of(dir.resolve("tablet-client.pem")), Optional.of(dir.resolve("tablet-client.key")),
+        Optional.of("vttablet.internal")));
+    assertThat(c.tablets().callTimeout()).isEqualTo(TabletRpcOptions.DEFAULTS.callTimeout());
   }
 
   @ParameterizedTest
@@ -122,13 +135,23 @@ class WorkerConfigTest {
       "ETCD_USER|root|ETCD_*: etcd user and password must be given together",
       "TOPO_GLOBAL_ROOT|vitess/global|TOPO_GLOBAL_ROOT/TOPO_CELL_ROOT_PREFIX: global root 'vitess/global'",
       "VTORC_ADDRESSES|http://vtorc:16000|VTORC_ADDRESSES: 'http://vtorc:16000' is not host:port",
-      "VTORC_ADDRESSES|vtorc|VTORC_ADDRESSES: 'vtorc' is not host:port"})
+      "VTORC_ADDRESSES|vtorc|VTORC_ADDRESSES: 'vtorc' is not host:port",
+      "VTTABLET_GRPC_CA_FILE|/nonexistent/ca.pem|VTTABLET_GRPC_CA_FILE names /nonexistent/ca.pem, which is not a readable file"})
   void aBadValueIsAnErrorNamingTheVariable(String name, String value, String message) {
     Map<String, String> env = new HashMap<>(Map.of("MYSQL_USER", "pointsman"));
     env.put(name, value);
 
     assertThatThrownBy(() -> WorkerConfig.fromEnv(env)).isInstanceOf(ConfigException.class)
         .hasMessageContaining(message);
+  }
+
+  @Test
+  void aTabletClientCertificateWithoutItsKeyIsAnErrorNamingBoth() throws IOException {
+    Map<String, String> env = new HashMap<>(Map.of("MYSQL_USER", "pointsman"));
+    env.put("VTTABLET_GRPC_CERT_FILE", file("tablet-client.pem", "cert").toString());
+
+    assertThatThrownBy(() -> WorkerConfig.fromEnv(env)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("VTTABLET_GRPC_CERT_FILE and VTTABLET_GRPC_KEY_FILE; only VTTABLET_GRPC_CERT_FILE is set");
   }
 
   @Test

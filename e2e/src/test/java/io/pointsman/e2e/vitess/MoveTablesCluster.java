@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A {@link VitessCluster} with a MoveTables workflow created by vtctldclient: tables {@code customer}
@@ -18,7 +19,12 @@ final class MoveTablesCluster {
   private MoveTablesCluster() {}
 
   static VitessCluster start(String workflow) throws Exception {
-    VitessCluster cluster = VitessCluster.start();
+    return start(workflow, Map.of());
+  }
+
+  /** The same, with these variables added to vitess-cluster.sh's environment. */
+  static VitessCluster start(String workflow, Map<String, String> scriptEnv) throws Exception {
+    VitessCluster cluster = VitessCluster.start(scriptEnv);
     try {
       Path dir = Files.createTempDirectory("movetables-cluster");
       Path schema = Files.writeString(dir.resolve("commerce.sql"), """

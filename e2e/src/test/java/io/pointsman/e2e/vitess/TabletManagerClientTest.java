@@ -17,6 +17,7 @@ import io.pointsman.engine.tablet.TabletEndpoint;
 import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.tablet.TabletQueryResult;
 import io.pointsman.engine.tablet.TabletRpcOptions;
+import io.pointsman.engine.tablet.TabletTls;
 import io.pointsman.engine.tablet.VReplicationStatements;
 import io.pointsman.engine.tablet.VReplicationWorkflow;
 import io.pointsman.engine.tablet.WorkflowUpdate;
@@ -300,6 +301,19 @@ class TabletManagerClientTest {
       });
       assertThatThrownBy(() -> c.updateVReplicationWorkflow(dead, WorkflowUpdate.state(WORKFLOW, StreamState.STOPPED)))
           .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.retryable()).isTrue());
+    }
+  }
+
+  @Test
+  void aTlsClientToAPlaintextTabletIsToldTheTabletDoesNotSpeakTls() {
+    // TLS with the JDK trust store: no files needed to reach the handshake
+    TabletTls tls = TabletTls.PLAINTEXT.withServerName("localhost");
+    try (TabletManagerClient c = new TabletManagerClient(TabletRpcOptions.DEFAULTS.withTls(tls))) {
+      assertThatThrownBy(() -> c.primaryPosition(commerce)).isInstanceOfSatisfying(PointsmanException.class, e -> {
+        assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+        assertThat(e.getMessage()).contains("PrimaryPosition", commerce.alias().toString(),
+            "the tablet does not speak TLS on its gRPC port", TabletTls.SERVER_NAME);
+      });
     }
   }
 

@@ -69,6 +69,14 @@ public final class VitessCluster implements AutoCloseable {
 
   /** Starts a cluster and waits until vtgate answers. */
   public static VitessCluster start() {
+    return start(Map.of());
+  }
+
+  /**
+   * Starts a cluster with these variables added to the script's environment (e.g.
+   * {@code POINTSMAN_VITESS_GRPC_TLS_DIR}) and waits until vtgate answers.
+   */
+  public static VitessCluster start(Map<String, String> scriptEnv) {
     for (String binary : List.of("vttablet", "vtctld", "vtgate", "vtctldclient")) {
       VitessBinaries.binary(binary); // fails, naming what is missing and how to build it
     }
@@ -84,6 +92,7 @@ public final class VitessCluster implements AutoCloseable {
           .directory(repo.toFile())
           .redirectError(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
       pb.environment().put("POINTSMAN_VITESS_TRACE", "1");
+      pb.environment().putAll(scriptEnv);
       p = pb.start();
     } catch (IOException e) {
       throw new IllegalStateException("could not start " + script, e);

@@ -4,8 +4,6 @@ import binlogdata.Binlogdata;
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.netty.channel.ChannelOption;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.BinlogSource;
@@ -42,7 +40,8 @@ import tabletmanagerservice.TabletManagerGrpc.TabletManagerBlockingStub;
  * <p>This class only speaks the protocol. Whether a change may be made (the caller's locks still
  * fenced in) and whether it took effect (read back) is decided by its callers.
  *
- * <p>Plaintext gRPC for now: the channel carries no credentials.
+ * <p>Plaintext gRPC unless {@link TabletRpcOptions#tls()} says otherwise ({@link TabletTls}): TLS
+ * verified against a CA, with a client certificate for tablets started with {@code --grpc-ca}.
  */
 public final class TabletManagerClient implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TabletManagerClient.class);
@@ -52,11 +51,14 @@ public final class TabletManagerClient implements AutoCloseable {
   private static final int UNSET_TABLET_TYPES = -1;
 
   private final TabletRpcOptions options;
+  private final TabletChannels channelFactory;
   private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   public TabletManagerClient(TabletRpcOptions options) {
     this.options = Objects.requireNonNull(options, "options");
+    // reads the TLS files now: a wrong one fails here, naming its setting
+    this.channelFactory = new TabletChannels(options);
   }
 
   /** The tablet's current binlog position (its GTID set with the flavor prefix, e.g. {@code MariaDB/0-100-5}). */
@@ -173,7 +175,7 @@ public final class TabletManagerClient implements AutoCloseable {
     try {
       return body.apply(stub);
     } catch (StatusRuntimeException e) {
-      throw TabletRpcErrors.translate(rpc, tablet, mutating, e);
+      throw TabletRpcErrors.translate(rpc, tablet, mutating, e, options.tls());
     }
   }
 
@@ -181,10 +183,7 @@ public final class TabletManagerClient implements AutoCloseable {
     if (closed) {
       throw PointsmanException.failedPrecondition("tablet manager client is closed");
     }
-    return channels.computeIfAbsent(tablet.address(), address -> NettyChannelBuilder.forAddress(tablet.host(), tablet.grpcPort())
-        .usePlaintext()
-        .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, Math.toIntExact(options.connectTimeout().toMillis()))
-        .build());
+    return channels.computeIfAbsent(tablet.address(), address -> channelFactory.open(tablet));
   }
 
   /** Whether a statement only reads: a timed-out read has no unknown outcome. */

@@ -17,15 +17,35 @@ import java.util.regex.Pattern;
  */
 public final class TabletRpcErrors {
   private static final Pattern WRAPPED_CODE = Pattern.compile("rpc error: code = ([A-Za-z]+)");
+  private static final String CLOSED_AT_CONNECT = "Network closed for unknown reason";
   private TabletRpcErrors() {}
 
   /** The failure as a {@link PointsmanException} whose message names the RPC and the tablet. */
   public static PointsmanException translate(String rpc, TabletEndpoint tablet, boolean mutating, StatusRuntimeException e) {
+    return translate(rpc, tablet, mutating, e, TabletTls.PLAINTEXT);
+  }
+
+  /**
+   * The same, for a client using {@code tls}: a failed TLS handshake is still UNAVAILABLE (a
+   * certificate rotation in progress looks the same), its message saying which setting to check.
+   */
+  public static PointsmanException translate(String rpc, TabletEndpoint tablet, boolean mutating, StatusRuntimeException e,
+      TabletTls tls) {
     Status status = e.getStatus();
+    java.util.Optional<String> tlsProblem = TabletTlsErrors.describe(e, tablet, tls);
+    if (tlsProblem.isPresent()) {
+      return new PointsmanException(ErrorCode.UNAVAILABLE,
+          rpc + " on tablet " + tablet.alias() + " at " + tablet.address() + " failed: " + tlsProblem.get(), e);
+    }
     ErrorCode code = code(effectiveCode(status), mutating);
     String description = status.getDescription() == null ? "" : ": " + status.getDescription();
     if (status.getDescription() == null && status.getCause() != null) {
       description = ": " + status.getCause();
+    }
+    if (!tls.enabled() && status.getCode() == Status.Code.UNAVAILABLE && description.contains(CLOSED_AT_CONNECT)) {
+      // what a vttablet serving TLS (--grpc-cert) does to a plaintext HTTP/2 preface: drop the connection
+      description += " (if the tablet serves TLS, vttablet --grpc-cert, set " + TabletTls.CA_FILE + " and, for --grpc-ca, "
+          + TabletTls.CERT_FILE + " and " + TabletTls.KEY_FILE + ")";
     }
     return new PointsmanException(code,
         rpc + " on tablet " + tablet.alias() + " at " + tablet.address() + " failed with " + status.getCode() + description, e);

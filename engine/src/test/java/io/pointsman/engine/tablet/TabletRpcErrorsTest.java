@@ -42,6 +42,30 @@ class TabletRpcErrorsTest {
   }
 
   @Test
+  void aHandshakeFailureWrappedByOpenSslIsNamedByItsInnermostReason() {
+    // what grpc-netty-shaded's OpenSSL engine reports: the reason under a generic SSLException
+    var reason = new java.security.cert.CertificateException("No subject alternative DNS name matching db-9.example found.");
+    var ssl = new javax.net.ssl.SSLHandshakeException("General OpenSslEngine problem");
+    ssl.initCause(reason);
+    TabletTls tls = TabletTls.verifiedBy(java.nio.file.Path.of("ca.pem")).withServerName("db-9.example");
+    PointsmanException e = TabletRpcErrors.translate("PrimaryPosition", TABLET, false,
+        Status.UNAVAILABLE.withDescription("io exception").withCause(ssl).asRuntimeException(), tls);
+    assertThat(e.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+    assertThat(e.getMessage()).contains("the tablet's server certificate does not name db-9.example (check "
+        + TabletTls.SERVER_NAME + ") [No subject alternative DNS name matching db-9.example found.]");
+  }
+
+  @Test
+  void aDroppedPlaintextConnectionHintsAtTlsOnlyForAPlaintextClient() {
+    var dropped = Status.UNAVAILABLE.withDescription("Network closed for unknown reason").asRuntimeException();
+    assertThat(TabletRpcErrors.translate("PrimaryPosition", TABLET, false, dropped).getMessage())
+        .contains("if the tablet serves TLS", TabletTls.CA_FILE);
+    TabletTls tls = TabletTls.verifiedBy(java.nio.file.Path.of("ca.pem"));
+    assertThat(TabletRpcErrors.translate("PrimaryPosition", TABLET, false, dropped, tls).getMessage())
+        .doesNotContain("if the tablet serves TLS");
+  }
+
+  @Test
   void anUnknownStatusTakesTheCodeOfTheErrorItWraps() {
     PointsmanException e = TabletRpcErrors.translate("ExecuteFetchAsDba", TABLET, true, Status.UNKNOWN.withDescription(
         "TabletManager.ExecuteFetchAsDba on zone1-0000000100: rpc error: code = InvalidArgument desc = multi statement "

@@ -94,6 +94,7 @@ public final class CheckConfigMain {
           "none to check: the topology names no shard primary; give one with --mysql HOST:PORT/DATABASE"))));
     }
     reports.add(TemporalAccess.check(config.temporal()));
+    reports.addAll(TabletTlsAccess.check(config.tablets()));
 
     long missing = reports.stream().flatMap(r -> r.findings().stream()).filter(f -> !f.ok()).count();
     for (ServiceReport r : reports) {

@@ -98,7 +98,7 @@ public final class OtherWorkflowStreams {
     throw PointsmanException.failedPrecondition("cannot complete Reshard " + info.qualifiedName()
         + ": deleting its source shards " + info.sourceKeyspace() + " " + info.sourceShards() + " would strand "
         + "them: " + String.join(" and ", why) + "; pointsman cannot migrate streams yet: move or delete those"
-        + " workflows first (vtctldclient), or complete with --keep-data" + NOTHING_CHANGED);
+        + " workflows first (vtctldclient)" + NOTHING_CHANGED);
   }
 
   /** The Reshard's own streams: its forward streams, and the reverse ones a write switch creates. */

@@ -41,6 +41,15 @@ public final class OtherWorkflowStreams {
     if (w.migrationType() != MigrationType.SHARDS) {
       return; // Vitess migrates streams for shard migrations only
     }
+    Set<String> sameName = new TreeSet<>(MigrationReader.SHARD_ORDER);
+    onSources.stream().filter(l -> l.stream().workflow().equals(w.workflow()) && w.sourceShards().contains(l.shard()))
+        .forEach(l -> sameName.add(l.shard()));
+    if (!sameName.isEmpty()) {
+      // Vitess refuses these too: a source shard's stream cannot be told from the Reshard's own
+      throw PointsmanException.failedPrecondition("cannot switch writes of Reshard " + w.qualifiedName()
+          + ": its source shards " + sameName + " run streams named " + w.workflow() + " too, the Reshard's own"
+          + " name; delete or rename them first" + NOTHING_CHANGED);
+    }
     Map<String, Set<String>> found = new TreeMap<>();
     for (Located l : onSources) {
       if (isOwn(w, l.stream()) || referenceOnly(l.stream(), sourceVSchema)) {

@@ -34,7 +34,8 @@ class OtherWorkflowStreamsTest {
   void theReshardsOwnAndReverseStreamsDoNotCount() {
     List<Located> own = List.of(
         on("customer", "-80", stream("cust2cust_reverse", "customer", "-40", "customer")),
-        on("customer", "-40", stream("cust2cust", "customer", "-80", "customer")));
+        on("customer", "-40", stream("cust2cust", "customer", "-80", "customer")),
+        on("customer", "80-c0", stream("cust2cust", "customer", "80-", "customer")));
     assertThatCode(() -> OtherWorkflowStreams.checkWriteSwitch(RESHARD, own, VSCHEMA)).doesNotThrowAnyException();
     assertThatCode(() -> OtherWorkflowStreams.checkSourceShardsDeletion(RESHARD, own)).doesNotThrowAnyException();
   }
@@ -53,6 +54,15 @@ class OtherWorkflowStreamsTest {
         + " on shards [-80, 80-]), which Vitess's SwitchTraffic stops and recreates on the target shards;"
         + " pointsman cannot migrate them yet: switch with vtctldclient, or stop and delete those workflows first;"
         + " nothing was changed");
+  }
+
+  @Test
+  void aStreamOnASourceShardNamedAsTheReshardIsRefusedAsVitessRefusesIt() {
+    List<Located> found = List.of(on("customer", "80-", stream("cust2cust", "commerce", "0", "customer")));
+    PointsmanException e = catchThrowableOfType(() -> OtherWorkflowStreams.checkWriteSwitch(RESHARD, found, VSCHEMA),
+        PointsmanException.class);
+    assertThat(e.getMessage()).isEqualTo("cannot switch writes of Reshard customer.cust2cust: its source shards [80-]"
+        + " run streams named cust2cust too, the Reshard's own name; delete or rename them first; nothing was changed");
   }
 
   @Test

@@ -23,6 +23,7 @@ import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WriteScope;
 import io.pointsman.engine.switching.MigrationReader;
+import io.pointsman.engine.switching.OtherStreamsReader;
 import io.pointsman.engine.switching.TopologySwitcher;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.VSchema;
@@ -53,6 +54,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   private final TopologySwitcher topology;
   private final MigrationReader reader;
   private final PrimaryFencing fencing;
+  private final OtherStreamsReader others;
   private final Clock clock;
 
   public SwitchActivitiesImpl(Services services) {
@@ -64,6 +66,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     this.topology = new TopologySwitcher(services.store());
     this.reader = new MigrationReader(services.store(), services.primaries(), services.streams());
     this.fencing = new PrimaryFencing(services.primaries());
+    this.others = new OtherStreamsReader(services.store(), services.primaries(), services.streams());
     this.clock = clock;
   }
 
@@ -102,6 +105,16 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       }
       return "";
     });
+  }
+
+  @Override
+  public void checkStreamMigration(MigrationInfo w) {
+    ActivityFailures.translate(() -> others.checkWriteSwitch(w));
+  }
+
+  @Override
+  public void checkSourceShardsDeletion(MigrationInfo info) {
+    ActivityFailures.translate(() -> others.checkSourceShardsDeletion(info));
   }
 
   @Override

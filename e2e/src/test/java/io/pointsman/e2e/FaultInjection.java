@@ -266,6 +266,16 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
+    public void checkStreamMigration(MigrationInfo w) {
+      run("checkStreamMigration", null, () -> real.checkStreamMigration(w));
+    }
+
+    @Override
+    public void checkSourceShardsDeletion(MigrationInfo info) {
+      run("checkSourceShardsDeletion", null, () -> real.checkSourceShardsDeletion(info));
+    }
+
+    @Override
     public boolean checkJournals(MigrationInfo info) {
       return call("checkJournals", null, () -> real.checkJournals(info));
     }

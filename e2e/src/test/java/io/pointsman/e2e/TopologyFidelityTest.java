@@ -44,6 +44,11 @@ class TopologyFidelityTest {
   private static final int FUTURE_FIELD = 999;
   private static final ByteString FUTURE_VALUE = ByteString.copyFromUtf8("written by a newer Vitess");
   private static final String WF = "commerce2customer";
+  private static final Vschema.KeyspaceRoutingRules KEYSPACE_RULES = Vschema.KeyspaceRoutingRules.newBuilder()
+      .addRules(Vschema.KeyspaceRoutingRule.newBuilder().setFromKeyspace("legacy").setToKeyspace("commerce")).build();
+  private static final Vschema.MirrorRules MIRROR_RULES = Vschema.MirrorRules.newBuilder()
+      .addRules(Vschema.MirrorRule.newBuilder().setFromTable("commerce.product").setToTable("customer.product")
+          .setPercent(2.5f)).build();
 
   @Test
   void switchAndCompleteChangeOnlyWhatTheyMustAndKeepEveryOtherField() throws Exception {
@@ -57,6 +62,15 @@ class TopologyFidelityTest {
         Message full = withFutureField(enrich(stored));
         world.etcd.getKVClient().put(kv.getKey(), ByteSequence.from(TopoCodec.bytes(full))).get(30, TimeUnit.SECONDS);
         before.put(key, full);
+      }
+      // the global records a SrvVSchema's keyspace routing and mirror rules are built from, as Vitess
+      // builds them: rules of tables the MoveTables does not move, which its switch leaves alone
+      for (Map.Entry<String, Message> global : Map.<String, Message>of(
+          world.paths.keyspaceRoutingRules(), KEYSPACE_RULES, world.paths.mirrorRules(), MIRROR_RULES).entrySet()) {
+        Message full = withFutureField(global.getValue());
+        world.etcd.getKVClient().put(ByteSequence.from(global.getKey(), StandardCharsets.UTF_8),
+            ByteSequence.from(TopoCodec.bytes(full))).get(30, TimeUnit.SECONDS);
+        before.put(global.getKey(), full);
       }
       assertThat(before.keySet()).as("records rewritten")
           .anyMatch(k -> k.endsWith("/Keyspace")).anyMatch(k -> k.endsWith("/Shard"))
@@ -203,11 +217,7 @@ class TopologyFidelityTest {
     }
     if (m instanceof Vschema.SrvVSchema srv) {
       Vschema.SrvVSchema.Builder b = srv.toBuilder().clearKeyspaces()
-          .setKeyspaceRoutingRules(Vschema.KeyspaceRoutingRules.newBuilder().addRules(
-              Vschema.KeyspaceRoutingRule.newBuilder().setFromKeyspace("legacy").setToKeyspace("commerce")))
-          .setMirrorRules(Vschema.MirrorRules.newBuilder().addRules(
-              Vschema.MirrorRule.newBuilder().setFromTable("commerce.product").setToTable("customer.product")
-                  .setPercent(2.5f)));
+          .setKeyspaceRoutingRules(KEYSPACE_RULES).setMirrorRules(MIRROR_RULES);
       srv.getKeyspacesMap().forEach((name, ks) -> b.putKeyspaces(name, enrichVSchema(ks)));
       return b.build();
     }

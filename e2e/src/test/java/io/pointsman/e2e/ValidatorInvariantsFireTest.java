@@ -240,7 +240,7 @@ class ValidatorInvariantsFireTest {
     store.update(store.keys().routingRules(), r -> rules, NO_LOCKS);
     for (String cell : store.listCells()) {
       store.update(store.keys().srvVSchema(cell),
-          v -> new SrvVSchema(v.keyspaces(), rules, v.shardRoutingRules()), NO_LOCKS);
+          v -> v.withRoutingRules(rules), NO_LOCKS);
     }
   }
 

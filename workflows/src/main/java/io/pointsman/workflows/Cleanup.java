@@ -38,6 +38,9 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
     /** Fails the action when the workflow is not in a state it may run in. */
     void check(MigrationInfo info, WorkflowState state);
 
+    /** Fails the action on what further reads find; after {@link #check}, before the locks and under them. */
+    default void checkByReading(MigrationInfo info, Steps via, String detail) {}
+
     /** The lines a dry run prints. */
     List<String> describe(MigrationInfo info, WorkflowState state);
 
@@ -101,6 +104,7 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
         () -> reads.buildTrafficSwitcher(targetKeyspace, workflow));
     WorkflowState state = unlocked.run("getWorkflowState", "all cells", () -> reads.getWorkflowState(info, List.of()));
     plan.check(info, state);
+    plan.checkByReading(info, unlocked, info.sourceKeyspace() + " " + info.sourceShards());
     return new Found(info, state, false);
   }
 
@@ -182,6 +186,7 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
     WorkflowState state = locked.run("getWorkflowState", "again under the locks",
         () -> reads.getWorkflowState(now, List.of()));
     plan.check(now, state);
+    plan.checkByReading(now, locked, "again under the locks");
     return new Found(now, state, false);
   }
 

@@ -1,6 +1,7 @@
 package io.pointsman.workflows;
 
 import io.pointsman.api.activities.CleanupActivities;
+import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
@@ -32,6 +33,16 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
                   + " because you have not yet switched all read and write traffic (" + state.summary() + ")");
             }
             JournalGrace.check(info, request.journalGrace());
+          }
+
+          @Override
+          public void checkByReading(MigrationInfo info, Steps via, String detail) {
+            // Deleting the source shards would strand streams of other workflows on or from them.
+            if (!request.keepData() && info.migrationType() == MigrationType.SHARDS
+                && Versions.refuseStreamMigration()) {
+              SwitchActivities reads = Cleanup.switchStub();
+              via.run("checkSourceShardsDeletion", detail, () -> reads.checkSourceShardsDeletion(info));
+            }
           }
 
           @Override

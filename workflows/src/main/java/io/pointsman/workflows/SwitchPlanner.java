@@ -5,6 +5,7 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 import org.slf4j.Logger;
 
 /**
@@ -70,7 +72,22 @@ final class SwitchPlanner {
   /** The plan from the reads before the locks. */
   Plan initial() {
     MigrationInfo info = readInfo(unlocked, request.targetKeyspace() + "." + request.workflow());
-    return plan(info, readState(unlocked, info, "cells " + cellsText(request.cells())), unlocked);
+    Plan p = plan(info, readState(unlocked, info, "cells " + cellsText(request.cells())), unlocked);
+    refuseStreamMigration(p, unlocked, w -> w.sourceKeyspace() + " " + w.sourceShards());
+    return p;
+  }
+
+  /**
+   * Refuses a Reshard's write switch while other workflows' streams run on its source shards:
+   * Vitess migrates them to the target shards, pointsman cannot yet. Asked before the locks (the
+   * dry run too) and again under them, before any change.
+   */
+  void refuseStreamMigration(Plan p, Steps via, Function<MigrationInfo, String> detail) {
+    MigrationInfo w = p.w();
+    if (p.switchWrites() && !p.writesAlreadySwitched() && w.migrationType() == MigrationType.SHARDS
+        && Versions.refuseStreamMigration()) {
+      via.run("checkStreamMigration", detail.apply(w), () -> quick.checkStreamMigration(w));
+    }
   }
 
   /**

@@ -93,6 +93,7 @@ final class TrafficSwitch extends LockedAction<Plan> {
     MigrationInfo w = plan.w();
     if (!plan.writesAlreadySwitched()) {
       progress.phase("pre-checks");
+      planner.refuseStreamMigration(plan, locked, x -> "again under the locks");
       // An activity even when the critical section is local: a replacement worker re-running the
       // chain would otherwise re-ask, and a refusal then (lag grows while the dead worker's
       // streams stand still) would leave whatever the dead pass changed with nothing to undo it.

@@ -18,7 +18,17 @@ final class Versions {
   /** Each step's LockSet carries a fence epoch (LockKeeper.locks), so a replaced execution is fenced out. */
   static final String STEP_EPOCHS = "step-fence-epochs";
 
+  /**
+   * A Reshard's write switch refuses while other workflows' streams run on its source shards, and
+   * its Complete while other streams run on or read from the source shards it would delete.
+   */
+  static final String REFUSE_STREAM_MIGRATION = "refuse-stream-migration";
+
   private Versions() {}
+
+  static boolean refuseStreamMigration() {
+    return Workflow.getVersion(REFUSE_STREAM_MIGRATION, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
 
   static boolean stepEpochs() {
     return Workflow.getVersion(STEP_EPOCHS, Workflow.DEFAULT_VERSION, 1) >= 1;

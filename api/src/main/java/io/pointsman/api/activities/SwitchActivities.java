@@ -35,6 +35,19 @@ public interface SwitchActivities {
   /** Why the switch cannot happen now (lag, frozen, copying, errors), or "" when it can (read-only). */
   String canSwitch(MigrationInfo info, Duration maxReplicationLagAllowed);
 
+  /**
+   * Refuses (FAILED_PRECONDITION, not retried) switching the writes of a Reshard while the primaries
+   * of its source shards run other workflows' streams, which Vitess migrates to the target shards
+   * and pointsman cannot yet. Nothing for a MoveTables (read-only).
+   */
+  void checkStreamMigration(MigrationInfo w);
+
+  /**
+   * Refuses (FAILED_PRECONDITION, not retried) deleting a Reshard's source shards while other
+   * workflows' streams run on them or read from them. Nothing for a MoveTables (read-only).
+   */
+  void checkSourceShardsDeletion(MigrationInfo info);
+
   /** Whether a journal of this migration exists on any source primary: the point of no return passed. */
   boolean checkJournals(MigrationInfo info);
 

@@ -80,6 +80,13 @@ public final class VReplicationStreams {
         });
   }
 
+  /** Every stream of every workflow on this primary's database, by id: what other workflows run there. */
+  public List<Stream> readAll(PrimaryEndpoint endpoint) {
+    return query(endpoint, "reading the streams of every workflow",
+        "SELECT " + COLUMNS + " FROM " + table(endpoint, "vreplication") + " WHERE db_name = ? ORDER BY id",
+        ps -> ps.setString(1, endpoint.dbName()));
+  }
+
   /** One stream by id, if it exists in the endpoint's database. */
   public Optional<Stream> read(PrimaryEndpoint endpoint, int id) {
     List<Stream> found = query(endpoint, "reading stream " + id,

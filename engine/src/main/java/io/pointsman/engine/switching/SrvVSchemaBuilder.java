@@ -5,6 +5,8 @@ import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.topo.RecordWrite;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.KeyspaceRoutingRules;
+import io.pointsman.engine.topo.model.MirrorRules;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.ShardRoutingRules;
 import io.pointsman.engine.topo.model.SrvVSchema;
@@ -17,13 +19,14 @@ import java.util.TreeMap;
 
 /**
  * Vitess's RebuildSrvVSchema: the serving VSchema of a cell is the keyspaces' VSchemas plus the
- * global routing rules, rebuilt in the cells given (which is how per-cell read switching works:
- * the rules are global, only the rebuilt cells pick them up). Unlike Vitess it never writes blind:
- * each cell's record is replaced only at the revision it was read at, only under the locks, and
- * only if every record the build was made from (each keyspace's VSchema, the routing rules, the
- * shard routing rules) is still as it was read. Guarding the cell record alone is not enough: a
- * build read before another switch changed the rules and rebuilt, with the cells read after, would
- * put the stale rules back in every cell while the other switch reports success.
+ * global routing, shard routing, keyspace routing and mirror rules, rebuilt in the cells given
+ * (which is how per-cell read switching works: the rules are global, only the rebuilt cells pick
+ * them up). Unlike Vitess it never writes blind: each cell's record is replaced only at the
+ * revision it was read at, only under the locks, and only if every record the build was made from
+ * (each keyspace's VSchema and each set of rules) is still as it was read. Guarding the cell
+ * record alone is not enough: a build read before another switch changed the rules and rebuilt,
+ * with the cells read after, would put the stale rules back in every cell while the other switch
+ * reports success.
  */
 public final class SrvVSchemaBuilder {
   /** Rebuilds re-planned after losing a race with another writer before the error is passed on. */
@@ -60,8 +63,17 @@ public final class SrvVSchemaBuilder {
     inputs.add(RecordWrite.unchanged(store.keys().routingRules(), rules));
     Optional<Versioned<ShardRoutingRules>> shardRules = store.get(store.keys().shardRoutingRules());
     inputs.add(RecordWrite.unchanged(store.keys().shardRoutingRules(), shardRules));
+    // Served as their records hold them, as Vitess's rebuild does: kept from the cell's previous
+    // SrvVSchema instead, a cell without one would serve none, and rules applied with
+    // --skip-rebuild (or removed from the record) would never reach the cells.
+    Optional<Versioned<KeyspaceRoutingRules>> keyspaceRules = store.get(store.keys().keyspaceRoutingRules());
+    inputs.add(RecordWrite.unchanged(store.keys().keyspaceRoutingRules(), keyspaceRules));
+    Optional<Versioned<MirrorRules>> mirrorRules = store.get(store.keys().mirrorRules());
+    inputs.add(RecordWrite.unchanged(store.keys().mirrorRules(), mirrorRules));
     SrvVSchema srv = new SrvVSchema(keyspaces, rules.map(Versioned::value).orElse(RoutingRules.EMPTY),
-        shardRules.map(Versioned::value).orElse(ShardRoutingRules.EMPTY));
+        shardRules.map(Versioned::value).orElse(ShardRoutingRules.EMPTY),
+        keyspaceRules.map(Versioned::value).orElse(KeyspaceRoutingRules.EMPTY),
+        mirrorRules.map(Versioned::value).orElse(MirrorRules.EMPTY));
     return new Build(srv, inputs);
   }
 

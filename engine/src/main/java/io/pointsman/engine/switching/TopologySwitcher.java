@@ -12,6 +12,7 @@ import io.pointsman.engine.topo.RecordWrite;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.Versioned;
 import io.pointsman.engine.topo.model.CellsAlias;
+import io.pointsman.engine.topo.model.MirrorRules;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.SrvKeyspace;
@@ -105,6 +106,8 @@ public final class TopologySwitcher {
       LockSet locks) {
     List<String> cells = cells(requestedCells);
     if (info.migrationType() == MigrationType.TABLES) {
+      // As Vitess, in either direction: the moved tables stop being mirrored for these types.
+      removeMirrorRules(info, types, locks);
       String to = direction == Direction.FORWARD ? info.targetKeyspace() : info.sourceKeyspace();
       upsertRoutingRules(rules -> {
         RoutingRules r = rules;
@@ -173,6 +176,7 @@ public final class TopologySwitcher {
    */
   public void changeRouting(MigrationInfo info, LockSet locks) {
     if (info.migrationType() == MigrationType.TABLES) {
+      removeMirrorRules(info, List.of(TabletType.PRIMARY), locks);
       upsertRoutingRules(rules -> RoutingRuleEdits.switchWrites(rules, info.tables(), info.sourceKeyspace(),
           info.targetKeyspace()), locks);
       srvVSchema.rebuild(List.of(), locks);
@@ -234,6 +238,28 @@ public final class TopologySwitcher {
   private void denyTables(String keyspace, List<String> shards, List<String> tables, boolean remove, LockSet locks) {
     store.updateAll(shards.stream().map(shard -> store.keys().shard(keyspace, shard)).toList(),
         s -> s.withDeniedTables(TabletType.PRIMARY, tables, remove), locks);
+  }
+
+  /**
+   * Vitess's switch removes the moved tables' mirror rules of the switched tablet types (from the
+   * workflow's source to its target) before it changes any routing. The record is written only
+   * when a rule goes, and deleted when none is left, as Vitess leaves no key for no mirror rules;
+   * the caller's SrvVSchema rebuild serves the change. Unlike Vitess, which rebuilds every cell
+   * here, a read switch in some cells serves it in those cells only: a rebuild of the others would
+   * also serve them read routing this switch does not give them.
+   */
+  private void removeMirrorRules(MigrationInfo info, List<TabletType> types, LockSet locks) {
+    Optional<Versioned<MirrorRules>> current = store.get(store.keys().mirrorRules());
+    if (current.isEmpty()) {
+      return;
+    }
+    MirrorRules next = MirrorRuleEdits.removeSwitched(current.get().value(), info.tables(), types,
+        info.sourceKeyspace(), info.targetKeyspace());
+    if (next.equals(current.get().value())) {
+      return;
+    }
+    store.commit(List.of(next.rules().isEmpty() ? RecordWrite.delete(current.get())
+        : RecordWrite.replace(current.get(), next)), locks);
   }
 
   private void upsertRoutingRules(UnaryOperator<RoutingRules> edit, LockSet locks) {

@@ -11,6 +11,8 @@ import io.pointsman.engine.topo.codec.RecordMappers;
 import io.pointsman.engine.topo.codec.RecordMapper;
 import io.pointsman.engine.topo.model.CellInfo;
 import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.KeyspaceRoutingRules;
+import io.pointsman.engine.topo.model.MirrorRules;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.ShardRoutingRules;
@@ -34,11 +36,13 @@ public final class TopoCodec {
   private TopoCodec() {}
 
   /** Record types by the file name that ends their keys (TopoPaths), as Vitess names them. */
-  private static final Map<String, Class<?>> BY_FILE_NAME = Map.of(
-      "Keyspace", Keyspace.class, "Shard", Shard.class, "VSchema", VSchema.class,
-      "RoutingRules", RoutingRules.class, "ShardRoutingRules", ShardRoutingRules.class,
-      "CellInfo", CellInfo.class, "SrvKeyspace", SrvKeyspace.class, "SrvVSchema", SrvVSchema.class,
-      "Tablet", Tablet.class);
+  private static final Map<String, Class<?>> BY_FILE_NAME = Map.ofEntries(
+      Map.entry("Keyspace", Keyspace.class), Map.entry("Shard", Shard.class), Map.entry("VSchema", VSchema.class),
+      Map.entry("RoutingRules", RoutingRules.class), Map.entry("ShardRoutingRules", ShardRoutingRules.class),
+      // routing_rules/keyspace/Rules, as Vitess names the keyspace routing rules' file
+      Map.entry("Rules", KeyspaceRoutingRules.class), Map.entry("MirrorRules", MirrorRules.class),
+      Map.entry("CellInfo", CellInfo.class), Map.entry("SrvKeyspace", SrvKeyspace.class),
+      Map.entry("SrvVSchema", SrvVSchema.class), Map.entry("Tablet", Tablet.class));
 
   /** The record type a topology key holds, by its last path element; empty for lock keys and others. */
   public static Optional<Class<?>> recordTypeAt(String key) {

@@ -4,6 +4,8 @@ import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.engine.topo.model.CellInfo;
 import io.pointsman.engine.topo.model.CellsAlias;
 import io.pointsman.engine.topo.model.Keyspace;
+import io.pointsman.engine.topo.model.KeyspaceRoutingRules;
+import io.pointsman.engine.topo.model.MirrorRules;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.ShardRoutingRules;
@@ -42,6 +44,14 @@ public final class TopoKeys {
 
   public RecordKey<ShardRoutingRules> shardRoutingRules() {
     return new RecordKey<>(paths.shardRoutingRules(), ShardRoutingRules.class);
+  }
+
+  public RecordKey<KeyspaceRoutingRules> keyspaceRoutingRules() {
+    return new RecordKey<>(paths.keyspaceRoutingRules(), KeyspaceRoutingRules.class);
+  }
+
+  public RecordKey<MirrorRules> mirrorRules() {
+    return new RecordKey<>(paths.mirrorRules(), MirrorRules.class);
   }
 
   public RecordKey<CellInfo> cellInfo(String cell) {

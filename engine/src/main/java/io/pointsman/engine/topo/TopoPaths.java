@@ -77,6 +77,16 @@ public final class TopoPaths {
     return globalRoot + "/ShardRoutingRules";
   }
 
+  /** Vitess's keyspace routing rules (multi-tenant MoveTables). */
+  public String keyspaceRoutingRules() {
+    return globalRoot + "/routing_rules/keyspace/Rules";
+  }
+
+  /** Vitess 24's mirror rules. */
+  public String mirrorRules() {
+    return globalRoot + "/MirrorRules";
+  }
+
   public String cellsPrefix() {
     return globalRoot + "/cells/";
   }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.KeyspacePartition;
+import io.pointsman.engine.topo.model.MirrorRule;
+import io.pointsman.engine.topo.model.MirrorRules;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.ShardReference;
 import io.pointsman.engine.topo.model.ShardTabletControl;
@@ -121,5 +123,23 @@ class EditsTest {
     SrvKeyspace enabled = SrvKeyspaceEdits.setQueryServiceDisabled(disabled, TabletType.REPLICA, List.of("0"), false);
     assertThat(SrvKeyspaceEdits.dropIdleTabletControls(enabled, List.of("0")).partition(TabletType.REPLICA)
         .orElseThrow().shardTabletControls()).isEmpty();
+  }
+
+  @Test
+  void aSwitchDropsTheSourceTablesMirrorEntryOnlyWhenItMirrorsToTheTarget() {
+    MirrorRules rules = new MirrorRules(List.of(
+        new MirrorRule("commerce.customer@replica", "customer.customer", 50),
+        new MirrorRule("commerce.customer@replica", "other.customer", 5),
+        new MirrorRule("commerce.corder@replica", "other.corder", 5),
+        new MirrorRule("commerce.customer", "customer.customer", 10)));
+    MirrorRules after = MirrorRuleEdits.removeSwitched(rules, List.of("customer", "corder"),
+        List.of(TabletType.REPLICA), "commerce", "customer");
+    // the whole entry of commerce.customer@replica goes, as Vitess deletes it; corder's mirrors elsewhere
+    assertThat(after.rules()).containsExactly(new MirrorRule("commerce.corder@replica", "other.corder", 5),
+        new MirrorRule("commerce.customer", "customer.customer", 10));
+    assertThat(MirrorRuleEdits.removeSwitched(after, List.of("customer"), List.of(TabletType.PRIMARY), "commerce",
+        "customer").rules()).containsExactly(new MirrorRule("commerce.corder@replica", "other.corder", 5));
+    assertThat(MirrorRuleEdits.removeSwitched(rules, List.of("customer"), List.of(TabletType.RDONLY), "commerce",
+        "customer")).isSameAs(rules);
   }
 }

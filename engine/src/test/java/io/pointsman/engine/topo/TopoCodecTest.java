@@ -14,6 +14,10 @@ import io.pointsman.engine.topo.model.ColumnVindex;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.KeyspacePartition;
+import io.pointsman.engine.topo.model.KeyspaceRoutingRule;
+import io.pointsman.engine.topo.model.KeyspaceRoutingRules;
+import io.pointsman.engine.topo.model.MirrorRule;
+import io.pointsman.engine.topo.model.MirrorRules;
 import io.pointsman.engine.topo.model.RoutingRule;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
@@ -79,6 +83,12 @@ class TopoCodecTest {
   static final ShardRoutingRules SHARD_RULES =
       new ShardRoutingRules(List.of(new ShardRoutingRule("commerce", "customer", "-80")));
 
+  private static final MirrorRules MIRROR_RULES = new MirrorRules(List.of(
+      new MirrorRule("commerce.customer@replica", "customer.customer", 12.5f),
+      new MirrorRule("commerce.customer", "customer.customer", 1)));
+  private static final KeyspaceRoutingRules KEYSPACE_RULES =
+      new KeyspaceRoutingRules(List.of(new KeyspaceRoutingRule("source", "target")));
+
   static Stream<Arguments> everyRecordType() {
     return Stream.of(
         Arguments.of(Keyspace.class, Keyspace.normal()),
@@ -91,6 +101,10 @@ class TopoCodecTest {
         Arguments.of(CellInfo.class, new CellInfo("127.0.0.1:2379", "/vitess/zone1")),
         Arguments.of(SrvKeyspace.class, SRV_KEYSPACE),
         Arguments.of(SrvVSchema.class, new SrvVSchema(Map.of("customer", VSCHEMA), RULES, SHARD_RULES)),
+        Arguments.of(MirrorRules.class, MIRROR_RULES),
+        Arguments.of(KeyspaceRoutingRules.class, KEYSPACE_RULES),
+        Arguments.of(SrvVSchema.class, new SrvVSchema(Map.of("customer", VSCHEMA), RULES, SHARD_RULES,
+            KEYSPACE_RULES, MIRROR_RULES)),
         Arguments.of(Tablet.class, TABLET),
         Arguments.of(Tablet.class, new Tablet(new TabletAlias("zone1", 1), "h", Map.of(), "ks", "0", KeyRange.FULL,
             TabletType.RDONLY, null, null, 0)));
@@ -113,6 +127,11 @@ class TopoCodecTest {
     assertThat(TopoCodec.messageName(Tablet.class)).isEqualTo("topodata.Tablet");
     assertThat(TopoCodec.messageName(CellInfo.class)).isEqualTo("topodata.CellInfo");
     assertThat(TopoCodec.messageName(VSchema.class)).isEqualTo("vschema.Keyspace");
+    assertThat(TopoCodec.messageName(MirrorRules.class)).isEqualTo("vschema.MirrorRules");
+    assertThat(TopoCodec.messageName(KeyspaceRoutingRules.class)).isEqualTo("vschema.KeyspaceRoutingRules");
+    assertThat(TopoCodec.recordTypeAt("/vitess/global/MirrorRules")).contains(MirrorRules.class);
+    assertThat(TopoCodec.recordTypeAt("/vitess/global/routing_rules/keyspace/Rules"))
+        .contains(KeyspaceRoutingRules.class);
     assertThat(TopoCodec.messageName(RoutingRules.class)).isEqualTo("vschema.RoutingRules");
     assertThat(TopoCodec.messageName(ShardRoutingRules.class)).isEqualTo("vschema.ShardRoutingRules");
     assertThat(TopoCodec.messageName(SrvVSchema.class)).isEqualTo("vschema.SrvVSchema");
@@ -209,7 +228,7 @@ class TopoCodecTest {
             List.of("require_explicit_routing", "foreign_key_mode", "tables.columns",
                 "tables.column_list_authoritative", "tables.source")),
         new MergeCase<>("SrvVSchema", SrvVSchema.class, srvVSchema,
-            s -> new SrvVSchema(s.keyspaces(), RULES, s.shardRoutingRules()),
+            s -> s.withRoutingRules(RULES),
             List.of("keyspace_routing_rules", "mirror_rules", "keyspaces.tables.columns")),
         new MergeCase<>("SrvKeyspace", SrvKeyspace.class, srvKeyspace,
             s -> SRV_KEYSPACE, List.of("throttler_config")),

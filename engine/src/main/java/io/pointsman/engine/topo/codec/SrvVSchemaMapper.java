@@ -8,13 +8,14 @@ import vschema.Vschema;
 
 /**
  * vschema.SrvVSchema. Each keyspace is written over the base's entry of that name (as
- * {@link VSchemaMapper} does), and keyspace_routing_rules and mirror_rules, which the model lacks,
- * are kept from the base.
+ * {@link VSchemaMapper} does), and each set of rules over the base's.
  */
 final class SrvVSchemaMapper implements RecordMapper<SrvVSchema, Vschema.SrvVSchema> {
   private final VSchemaMapper keyspaces = new VSchemaMapper();
   private final RoutingRulesMapper routingRules = new RoutingRulesMapper();
   private final ShardRoutingRulesMapper shardRoutingRules = new ShardRoutingRulesMapper();
+  private final KeyspaceRoutingRulesMapper keyspaceRoutingRules = new KeyspaceRoutingRulesMapper();
+  private final MirrorRulesMapper mirrorRules = new MirrorRulesMapper();
 
   @Override
   public Vschema.SrvVSchema defaultInstance() {
@@ -26,7 +27,8 @@ final class SrvVSchemaMapper implements RecordMapper<SrvVSchema, Vschema.SrvVSch
     Map<String, VSchema> ks = new LinkedHashMap<>();
     m.getKeyspacesMap().forEach((name, k) -> ks.put(name, keyspaces.fromProto(k)));
     return new SrvVSchema(ks, routingRules.fromProto(m.getRoutingRules()),
-        shardRoutingRules.fromProto(m.getShardRoutingRules()));
+        shardRoutingRules.fromProto(m.getShardRoutingRules()),
+        keyspaceRoutingRules.fromProto(m.getKeyspaceRoutingRules()), mirrorRules.fromProto(m.getMirrorRules()));
   }
 
   @Override
@@ -36,6 +38,9 @@ final class SrvVSchemaMapper implements RecordMapper<SrvVSchema, Vschema.SrvVSch
             keyspaces::toProto, Vschema.Keyspace.getDefaultInstance()))
         .setRoutingRules(routingRules.toProto(v.routingRules(), base.getRoutingRules()))
         .setShardRoutingRules(shardRoutingRules.toProto(v.shardRoutingRules(), base.getShardRoutingRules()))
+        .setKeyspaceRoutingRules(keyspaceRoutingRules.toProto(v.keyspaceRoutingRules(),
+            base.getKeyspaceRoutingRules()))
+        .setMirrorRules(mirrorRules.toProto(v.mirrorRules(), base.getMirrorRules()))
         .build();
   }
 }

@@ -1,0 +1,142 @@
+package io.pointsman.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.request.CompleteRequest;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.CompleteMigrationWorkflow;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.mysql.SidecarText;
+import io.pointsman.engine.mysql.SqlIdentifiers;
+import io.pointsman.sandbox.cluster.SandboxLayout;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Streams of another workflow on a Reshard's source shards would be left behind by its write
+ * switch (Vitess migrates them, pointsman cannot yet): SwitchTraffic and its dry run refuse before
+ * any change, naming the workflow and shards. Once switched, Complete refuses to delete source
+ * shards that another workflow's stream still reads from. etcd and every primary stay as they were.
+ */
+@Timeout(600)
+class StreamMigrationRefusalTest {
+  private static final String KS = SandboxLayout.CUSTOMER;
+  private static final String WORKFLOW = SandboxLayout.RESHARD_WORKFLOW;
+
+  @Test
+  void otherWorkflowsStreamsOnTheSourceShardsAreRefusedAndNothingChanges() throws Exception {
+    try (SwitchWorld world = SwitchWorld.start(false, UnaryOperator.identity())) {
+      world.createReshard();
+      assertThat(SandboxLayout.RESHARD_SOURCE_SHARDS).containsExactly("-80", "80-");
+      int foreign = insertStream(world, KS, "80-", "mat_orders", "commerce", "0");
+
+      WorldSnapshot before = WorldSnapshot.take(world);
+      SwitchTrafficRequest request = SwitchTrafficRequest.of(WORKFLOW, KS);
+      for (SwitchTrafficRequest r : List.of(request.withDryRun(true), request)) {
+        ApplicationFailure cause = refused(() -> world.workflow(SwitchTrafficWorkflow.class,
+            "SwitchTraffic-streams-" + UUID.randomUUID()).switchTraffic(r), "dry run " + r.dryRun());
+        assertThat(cause.getOriginalMessage()).isEqualTo("cannot switch writes of Reshard customer." + WORKFLOW
+            + ": the primaries of its source shards [-80, 80-] run streams of other workflows (workflow mat_orders"
+            + " on shards [80-]), which Vitess's SwitchTraffic stops and recreates on the target shards; pointsman"
+            + " cannot migrate them yet: switch with vtctldclient, or stop and delete those workflows first;"
+            + " nothing was changed");
+      }
+      WorldSnapshot after = WorldSnapshot.take(world);
+      assertThat(after.differencesTo(before)).as("nothing changed").isEmpty();
+      assertThat(after.topology()).isEqualTo(before.topology());
+      assertThat(after.primaries()).isEqualTo(before.primaries());
+      assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+
+      // without it the switch goes through; then a reader of a source shard holds Complete back
+      deleteStream(world, KS, "80-", foreign);
+      ActionResult switched = world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-" + UUID.randomUUID())
+          .switchTraffic(request);
+      assertThat(switched.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      insertStream(world, "commerce", "0", "customer2commerce", KS, "-80");
+
+      WorldSnapshot beforeComplete = WorldSnapshot.take(world);
+      CompleteRequest complete = CompleteRequest.of(WORKFLOW, KS);
+      for (CompleteRequest r : List.of(complete.with(false, false, false, true), complete)) {
+        ApplicationFailure cause = refused(() -> world.workflow(CompleteMigrationWorkflow.class,
+            "Complete-streams-" + UUID.randomUUID()).complete(r), "complete, dry run " + r.dryRun());
+        assertThat(cause.getOriginalMessage()).isEqualTo("cannot complete Reshard customer." + WORKFLOW
+            + ": deleting its source shards customer [-80, 80-] would strand them: streams of other workflows read"
+            + " from them (workflow commerce.customer2commerce from shards [-80]); pointsman cannot migrate streams"
+            + " yet: move or delete those workflows first (vtctldclient);"
+            + " nothing was changed");
+      }
+      WorldSnapshot afterComplete = WorldSnapshot.take(world);
+      assertThat(afterComplete.differencesTo(beforeComplete)).as("nothing changed by Complete").isEmpty();
+      assertThat(afterComplete.topology()).isEqualTo(beforeComplete.topology());
+      assertThat(afterComplete.primaries()).isEqualTo(beforeComplete.primaries());
+      assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+    }
+  }
+
+  /**
+   * A stopped stream of another workflow, as its create would leave it before starting it: stopped,
+   * so no player runs it and the snapshots compare it as written.
+   */
+  private static int insertStream(SwitchWorld world, String keyspace, String shard, String workflow,
+      String sourceKeyspace, String sourceShard) throws Exception {
+    PrimaryEndpoint ep = world.services.primaries().resolve(keyspace, shard);
+    BinlogSource source = BinlogSource.of(sourceKeyspace, sourceShard,
+        BinlogSource.Filter.of(new BinlogSource.Rule("corder", "select * from corder")));
+    try (Connection c = world.services.pools().connection(ep);
+        PreparedStatement ps = c.prepareStatement("INSERT INTO " + SqlIdentifiers.qualified(ep.sidecarDb(),
+            "vreplication") + " (workflow, source, pos, max_tps, max_replication_lag, cell, tablet_types,"
+            + " time_updated, transaction_timestamp, state, message, db_name, workflow_type, workflow_sub_type, options)"
+            + " VALUES (?, ?, '', 9223372036854775807, 9223372036854775807, '', '', 0, 0, 'Stopped', '', ?, 0, 0, '{}')",
+            PreparedStatement.RETURN_GENERATED_KEYS)) {
+      ps.setString(1, workflow);
+      ps.setBytes(2, SidecarText.encodeSource(source).getBytes(StandardCharsets.UTF_8));
+      ps.setString(3, ep.dbName());
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+      try (var keys = ps.getGeneratedKeys()) {
+        keys.next();
+        return keys.getInt(1);
+      }
+    }
+  }
+
+  private static void deleteStream(SwitchWorld world, String keyspace, String shard, int id) throws Exception {
+    PrimaryEndpoint ep = world.services.primaries().resolve(keyspace, shard);
+    try (Connection c = world.services.pools().connection(ep);
+        PreparedStatement ps = c.prepareStatement("DELETE FROM " + SqlIdentifiers.qualified(ep.sidecarDb(),
+            "vreplication") + " WHERE id = ?")) {
+      ps.setInt(1, id);
+      assertThat(ps.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  private static ApplicationFailure refused(Runnable action, String what) {
+    WorkflowFailedException failed = null;
+    try {
+      action.run();
+    } catch (WorkflowFailedException e) {
+      failed = e;
+    }
+    assertThat(failed).as("refused, " + what).isNotNull();
+    for (Throwable t = failed; t != null; t = t.getCause()) {
+      if (t instanceof ApplicationFailure af && !af.getType().isEmpty()
+          && !af.getType().equals(ApplicationFailure.class.getName())) {
+        assertThat(af.getType()).isEqualTo(ErrorCode.FAILED_PRECONDITION.name());
+        assertThat(af.isNonRetryable()).isTrue();
+        return af;
+      }
+    }
+    throw new AssertionError("no typed application failure in " + failed, failed);
+  }
+}

@@ -1,0 +1,61 @@
+package io.pointsman.engine.switching;
+
+import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.engine.mysql.PrimaryResolver;
+import io.pointsman.engine.mysql.Stream;
+import io.pointsman.engine.mysql.VReplicationStreams;
+import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.Versioned;
+import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.VSchema;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads the streams of every workflow where a Reshard step would strand them, and has
+ * {@link OtherWorkflowStreams} judge them. Read-only.
+ */
+public final class OtherStreamsReader {
+  private final TopologyStore store;
+  private final PrimaryResolver primaries;
+  private final VReplicationStreams streams;
+
+  public OtherStreamsReader(TopologyStore store, PrimaryResolver primaries, VReplicationStreams streams) {
+    this.store = store;
+    this.primaries = primaries;
+    this.streams = streams;
+  }
+
+  /** Refuses switching the writes of Reshard {@code w} while other workflows run on its source shards. */
+  public void checkWriteSwitch(MigrationInfo w) {
+    List<OtherWorkflowStreams.Located> found = new ArrayList<>();
+    for (String shard : w.sourceShards()) {
+      found.addAll(onPrimary(w.sourceKeyspace(), shard));
+    }
+    VSchema vschema = store.get(store.keys().vschema(w.sourceKeyspace())).map(Versioned::value).orElse(null);
+    OtherWorkflowStreams.checkWriteSwitch(w, found, vschema);
+  }
+
+  /** Refuses deleting Reshard {@code info}'s source shards while other workflows' streams need them. */
+  public void checkSourceShardsDeletion(MigrationInfo info) {
+    List<OtherWorkflowStreams.Located> found = new ArrayList<>();
+    for (String keyspace : store.listKeyspaces()) {
+      for (String shard : store.listShards(keyspace)) {
+        found.addAll(onPrimary(keyspace, shard));
+      }
+    }
+    OtherWorkflowStreams.checkSourceShardsDeletion(info, found);
+  }
+
+  private List<OtherWorkflowStreams.Located> onPrimary(String keyspace, String shard) {
+    Shard record = store.getRequired(store.keys().shard(keyspace, shard)).value();
+    if (record.primaryAlias() == null) {
+      return List.of(); // a shard without a primary runs no streams
+    }
+    List<OtherWorkflowStreams.Located> out = new ArrayList<>();
+    for (Stream s : streams.readAll(primaries.resolve(keyspace, shard))) {
+      out.add(new OtherWorkflowStreams.Located(keyspace, shard, s));
+    }
+    return out;
+  }
+}

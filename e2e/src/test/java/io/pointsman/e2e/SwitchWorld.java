@@ -213,7 +213,8 @@ final class SwitchWorld implements AutoCloseable {
     return start(moveTablesOnly, shape, ownEtcd, switchWrapper, UnaryOperator.identity(), null);
   }
 
-  private static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
+  /** Every way to start a world; {@code server} null for the SDK's in-process test server. */
+  static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
       UnaryOperator<SwitchActivities> switchWrapper, UnaryOperator<CleanupActivities> cleanupWrapper,
       TemporalDevServer server) throws IOException {
     Path dir = Files.createTempDirectory("pointsman-e2e");

@@ -15,6 +15,7 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.testing.EtcdTestFixture;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.testing.TestServices;
 import io.pointsman.engine.testing.VitessStyleLock;
@@ -26,44 +27,29 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Who gets a lock and when: queueing, order, Vitess interplay, deadlines and existence checks. */
 @Timeout(120)
-class LockExclusionTest {
+class LockExclusionTest extends EtcdTestFixture {
   private static final Duration TTL = Duration.ofSeconds(10);
   private static final Duration PATIENT = Duration.ofSeconds(30);
 
-  private Client etcd;
   private EtcdView view;
-  private TopoPaths paths;
-  private EtcdLockService locks;
-  private ExecutorService threads;
 
-  @BeforeEach
-  void setUp() throws Exception {
-    etcd = TestEtcd.client();
-    view = new EtcdView(etcd);
-    paths = TestEtcd.freshPaths();
-    locks = new EtcdLockService(etcd, paths);
-    threads = Executors.newCachedThreadPool();
-    view.createKeyspace(paths, "customer");
+  LockExclusionTest() {
+    super(Part.LOCKS, Part.THREADS);
   }
 
-  @AfterEach
-  void tearDown() throws Exception {
-    threads.shutdownNow();
-    threads.awaitTermination(10, TimeUnit.SECONDS);
-    locks.close();
-    etcd.close();
+  @BeforeEach
+  void createKeyspace() throws Exception {
+    view = new EtcdView(etcd);
+    view.createKeyspace(paths, "customer");
   }
 
   private static LockOptions options(String action) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -22,7 +21,7 @@ import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.engine.etcd.EtcdClients;
-import io.pointsman.engine.testing.TestEtcd;
+import io.pointsman.engine.testing.EtcdTestFixture;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.RoutingRule;
@@ -42,8 +41,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,23 +48,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 @Timeout(120)
-class EtcdTopologyStoreTest {
+class EtcdTopologyStoreTest extends EtcdTestFixture {
   private static final LockSet NO_LOCKS = TopologyStore.UNLOCKED;
 
-  private Client etcd;
-  private TopoPaths paths;
-  private EtcdTopologyStore store;
-
-  @BeforeEach
-  void setUp() {
-    etcd = TestEtcd.client();
-    paths = TestEtcd.freshPaths();
-    store = new EtcdTopologyStore(etcd, paths);
-  }
-
-  @AfterEach
-  void tearDown() {
-    etcd.close();
+  EtcdTopologyStoreTest() {
+    super(Part.STORE);
   }
 
   /** An action's write arrives with its LockSet as an activity input; an empty one must not pass as 'unlocked'. */

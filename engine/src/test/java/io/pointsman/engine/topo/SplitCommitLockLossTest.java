@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
@@ -13,15 +12,13 @@ import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.engine.etcd.EtcdClients;
-import io.pointsman.engine.testing.TestEtcd;
+import io.pointsman.engine.testing.EtcdTestFixture;
 import io.pointsman.engine.topo.model.Keyspace;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,21 +29,9 @@ import org.junit.jupiter.api.Timeout;
  * expects.
  */
 @Timeout(60)
-class SplitCommitLockLossTest {
-  private Client etcd;
-  private TopoPaths paths;
-  private EtcdTopologyStore store;
-
-  @BeforeEach
-  void setUp() {
-    etcd = TestEtcd.client();
-    paths = TestEtcd.freshPaths();
-    store = new EtcdTopologyStore(etcd, paths);
-  }
-
-  @AfterEach
-  void tearDown() {
-    etcd.close();
+class SplitCommitLockLossTest extends EtcdTestFixture {
+  SplitCommitLockLossTest() {
+    super(Part.STORE);
   }
 
   @Test

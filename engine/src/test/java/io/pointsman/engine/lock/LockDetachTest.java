@@ -6,30 +6,20 @@ import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.lock.LockToken;
-import io.pointsman.engine.testing.EtcdTestFixture;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Handing a lock to another holder: detach, detach after a grace, and closing the service. */
 @Timeout(120)
-class LockDetachTest extends EtcdTestFixture {
+class LockDetachTest extends LockFixture {
   private static final Duration TTL = Duration.ofSeconds(2);
   private static final Duration PATIENT = Duration.ofSeconds(30);
 
-  private EtcdView view;
-
   LockDetachTest() {
     super(Part.LOCKS);
-  }
-
-  @BeforeEach
-  void createKeyspace() throws Exception {
-    view = new EtcdView(etcd);
-    view.createKeyspace(paths, "customer");
   }
 
   private static LockOptions.Builder options() {

@@ -15,7 +15,6 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.engine.etcd.EtcdClients;
-import io.pointsman.engine.testing.EtcdTestFixture;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.testing.TestServices;
 import io.pointsman.engine.testing.VitessStyleLock;
@@ -30,26 +29,17 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Who gets a lock and when: queueing, order, Vitess interplay, deadlines and existence checks. */
 @Timeout(120)
-class LockExclusionTest extends EtcdTestFixture {
+class LockExclusionTest extends LockFixture {
   private static final Duration TTL = Duration.ofSeconds(10);
   private static final Duration PATIENT = Duration.ofSeconds(30);
 
-  private EtcdView view;
-
   LockExclusionTest() {
     super(Part.LOCKS, Part.THREADS);
-  }
-
-  @BeforeEach
-  void createKeyspace() throws Exception {
-    view = new EtcdView(etcd);
-    view.createKeyspace(paths, "customer");
   }
 
   private static LockOptions options(String action) {

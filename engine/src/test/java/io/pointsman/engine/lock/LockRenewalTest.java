@@ -8,34 +8,24 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockToken;
-import io.pointsman.engine.testing.EtcdTestFixture;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Keeping a lock: renewal that outlives its caller, max hold, losses, checks, release and attach. */
 @Timeout(120)
-class LockRenewalTest extends EtcdTestFixture {
+class LockRenewalTest extends LockFixture {
   /** etcd's smallest lease TTL with default election settings; shorter ones are granted as 2 s. */
   private static final Duration TTL = Duration.ofSeconds(2);
   private static final Duration PATIENT = Duration.ofSeconds(30);
 
-  private EtcdView view;
-
   LockRenewalTest() {
     super(Part.LOCKS, Part.THREADS);
-  }
-
-  @BeforeEach
-  void createKeyspace() throws Exception {
-    view = new EtcdView(etcd);
-    view.createKeyspace(paths, "customer");
   }
 
   private static LockOptions.Builder options() {

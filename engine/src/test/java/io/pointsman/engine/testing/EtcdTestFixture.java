@@ -1,9 +1,21 @@
 package io.pointsman.engine.testing;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.PutOption;
+import io.pointsman.api.lock.LockToken;
+import io.pointsman.engine.etcd.EtcdClients;
 import io.pointsman.engine.lock.EtcdLockService;
 import io.pointsman.engine.topo.EtcdTopologyStore;
 import io.pointsman.engine.topo.TopoPaths;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
@@ -72,5 +84,19 @@ public abstract class EtcdTestFixture {
       locks.close();
     }
     etcd.close();
+  }
+
+  /** A lock key taken the way any holder takes it, past the code under test: a lease and a key attached to it. */
+  protected final LockToken takeLock(String resourceDir) throws Exception {
+    long lease = etcd.getLeaseClient().grant(30).get(10, TimeUnit.SECONDS).getID();
+    String key = TopoPaths.locksPrefix(resourceDir) + lease;
+    ByteSequence k = EtcdClients.bytes(key);
+    TxnResponse r = etcd.getKVClient().txn()
+        .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+        .Then(Op.put(k, EtcdClients.bytes("{}"), PutOption.builder().withLeaseId(lease).build()))
+        .commit().get(10, TimeUnit.SECONDS);
+    assertThat(r.isSucceeded()).isTrue();
+    long createRevision = etcd.getKVClient().get(k).get(10, TimeUnit.SECONDS).getKvs().get(0).getCreateRevision();
+    return new LockToken(key, "test lock", lease, createRevision, Duration.ofSeconds(30), Instant.now());
   }
 }

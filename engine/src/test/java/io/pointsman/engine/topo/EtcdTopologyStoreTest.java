@@ -5,11 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.errors.PointsmanException;
@@ -29,7 +25,6 @@ import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -76,20 +71,6 @@ class EtcdTopologyStoreTest extends EtcdTestFixture {
 
   private Shard shard(String name) {
     return Shard.of(KeyRange.ofShard(name), new TabletAlias("zone1", 100), true);
-  }
-
-  /** A lock key taken the way any holder takes it: a lease and a key attached to it. */
-  private LockToken takeLock(String resourceDir) throws Exception {
-    long lease = etcd.getLeaseClient().grant(30).get(10, TimeUnit.SECONDS).getID();
-    String key = TopoPaths.locksPrefix(resourceDir) + lease;
-    ByteSequence k = EtcdClients.bytes(key);
-    var r = etcd.getKVClient().txn()
-        .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-        .Then(Op.put(k, EtcdClients.bytes("{}"), PutOption.builder().withLeaseId(lease).build()))
-        .commit().get(10, TimeUnit.SECONDS);
-    assertThat(r.isSucceeded()).isTrue();
-    long createRevision = etcd.getKVClient().get(k).get(10, TimeUnit.SECONDS).getKvs().get(0).getCreateRevision();
-    return new LockToken(key, "test lock", lease, createRevision, Duration.ofSeconds(30), Instant.now());
   }
 
   @Test

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
@@ -20,6 +22,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.CanceledFailure;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -32,6 +35,7 @@ import java.util.UUID;
 /** Small readers of a {@link SwitchWorld}'s state, and checks the end-to-end tests share. */
 final class E2eChecks {
   static final String CELL = "zone1";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private E2eChecks() {}
 
@@ -130,5 +134,17 @@ final class E2eChecks {
         () -> WorkflowStub.fromTyped(wf).getResult(Object.class), WorkflowFailedException.class);
     assertThat(failed).isNotNull();
     assertThat(failed.getCause()).isInstanceOf(CanceledFailure.class);
+  }
+
+  /** vtctldclient's routing rules JSON (GetRoutingRules, a SrvVSchema's) as "from -> to,to" lines, sorted. */
+  static List<String> routingRuleLines(String json) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (JsonNode rule : JSON.readTree(json).path("rules")) {
+      List<String> to = new ArrayList<>();
+      rule.path("to_tables").forEach(t -> to.add(t.asText()));
+      out.add(rule.path("from_table").asText() + " -> " + String.join(",", to));
+    }
+    out.sort(null);
+    return out;
   }
 }

@@ -80,7 +80,7 @@ class ServiceRestartMidSwitchTest {
 
   private static final FaultInjection faults = new FaultInjection();
   @RegisterExtension
-  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().ownEtcd().switchActivitiesThrough(faults)
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().ownEtcd().switchFaults(faults)
       .createMoveTables().build();
 
   private static SwitchWorld world() {

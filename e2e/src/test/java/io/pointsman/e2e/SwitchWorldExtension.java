@@ -2,8 +2,13 @@ package io.pointsman.e2e;
 
 import io.pointsman.api.activities.CleanupActivities;
 import io.pointsman.api.activities.SwitchActivities;
+import io.pointsman.engine.testing.TestServices;
+import io.pointsman.sandbox.cluster.Folders;
 import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.SandboxShape;
+import io.pointsman.worker.TemporalDevServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -25,7 +30,9 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  *
  * <p>A class's own {@code @BeforeAll} methods run after the world is up, its {@code @AfterAll}
  * methods before it is closed, its {@code @AfterEach} methods before the faults are reset (where
- * the builder was told to). A world whose start or creation failed is still closed.
+ * the builder was told to). A world whose start or creation failed is still closed. A world on a
+ * real Temporal server starts the server first, in a folder of its own, and closes and deletes
+ * both after the world.
  */
 final class SwitchWorldExtension implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
   /** One step of the world's setup after it started; it may throw as the test would. */
@@ -35,6 +42,8 @@ final class SwitchWorldExtension implements BeforeAllCallback, AfterEachCallback
   }
 
   private final Builder spec;
+  private Path dir;
+  private TemporalDevServer server;
   private SwitchWorld world;
 
   private SwitchWorldExtension(Builder spec) {
@@ -59,10 +68,30 @@ final class SwitchWorldExtension implements BeforeAllCallback, AfterEachCallback
     return world;
   }
 
+  /** The real Temporal server the world's worker polls; only for a world built {@code realTemporal}. */
+  TemporalDevServer server() {
+    if (server == null) {
+      throw new IllegalStateException("no real Temporal server: the world was not built realTemporal, or is not up");
+    }
+    return server;
+  }
+
+  /** The folder of a world on a real Temporal server (its server's data in it), deleted after the class. */
+  Path dir() {
+    if (dir == null) {
+      throw new IllegalStateException("no folder: the world was not built realTemporal, or is not up");
+    }
+    return dir;
+  }
+
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
+    if (spec.realTemporalFolderPrefix != null) {
+      dir = Files.createTempDirectory(spec.realTemporalFolderPrefix);
+      server = TemporalDevServer.start(Path.of(TestServices.temporalBinary()), dir.resolve("temporal"));
+    }
     world = SwitchWorld.start(spec.moveTablesOnly, spec.shape, spec.ownEtcd, spec.switchWrapper,
-        spec.cleanupWrapper, null);
+        spec.cleanupWrapper, server);
     for (Step step : spec.steps) {
       step.apply(world);
     }
@@ -78,10 +107,25 @@ final class SwitchWorldExtension implements BeforeAllCallback, AfterEachCallback
 
   @Override
   public void afterAll(ExtensionContext context) throws Exception {
-    if (world != null) {
-      SwitchWorld closing = world;
-      world = null;
-      closing.close();
+    try {
+      if (world != null) {
+        SwitchWorld closing = world;
+        world = null;
+        if (spec.resetFaultsBeforeClose) {
+          // a block a failed case left armed would hold the worker's shutdown
+          spec.faults.reset();
+        }
+        closing.close();
+      }
+    } finally {
+      if (server != null) {
+        server.close();
+        server = null;
+      }
+      if (dir != null) {
+        Folders.deleteTree(dir);
+        dir = null;
+      }
     }
   }
 
@@ -94,6 +138,8 @@ final class SwitchWorldExtension implements BeforeAllCallback, AfterEachCallback
     private UnaryOperator<CleanupActivities> cleanupWrapper = UnaryOperator.identity();
     private FaultInjection faults;
     private boolean resetFaultsAfterEach;
+    private boolean resetFaultsBeforeClose;
+    private String realTemporalFolderPrefix;
     private final List<Step> steps = new ArrayList<>();
 
     private Builder(boolean moveTablesOnly) {
@@ -120,18 +166,42 @@ final class SwitchWorldExtension implements BeforeAllCallback, AfterEachCallback
       return this;
     }
 
+    /** Only the switch activities go through {@code faults}; the cleanup ones are the real ones. */
+    Builder switchFaults(FaultInjection faults) {
+      this.switchWrapper = Objects.requireNonNull(faults, "faults");
+      this.cleanupWrapper = UnaryOperator.identity();
+      this.faults = faults;
+      return this;
+    }
+
     /** After each test the faults are reset: every fault disarmed, its blocks released, the calls forgotten. */
     Builder resetFaultsAfterEach() {
-      if (faults == null) {
-        throw new IllegalStateException("resetFaultsAfterEach needs the faults first: call faults(...) before it");
-      }
+      requireFaults("resetFaultsAfterEach");
       this.resetFaultsAfterEach = true;
       return this;
     }
 
-    /** Only the switch activities go through {@code wrapper}; the cleanup ones are the real ones. */
-    Builder switchActivitiesThrough(UnaryOperator<SwitchActivities> wrapper) {
-      this.switchWrapper = Objects.requireNonNull(wrapper, "wrapper");
+    /** The faults are reset before the world is closed, so no block left armed holds its worker. */
+    Builder resetFaultsBeforeClose() {
+      requireFaults("resetFaultsBeforeClose");
+      this.resetFaultsBeforeClose = true;
+      return this;
+    }
+
+    private void requireFaults(String option) {
+      if (faults == null) {
+        throw new IllegalStateException(option + " needs the faults first: call faults(...) or switchFaults(...)"
+            + " before it");
+      }
+    }
+
+    /**
+     * The world's worker polls a real Temporal server (the CLI's dev server, {@code
+     * POINTSMAN_TEMPORAL_BIN}) started in a new temporary folder named from {@code folderPrefix}, so
+     * what the SDK's test server does differently cannot hide a bug.
+     */
+    Builder realTemporal(String folderPrefix) {
+      this.realTemporalFolderPrefix = Objects.requireNonNull(folderPrefix, "folderPrefix");
       return this;
     }
 

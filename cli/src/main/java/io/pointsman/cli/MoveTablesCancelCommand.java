@@ -1,6 +1,5 @@
 package io.pointsman.cli;
 
-import io.pointsman.api.workflows.Pointsman;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -9,7 +8,7 @@ import picocli.CommandLine.Option;
 @Command(name = "Cancel", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
     description = "Cancel a MoveTables workflow whose writes are not switched: stop and delete its streams, "
         + "drop the copied tables on the target and its routing rules.")
-final class MoveTablesCancelCommand extends ActionCommand {
+final class MoveTablesCancelCommand extends CancelCommand {
   @Option(names = "--keep-data", description = "Keep the copied tables on the target (default: false).")
   boolean keepData;
 
@@ -32,11 +31,6 @@ final class MoveTablesCancelCommand extends ActionCommand {
 
   @Mixin
   LockFlags locks;
-
-  @Override
-  String workflowType() {
-    return Pointsman.CANCEL_MIGRATION;
-  }
 
   @Override
   Object request() {

@@ -1,6 +1,5 @@
 package io.pointsman.cli;
 
-import io.pointsman.api.workflows.Pointsman;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -9,7 +8,7 @@ import picocli.CommandLine.Option;
 @Command(name = "Complete", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
     description = "Complete a MoveTables workflow whose traffic is fully switched: drop the source tables, "
         + "the streams and the routing rules.")
-final class MoveTablesCompleteCommand extends ActionCommand {
+final class MoveTablesCompleteCommand extends CompleteCommand {
   @Option(names = "--keep-data", description = "Keep the source tables (default: false).")
   boolean keepData;
 
@@ -31,11 +30,6 @@ final class MoveTablesCompleteCommand extends ActionCommand {
 
   @Mixin
   LockFlags locks;
-
-  @Override
-  String workflowType() {
-    return Pointsman.COMPLETE_MIGRATION;
-  }
 
   @Override
   Object request() {

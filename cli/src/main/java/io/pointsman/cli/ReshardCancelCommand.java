@@ -1,6 +1,5 @@
 package io.pointsman.cli;
 
-import io.pointsman.api.workflows.Pointsman;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -9,17 +8,12 @@ import picocli.CommandLine.Option;
 @Command(name = "Cancel", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
     description = "Cancel a Reshard workflow whose writes are not switched: stop and delete its streams and "
         + "drop the copied tables on the target shards.")
-final class ReshardCancelCommand extends ActionCommand {
+final class ReshardCancelCommand extends CancelCommand {
   @Option(names = "--keep-data", description = "Keep the copied tables on the target shards (default: false).")
   boolean keepData;
 
   @Mixin
   LockFlags locks;
-
-  @Override
-  String workflowType() {
-    return Pointsman.CANCEL_MIGRATION;
-  }
 
   @Override
   Object request() {

@@ -1,6 +1,5 @@
 package io.pointsman.cli;
 
-import io.pointsman.api.workflows.Pointsman;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
@@ -12,17 +11,12 @@ import picocli.CommandLine.Mixin;
 @Command(name = "Complete", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
     description = "Complete a Reshard workflow whose traffic is fully switched: delete the source shards and "
         + "the streams.")
-final class ReshardCompleteCommand extends ActionCommand {
+final class ReshardCompleteCommand extends CompleteCommand {
   @Mixin
   JournalGraceFlag grace;
 
   @Mixin
   LockFlags locks;
-
-  @Override
-  String workflowType() {
-    return Pointsman.COMPLETE_MIGRATION;
-  }
 
   @Override
   Object request() {

@@ -2,31 +2,14 @@ package io.pointsman.cli;
 
 import io.pointsman.api.workflows.Pointsman;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 
 /** {@code ReverseTraffic}: reads and/or writes back to the source, through the reverse workflow. */
 @Command(name = "ReverseTraffic", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
     description = {"Switch traffic back to the source: reads for REPLICA and RDONLY, writes for PRIMARY.",
         "Writes go back by a forward switch of the <workflow>_reverse streams, as in Vitess."})
-final class ReverseTrafficCommand extends ActionCommand {
-  @Mixin
-  SwitchFlags flags;
-
-  @Mixin
-  LockFlags locks;
-
+final class ReverseTrafficCommand extends TrafficCommand {
   @Override
   String workflowType() {
     return Pointsman.REVERSE_TRAFFIC;
-  }
-
-  @Override
-  Object request() {
-    return Requests.switchTraffic(spec, group, flags, locks);
-  }
-
-  @Override
-  boolean dryRun() {
-    return flags.dryRun;
   }
 }

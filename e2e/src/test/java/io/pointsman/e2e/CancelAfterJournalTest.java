@@ -24,14 +24,12 @@ import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * No Cancel may leave a workflow with no side taking writes: past the journal a failing switch
@@ -50,40 +48,29 @@ class CancelAfterJournalTest {
   private static final List<String> MOVED = List.of("corder", "customer");
 
   private static final FaultInjection faults = new FaultInjection();
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().faults(faults).resetFaultsAfterEach()
+      .build();
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.start(true, faults);
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
-  }
-
-  @AfterEach
-  void disarm() {
-    faults.reset();
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   /** A switch whose undo failed leaves the source denied; Cancel gives it its writes back. */
   @Test
   @Order(1)
   void cancelLiftsTheBarrierAFailedSwitchLeftOnTheSource() throws Exception {
-    world.createMoveTables();
+    world().createMoveTables();
     faults.failOnce("stopSourceWrites", When.AFTER);
     faults.failOnce("allowSourceWrites", When.BEFORE);
     ApplicationFailure cause = failure(() -> newSwitch().switchTraffic(SwitchTrafficRequest.of(WF, KS)));
     assertThat(cause.getOriginalMessage()).contains("compensation");
-    assertThat(triggers(world, SOURCE, "0")).as("the barrier the failed undo left").isNotEmpty();
+    assertThat(triggers(world(), SOURCE, "0")).as("the barrier the failed undo left").isNotEmpty();
 
     ActionResult cancelled = cancel();
 
     assertThat(cancelled.summary()).isEqualTo("Successfully cancelled the commerce2customer workflow in the customer keyspace");
-    world.assertDefinedState(KS, WF, "NO_WORKFLOW");
+    world().assertDefinedState(KS, WF, "NO_WORKFLOW");
     assertSourceWritable();
   }
 
@@ -91,7 +78,7 @@ class CancelAfterJournalTest {
   @Test
   @Order(2)
   void aSwitchFailingAfterTheJournalKeepsTryingAndFinishes() throws Exception {
-    world.createMoveTables();
+    world().createMoveTables();
     faults.failUntilReset("changeRouting", When.BEFORE);
     SwitchTrafficWorkflow wf = newSwitch();
     WorkflowClient.start(wf::switchTraffic, SwitchTrafficRequest.of(WF, KS));
@@ -105,11 +92,11 @@ class CancelAfterJournalTest {
     ActionResult done = WorkflowStub.fromTyped(wf).getResult(ActionResult.class);
     assertThat(done.currentState()).isEqualTo(SWITCHED);
     assertThat(wf.progress().steps()).filteredOn(s -> s.name().equals("changeRouting")).hasSizeGreaterThan(1);
-    world.assertDefinedState(KS, WF, "ALL_SWITCHED");
+    world().assertDefinedState(KS, WF, "ALL_SWITCHED");
 
-    world.workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC, KS, WF))
+    world().workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC, KS, WF))
         .reverseTraffic(SwitchTrafficRequest.of(WF, KS));
-    assertThat(world.workflowState(KS, WF)).isEqualTo(NOT_SWITCHED);
+    assertThat(world().workflowState(KS, WF)).isEqualTo(NOT_SWITCHED);
   }
 
   /**
@@ -119,7 +106,7 @@ class CancelAfterJournalTest {
   @Test
   @Order(3)
   void cancelRefusesAWorkflowWhoseSwitchWroteItsJournalAndARerunFinishesIt() throws Exception {
-    assertThat(world.workflowState(KS, WF)).isEqualTo(NOT_SWITCHED);
+    assertThat(world().workflowState(KS, WF)).isEqualTo(NOT_SWITCHED);
     faults.failUntilReset("changeRouting", When.BEFORE);
     SwitchTrafficWorkflow wf = newSwitch();
     WorkflowClient.start(wf::switchTraffic, SwitchTrafficRequest.of(WF, KS).withLockTtl(Duration.ofSeconds(6)));
@@ -128,14 +115,14 @@ class CancelAfterJournalTest {
       WorkflowStub.fromTyped(wf).terminate("the test stops the switch past its journal");
     }
     faults.reset();
-    assertThat(triggers(world, SOURCE, "0")).as("the source stays denied past the journal").isNotEmpty();
+    assertThat(triggers(world(), SOURCE, "0")).as("the source stays denied past the journal").isNotEmpty();
 
     ApplicationFailure refused = failure(CancelAfterJournalTest::cancel);
 
     assertThat(refused.getType()).isEqualTo("FAILED_PRECONDITION");
     assertThat(refused.getOriginalMessage()).contains("journal").contains("rerun SwitchTraffic");
-    for (String shard : world.store().listShards(KS)) {
-      assertThat(E2eChecks.tables(world, KS, shard)).as("target tables on %s", shard).containsAll(MOVED);
+    for (String shard : world().store().listShards(KS)) {
+      assertThat(E2eChecks.tables(world(), KS, shard)).as("target tables on %s", shard).containsAll(MOVED);
     }
 
     // The streams have stood stopped for cutover since the first run; their lag is no reason to
@@ -143,7 +130,7 @@ class CancelAfterJournalTest {
     ActionResult resumed = newSwitch().switchTraffic(SwitchTrafficRequest.of(WF, KS)
         .withMaxReplicationLagAllowed(Duration.ofHours(1)));
     assertThat(resumed.currentState()).isEqualTo(SWITCHED);
-    world.assertDefinedState(KS, WF, "ALL_SWITCHED");
+    world().assertDefinedState(KS, WF, "ALL_SWITCHED");
   }
 
   private static void awaitRetryingOrClosed(SwitchTrafficWorkflow wf) {
@@ -158,25 +145,25 @@ class CancelAfterJournalTest {
 
   private static WorkflowExecutionStatus status(SwitchTrafficWorkflow wf) {
     WorkflowStub stub = WorkflowStub.fromTyped(wf);
-    return world.client().getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+    return world().client().getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
         io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder()
-            .setNamespace(world.client().getOptions().getNamespace()).setExecution(stub.getExecution()).build())
+            .setNamespace(world().client().getOptions().getNamespace()).setExecution(stub.getExecution()).build())
         .getWorkflowExecutionInfo().getStatus();
   }
 
   private static void assertSourceWritable() throws Exception {
-    assertThat(triggers(world, SOURCE, "0")).isEmpty();
-    assertThat(world.services.barrier().deniedTables(E2eChecks.primary(world, SOURCE, "0"))).isEmpty();
-    assertThat(world.store().getRequired(world.store().keys().shard(SOURCE, "0")).value()
+    assertThat(triggers(world(), SOURCE, "0")).isEmpty();
+    assertThat(world().services.barrier().deniedTables(E2eChecks.primary(world(), SOURCE, "0"))).isEmpty();
+    assertThat(world().store().getRequired(world().store().keys().shard(SOURCE, "0")).value()
         .deniedTables(TabletType.PRIMARY)).isEmpty();
   }
 
   private static SwitchTrafficWorkflow newSwitch() {
-    return world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
+    return world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
   }
 
   private static ActionResult cancel() {
-    return world.workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, KS, WF))
+    return world().workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, KS, WF))
         .cancel(CancelRequest.of(WF, KS));
   }
 

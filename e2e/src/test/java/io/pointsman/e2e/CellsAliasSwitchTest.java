@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.E2eChecks.routingRuleLines;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -37,7 +38,7 @@ class CellsAliasSwitchTest {
               .withTabletTypes(List.of(TabletType.REPLICA)).withCells(List.of("region1")));
 
       assertThat(r.currentState()).contains("Replica switched in cells: " + cell);
-      assertThat(rules(vtctld.client("GetRoutingRules")))
+      assertThat(routingRuleLines(vtctld.client("GetRoutingRules")))
           .contains("customer@replica -> customer.customer")
           .doesNotContain("customer@rdonly -> customer.customer");
       JsonNode srv = JSON.readTree(vtctld.client("GetSrvVSchema", cell));
@@ -45,15 +46,5 @@ class CellsAliasSwitchTest {
       srv.path("routing_rules").path("rules").forEach(rule -> served.add(rule.path("from_table").asText()));
       assertThat(served).as("the alias's cell serves the switched rules").contains("customer@replica");
     }
-  }
-
-  private static List<String> rules(String json) throws Exception {
-    List<String> out = new ArrayList<>();
-    for (JsonNode rule : JSON.readTree(json).path("rules")) {
-      List<String> to = new ArrayList<>();
-      rule.path("to_tables").forEach(t -> to.add(t.asText()));
-      out.add(rule.path("from_table").asText() + " -> " + String.join(",", to));
-    }
-    return out;
   }
 }

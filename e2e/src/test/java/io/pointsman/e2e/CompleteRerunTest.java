@@ -32,11 +32,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -56,30 +54,19 @@ class CompleteRerunTest {
   private static final Duration HELD = Duration.ofSeconds(16);
 
   private static final FaultInjection faults = new FaultInjection();
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables()
+      .shape(SandboxShape.DEFAULT.withExtraTables(4)).faults(faults).resetFaultsAfterEach().build();
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(4), faults);
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
-  }
-
-  @AfterEach
-  void disarm() {
-    faults.reset();
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @ParameterizedTest(name = "Complete failing after {1}")
   @CsvSource({"t0001, dropSources", "t0002, deleteRoutingRules", "t0003, deleteStreams"})
   void aCompleteFailingAfterAStepIsFinishedByARerun(String table, String step) throws Exception {
     String wf = "move_" + table;
-    world.createMoveTables(new MoveTablesSpec(wf, SOURCE, TARGET, List.of(table), true));
+    world().createMoveTables(new MoveTablesSpec(wf, SOURCE, TARGET, List.of(table), true));
     switchAll(wf);
     faults.failOnce(step, When.AFTER);
 
@@ -96,8 +83,8 @@ class CompleteRerunTest {
   @ParameterizedTest(name = "Cancel failing after {0}")
   @ValueSource(strings = {"switchReads", "dropTargets", "deleteRoutingRules", "deleteStreams"})
   void aCancelFailingAfterAStepIsFinishedByARerun(String step) throws Exception {
-    world.createMoveTables();
-    world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, TARGET, MOVE))
+    world().createMoveTables();
+    world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, TARGET, MOVE))
         .switchTraffic(SwitchTrafficRequest.of(MOVE, TARGET).withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
     faults.failOnce(step, When.AFTER);
 
@@ -108,18 +95,19 @@ class CompleteRerunTest {
     ActionResult rerun = cancel();
 
     assertThat(rerun.summary()).isEqualTo("Successfully cancelled the " + MOVE + " workflow in the customer keyspace");
-    world.assertDefinedState(TARGET, MOVE, "NO_WORKFLOW");
-    assertThat(world.store().get(world.store().keys().unfinishedCleanup(TARGET, MOVE))).isEmpty();
-    for (String shard : world.store().listShards(TARGET)) {
-      assertThat(streams(world, TARGET, shard, MOVE)).isEmpty();
-      assertThat(tables(world, TARGET, shard)).doesNotContain("customer", "corder");
-      assertThat(triggers(world, TARGET, shard)).isEmpty();
+    world().assertDefinedState(TARGET, MOVE, "NO_WORKFLOW");
+    assertThat(world().store().get(world().store().keys().unfinishedCleanup(TARGET, MOVE))).isEmpty();
+    for (String shard : world().store().listShards(TARGET)) {
+      assertThat(streams(world(), TARGET, shard, MOVE)).isEmpty();
+      assertThat(tables(world(), TARGET, shard)).doesNotContain("customer", "corder");
+      assertThat(triggers(world(), TARGET, shard)).isEmpty();
     }
-    assertThat(tables(world, SOURCE, "0")).contains("customer", "corder");
-    assertThat(world.services.barrier().deniedTables(primary(world, SOURCE, "0"))).doesNotContain("customer", "corder");
-    assertThat(world.store().getRequired(world.store().keys().shard(SOURCE, "0")).value()
+    assertThat(tables(world(), SOURCE, "0")).contains("customer", "corder");
+    assertThat(world().services.barrier().deniedTables(primary(world(), SOURCE, "0")))
+        .doesNotContain("customer", "corder");
+    assertThat(world().store().getRequired(world().store().keys().shard(SOURCE, "0")).value()
         .deniedTables(TabletType.PRIMARY)).isEmpty();
-    assertThat(world.store().get(world.store().keys().routingRules())).isEmpty();
+    assertThat(world().store().get(world().store().keys().routingRules())).isEmpty();
   }
 
   /**
@@ -131,13 +119,13 @@ class CompleteRerunTest {
   void aStepHeldLongerThanTheHeartbeatTimeoutRunsOnce() throws Exception {
     String table = "t0004";
     String wf = "move_" + table;
-    world.createMoveTables(new MoveTablesSpec(wf, SOURCE, TARGET, List.of(table), true));
+    world().createMoveTables(new MoveTablesSpec(wf, SOURCE, TARGET, List.of(table), true));
     switchAll(wf);
-    String db = primary(world, SOURCE, "0").dbName();
+    String db = primary(world(), SOURCE, "0").dbName();
 
-    CompleteMigrationWorkflow complete = world.workflow(CompleteMigrationWorkflow.class,
+    CompleteMigrationWorkflow complete = world().workflow(CompleteMigrationWorkflow.class,
         id(Pointsman.COMPLETE_MIGRATION, TARGET, wf));
-    try (Connection held = world.sandbox.connect(SOURCE, "0"); Statement s = held.createStatement()) {
+    try (Connection held = world().sandbox.connect(SOURCE, "0"); Statement s = held.createStatement()) {
       held.setAutoCommit(false);
       s.executeQuery("SELECT COUNT(*) FROM `" + db + "`." + table).close(); // a shared metadata lock until commit
       WorkflowClient.start(complete::complete, CompleteRequest.of(wf, TARGET).with(false, false, true, false));
@@ -156,41 +144,41 @@ class CompleteRerunTest {
   }
 
   private static void assertCompleted(String wf, String table, boolean renamed) throws Exception {
-    world.assertDefinedState(TARGET, wf, "NO_WORKFLOW");
-    assertThat(world.store().get(world.store().keys().unfinishedCleanup(TARGET, wf))).isEmpty();
-    List<String> source = tables(world, SOURCE, "0");
+    world().assertDefinedState(TARGET, wf, "NO_WORKFLOW");
+    assertThat(world().store().get(world().store().keys().unfinishedCleanup(TARGET, wf))).isEmpty();
+    List<String> source = tables(world(), SOURCE, "0");
     assertThat(source).doesNotContain(table);
     if (renamed) {
       assertThat(source).contains("_" + table + "_old");
     }
-    assertThat(triggers(world, SOURCE, "0")).noneMatch(t -> t.contains(table));
-    assertThat(world.store().getRequired(world.store().keys().vschema(SOURCE)).value().tables())
+    assertThat(triggers(world(), SOURCE, "0")).noneMatch(t -> t.contains(table));
+    assertThat(world().store().getRequired(world().store().keys().vschema(SOURCE)).value().tables())
         .doesNotContainKey(table);
-    assertThat(world.store().getRequired(world.store().keys().shard(SOURCE, "0")).value()
+    assertThat(world().store().getRequired(world().store().keys().shard(SOURCE, "0")).value()
         .deniedTables(TabletType.PRIMARY)).doesNotContain(table);
-    assertThat(streams(world, SOURCE, "0", wf + "_reverse")).isEmpty();
-    for (String shard : world.store().listShards(TARGET)) {
-      assertThat(streams(world, TARGET, shard, wf)).isEmpty();
-      assertThat(world.store().getRequired(world.store().keys().shard(TARGET, shard)).value()
+    assertThat(streams(world(), SOURCE, "0", wf + "_reverse")).isEmpty();
+    for (String shard : world().store().listShards(TARGET)) {
+      assertThat(streams(world(), TARGET, shard, wf)).isEmpty();
+      assertThat(world().store().getRequired(world().store().keys().shard(TARGET, shard)).value()
           .deniedTables(TabletType.PRIMARY)).doesNotContain(table);
     }
-    assertThat(world.store().get(world.store().keys().routingRules()).map(v -> v.value().asMap().keySet())
+    assertThat(world().store().get(world().store().keys().routingRules()).map(v -> v.value().asMap().keySet())
         .orElse(java.util.Set.of())).noneMatch(k -> k.contains(table));
   }
 
   private static void switchAll(String wf) {
-    assertThat(world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, TARGET, wf))
+    assertThat(world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, TARGET, wf))
         .switchTraffic(SwitchTrafficRequest.of(wf, TARGET)).currentState())
         .isEqualTo("All Reads Switched. Writes Switched");
   }
 
   private static ActionResult complete(String wf, CompleteRequest request) {
-    return world.workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION, TARGET, wf))
+    return world().workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION, TARGET, wf))
         .complete(request);
   }
 
   private static ActionResult cancel() {
-    return world.workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, TARGET, MOVE))
+    return world().workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, TARGET, MOVE))
         .cancel(CancelRequest.of(MOVE, TARGET));
   }
 

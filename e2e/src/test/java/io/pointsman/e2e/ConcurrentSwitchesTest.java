@@ -26,11 +26,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,31 +64,21 @@ class ConcurrentSwitchesTest {
   private static final Duration WAIT = Duration.ofMinutes(2);
 
   private static final FaultInjection faults = new FaultInjection();
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables()
+      .shape(SandboxShape.DEFAULT.withExtraTables(6).withWarehouse()).faults(faults).resetFaultsAfterEach()
+      .createMoveTables()
+      .createMoveTables(new MoveTablesSpec(FIRST, SOURCE, TARGET, List.of("t0001"), true))
+      .createMoveTables(new MoveTablesSpec(SECOND, SOURCE, TARGET, List.of("t0002"), true))
+      .createMoveTables(new MoveTablesSpec(THIRD, SOURCE, TARGET, List.of("t0003"), true))
+      .createMoveTables(new MoveTablesSpec(FOURTH, SOURCE, TARGET, List.of("t0004"), true))
+      .createMoveTables(new MoveTablesSpec(FIFTH, SOURCE, TARGET, List.of("t0005"), true))
+      .createMoveTables(new MoveTablesSpec(SIXTH, SOURCE, TARGET, List.of("t0006"), true))
+      .createMoveTables(MoveTablesSpec.warehouse())
+      .build();
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.start(true, SandboxShape.DEFAULT.withExtraTables(6).withWarehouse(), faults);
-    world.createMoveTables();
-    world.createMoveTables(new MoveTablesSpec(FIRST, SOURCE, TARGET, List.of("t0001"), true));
-    world.createMoveTables(new MoveTablesSpec(SECOND, SOURCE, TARGET, List.of("t0002"), true));
-    world.createMoveTables(new MoveTablesSpec(THIRD, SOURCE, TARGET, List.of("t0003"), true));
-    world.createMoveTables(new MoveTablesSpec(FOURTH, SOURCE, TARGET, List.of("t0004"), true));
-    world.createMoveTables(new MoveTablesSpec(FIFTH, SOURCE, TARGET, List.of("t0005"), true));
-    world.createMoveTables(new MoveTablesSpec(SIXTH, SOURCE, TARGET, List.of("t0006"), true));
-    world.createMoveTables(MoveTablesSpec.warehouse());
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
-  }
-
-  @AfterEach
-  void disarm() {
-    faults.reset();
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @Test
@@ -111,13 +99,13 @@ class ConcurrentSwitchesTest {
     SwitchTrafficWorkflow waiter = holder == a ? b : a;
     await().atMost(WAIT).until(() -> waitingForLocks(waiter::progress));
     assertThat(run(waiter, "getWorkflowState")).extracting(StepProgress::detail).isEqualTo(NOT_SWITCHED);
-    assertThat(WorldSnapshot.locksUnder(world, namedLockDir(MOVE)))
+    assertThat(WorldSnapshot.locksUnder(world(), namedLockDir(MOVE)))
         .as("the holder's key and the waiter's, queued behind it").hasSize(2);
     beforeChecks.release();
 
     await().atMost(WAIT).until(afterChanges::reached);
-    assertThat(world.workflowState(TARGET, MOVE)).isEqualTo(SWITCHED);
-    WorldSnapshot switched = WorldSnapshot.take(world);
+    assertThat(world().workflowState(TARGET, MOVE)).isEqualTo(SWITCHED);
+    WorldSnapshot switched = WorldSnapshot.take(world());
     assertThat(waitingForLocks(waiter::progress)).as("the waiter still waits while the switch holds the locks")
         .isTrue();
     afterChanges.release();
@@ -142,7 +130,7 @@ class ConcurrentSwitchesTest {
         .isNotEmpty().allMatch(c -> holderTokens.contains(c.token()));
     assertThat(waiter.progress().steps()).extracting(StepProgress::name).doesNotContainAnyElementsOf(MUTATING)
         .doesNotContain("canSwitch");
-    assertThat(switched.differencesTo(WorldSnapshot.take(world))).as("changes after the switch").isEmpty();
+    assertThat(switched.differencesTo(WorldSnapshot.take(world()))).as("changes after the switch").isEmpty();
     assertSwitchedAndUnlocked(MOVE);
   }
 
@@ -183,14 +171,14 @@ class ConcurrentSwitchesTest {
     WorkflowClient.start(switching::switchTraffic, SwitchTrafficRequest.of(FIFTH, TARGET));
     await().atMost(WAIT).until(beforeChecks::reached);
     // Checked before the locks, while writes are not switched: Cancel may run, and queues.
-    CancelMigrationWorkflow cancel = world.workflow(CancelMigrationWorkflow.class,
+    CancelMigrationWorkflow cancel = world().workflow(CancelMigrationWorkflow.class,
         E2eChecks.id(Pointsman.CANCEL_MIGRATION, TARGET, FIFTH));
     WorkflowClient.start(cancel::cancel, CancelRequest.of(FIFTH, TARGET));
     await().atMost(WAIT).until(() -> waitingForLocks(cancel::progress));
     beforeChecks.release();
 
     await().atMost(WAIT).until(afterChanges::reached);
-    WorldSnapshot switched = WorldSnapshot.take(world);
+    WorldSnapshot switched = WorldSnapshot.take(world());
     afterChanges.release();
     assertThat(result(switching).currentState()).isEqualTo(SWITCHED);
 
@@ -202,10 +190,10 @@ class ConcurrentSwitchesTest {
     assertThat(cause.getOriginalMessage()).contains("because its writes have been switched");
     assertThat(cancel.progress().steps()).extracting(StepProgress::name)
         .doesNotContain("switchReads", "dropTargets", "deleteWorkflow", "deleteRoutingRules");
-    for (String shard : world.store().listShards(TARGET)) {
-      assertThat(E2eChecks.tables(world, TARGET, shard)).as("tables of %s/%s", TARGET, shard).contains("t0005");
+    for (String shard : world().store().listShards(TARGET)) {
+      assertThat(E2eChecks.tables(world(), TARGET, shard)).as("tables of %s/%s", TARGET, shard).contains("t0005");
     }
-    assertThat(switched.differencesTo(WorldSnapshot.take(world))).as("changes after the switch").isEmpty();
+    assertThat(switched.differencesTo(WorldSnapshot.take(world()))).as("changes after the switch").isEmpty();
     assertSwitchedAndUnlocked(FIFTH);
   }
 
@@ -214,14 +202,14 @@ class ConcurrentSwitchesTest {
     // The later Cancel has read the workflow (there, not switched: it may go on) and stops there...
     FaultInjection.Block read = faults.blockOnce("getWorkflowState", When.AFTER);
     String id = E2eChecks.id(Pointsman.CANCEL_MIGRATION, TARGET, SIXTH);
-    CancelMigrationWorkflow later = world.workflow(CancelMigrationWorkflow.class, id + "-later");
+    CancelMigrationWorkflow later = world().workflow(CancelMigrationWorkflow.class, id + "-later");
     WorkflowClient.start(later::cancel, CancelRequest.of(SIXTH, TARGET));
     await().atMost(WAIT).until(read::reached);
     // ...while another Cancel of the same workflow runs to its end.
-    ActionResult first = world.workflow(CancelMigrationWorkflow.class, id + "-first")
+    ActionResult first = world().workflow(CancelMigrationWorkflow.class, id + "-first")
         .cancel(CancelRequest.of(SIXTH, TARGET));
     assertThat(first.currentState()).isEqualTo("cancelled");
-    WorldSnapshot cancelled = WorldSnapshot.take(world);
+    WorldSnapshot cancelled = WorldSnapshot.take(world());
     read.release();
 
     WorkflowFailedException failed = catchThrowableOfType(
@@ -233,8 +221,8 @@ class ConcurrentSwitchesTest {
         .doesNotContain("Rerun");
     assertThat(later.progress().steps()).extracting(StepProgress::name)
         .doesNotContain("switchReads", "dropTargets", "deleteWorkflow", "deleteRoutingRules");
-    assertThat(cancelled.differencesTo(WorldSnapshot.take(world))).as("changes by the later Cancel").isEmpty();
-    assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+    assertThat(cancelled.differencesTo(WorldSnapshot.take(world()))).as("changes by the later Cancel").isEmpty();
+    assertThat(WorldSnapshot.lockKeys(world())).isEmpty();
   }
 
   @Test
@@ -245,22 +233,22 @@ class ConcurrentSwitchesTest {
     WorkflowClient.start(holder::switchTraffic, SwitchTrafficRequest.of(FIRST, TARGET));
     await().atMost(WAIT).until(held::reached);
     java.util.Set<Long> holderTokens = AcquiredTokens.within(held.locks());
-    WorldSnapshot midSwitch = WorldSnapshot.take(world);
+    WorldSnapshot midSwitch = WorldSnapshot.take(world());
 
     SwitchTrafficWorkflow waiter = newSwitch(SECOND);
     WorkflowClient.start(waiter::switchTraffic, SwitchTrafficRequest.of(SECOND, TARGET));
     await().atMost(WAIT).until(() -> waitingForLocks(waiter::progress)
-        && WorldSnapshot.locksUnder(world, world.paths.keyspaceDir(SOURCE)).size() == 2);
+        && WorldSnapshot.locksUnder(world(), world().paths.keyspaceDir(SOURCE)).size() == 2);
     // Its own workflow lock is free, so it holds it and queues on the first keyspace (they go in name order).
-    assertThat(WorldSnapshot.locksUnder(world, namedLockDir(SECOND))).hasSize(1);
-    assertThat(WorldSnapshot.locksUnder(world, world.paths.keyspaceDir(TARGET))).hasSize(1);
+    assertThat(WorldSnapshot.locksUnder(world(), namedLockDir(SECOND))).hasSize(1);
+    assertThat(WorldSnapshot.locksUnder(world(), world().paths.keyspaceDir(TARGET))).hasSize(1);
     assertThat(waiter.progress().steps()).extracting(StepProgress::name).isSubsetOf(BEFORE_THE_LOCKS);
     assertThat(waiter.progress().locks()).isEmpty();
     assertThat(faults.calls()).filteredOn(c -> MUTATING.contains(c.step()))
         .allMatch(c -> holderTokens.contains(c.token()));
-    assertThat(midSwitch.differencesTo(WorldSnapshot.take(world))).as("changes while the holder is blocked")
+    assertThat(midSwitch.differencesTo(WorldSnapshot.take(world()))).as("changes while the holder is blocked")
         .isEmpty();
-    assertThat(world.workflowState(TARGET, SECOND)).isEqualTo(NOT_SWITCHED);
+    assertThat(world().workflowState(TARGET, SECOND)).isEqualTo(NOT_SWITCHED);
     held.release();
 
     assertThat(result(holder).currentState()).isEqualTo(SWITCHED);
@@ -286,18 +274,18 @@ class ConcurrentSwitchesTest {
     WorkflowClient.start(blocked::switchTraffic, SwitchTrafficRequest.of(THIRD, TARGET));
     await().atMost(WAIT).until(held::reached);
     long blockedToken = held.locks().fencingToken();
-    List<String> blockedLocks = WorldSnapshot.lockKeys(world);
+    List<String> blockedLocks = WorldSnapshot.lockKeys(world());
     // its workflow lock, both keyspace locks, and the write window's shard locks (commerce/0, customer/-80, 80-)
     assertThat(blockedLocks).hasSize(6);
 
-    SwitchTrafficWorkflow apart = world.workflow(SwitchTrafficWorkflow.class,
+    SwitchTrafficWorkflow apart = world().workflow(SwitchTrafficWorkflow.class,
         E2eChecks.id(Pointsman.SWITCH_TRAFFIC, SandboxLayout.ARCHIVE, APART));
     ActionResult done = apart.switchTraffic(SwitchTrafficRequest.of(APART, SandboxLayout.ARCHIVE));
 
     assertThat(done.startState()).isEqualTo(NOT_SWITCHED);
     assertThat(done.currentState()).isEqualTo(SWITCHED);
     assertThat(fencingToken(apart)).as("locks taken while the other's were held").isGreaterThan(blockedToken);
-    assertThat(WorldSnapshot.lockKeys(world)).as("the blocked switch still holds its locks, and only it")
+    assertThat(WorldSnapshot.lockKeys(world())).as("the blocked switch still holds its locks, and only it")
         .containsExactlyInAnyOrderElementsOf(blockedLocks);
     assertValid(SandboxLayout.ARCHIVE, APART, "ALL_SWITCHED");
     held.release();
@@ -309,15 +297,15 @@ class ConcurrentSwitchesTest {
 
   private static void assertSwitchedAndUnlocked(String workflow) throws Exception {
     assertValid(TARGET, workflow, "ALL_SWITCHED");
-    assertThat(WorldSnapshot.lockKeys(world)).as("locks left behind").isEmpty();
+    assertThat(WorldSnapshot.lockKeys(world())).as("locks left behind").isEmpty();
   }
 
   private static void assertValid(String keyspace, String workflow, String state) {
-    log.info("validator on {}: {}", workflow, world.assertDefinedState(keyspace, workflow, state).describe());
+    log.info("validator on {}: {}", workflow, world().assertDefinedState(keyspace, workflow, state).describe());
   }
 
   private static SwitchTrafficWorkflow newSwitch(String workflow) {
-    return world.workflow(SwitchTrafficWorkflow.class, E2eChecks.id(Pointsman.SWITCH_TRAFFIC, TARGET, workflow));
+    return world().workflow(SwitchTrafficWorkflow.class, E2eChecks.id(Pointsman.SWITCH_TRAFFIC, TARGET, workflow));
   }
 
   private static ActionResult result(SwitchTrafficWorkflow wf) {
@@ -325,7 +313,7 @@ class ConcurrentSwitchesTest {
   }
 
   private static String namedLockDir(String workflow) {
-    return world.paths.namedLockDir(Pointsman.namedLock(TARGET, workflow));
+    return world().paths.namedLockDir(Pointsman.namedLock(TARGET, workflow));
   }
 
   /** It read the state and is inside acquireLocks: queued for the locks, holding none of them yet. */

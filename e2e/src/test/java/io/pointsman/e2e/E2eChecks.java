@@ -1,7 +1,15 @@
 package io.pointsman.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.api.model.TabletType;
+import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.topo.model.KeyRange;
@@ -10,17 +18,24 @@ import io.pointsman.engine.topo.model.ShardReference;
 import io.pointsman.engine.topo.model.ShardTabletControl;
 import io.pointsman.engine.topo.model.SrvKeyspace;
 import io.pointsman.sandbox.cluster.HashVindex;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowStub;
+import io.temporal.failure.CanceledFailure;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-/** Small readers of a {@link SwitchWorld}'s state for the end-to-end assertions. */
+/** Small readers of a {@link SwitchWorld}'s state, and checks the end-to-end tests share. */
 final class E2eChecks {
   static final String CELL = "zone1";
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private E2eChecks() {}
 
@@ -98,6 +113,38 @@ final class E2eChecks {
         out.add(rs.getString(1));
       }
     }
+    return out;
+  }
+
+  /**
+   * Starts a switch, cancels it while it waits at {@code block} (armed before, so the cancel lands at
+   * that step), lets the step go on once the worker saw the cancel, and asserts the run ended
+   * cancelled (a {@link CanceledFailure} under the workflow's failure), whatever it did before.
+   */
+  static void cancelWhileBlocked(SwitchWorld world, SwitchTrafficWorkflow wf, SwitchTrafficRequest request,
+      FaultInjection.Block block) {
+    WorkflowClient.start(wf::switchTraffic, request);
+    await().atMost(Duration.ofMinutes(2)).until(block::reached);
+
+    WorkflowStub.fromTyped(wf).cancel();
+    world.awaitCancellationSeen(WorkflowStub.fromTyped(wf));
+    block.release();
+
+    WorkflowFailedException failed = catchThrowableOfType(
+        () -> WorkflowStub.fromTyped(wf).getResult(Object.class), WorkflowFailedException.class);
+    assertThat(failed).isNotNull();
+    assertThat(failed.getCause()).isInstanceOf(CanceledFailure.class);
+  }
+
+  /** vtctldclient's routing rules JSON (GetRoutingRules, a SrvVSchema's) as "from -> to,to" lines, sorted. */
+  static List<String> routingRuleLines(String json) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (JsonNode rule : JSON.readTree(json).path("rules")) {
+      List<String> to = new ArrayList<>();
+      rule.path("to_tables").forEach(t -> to.add(t.asText()));
+      out.add(rule.path("from_table").asText() + " -> " + String.join(",", to));
+    }
+    out.sort(null);
     return out;
   }
 }

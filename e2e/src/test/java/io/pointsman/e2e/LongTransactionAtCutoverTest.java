@@ -36,12 +36,11 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Scenario S12, the case of Vitess #20340: an application's transaction holds a moved table while
@@ -66,28 +65,21 @@ class LongTransactionAtCutoverTest {
   private static final AtomicLong nextFirstKey = new AtomicLong(KEYS_PER_TEST);
 
   private static final FaultInjection faults = new FaultInjection();
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().faults(faults).createMoveTables().build();
+
   private LoadWriter load;
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.start(true, faults);
-    world.createMoveTables();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @BeforeEach
   void startFromNotSwitchedUnderLoad() throws Exception {
-    world.awaitStreamsRunning(TARGET, WORKFLOW);
+    world().awaitStreamsRunning(TARGET, WORKFLOW);
     assertDefinedState(NOT_SWITCHED);
-    assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
-    load = LoadWriter.start(world.router(), LoadOptions.builder().ratePerSecond(20).writers(2)
+    assertThat(WorldSnapshot.lockKeys(world())).isEmpty();
+    load = LoadWriter.start(world().router(), LoadOptions.builder().ratePerSecond(20).writers(2)
         .duration(Duration.ofHours(1)).writes(WriteFactory.customerInserts(TARGET, nextFirstKey.getAndAdd(KEYS_PER_TEST))).build());
   }
 
@@ -103,7 +95,7 @@ class LongTransactionAtCutoverTest {
   void aTransactionHoldingAMovedTablePastTheLockTtlLeavesTheLocksHeldAndTheSwitchFinishes() throws Exception {
     long heldId = 900_001;
     SwitchTrafficWorkflow wf = newSwitch();
-    try (Connection app = world.sandbox.connect(SOURCE, "0")) {
+    try (Connection app = world().sandbox.connect(SOURCE, "0")) {
       insertWithoutCommit(app, heldId);
       WorkflowClient.start(wf::switchTraffic, request());
       await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(this::barrierWaitsOnTheTable);
@@ -116,7 +108,7 @@ class LongTransactionAtCutoverTest {
       List<KeyValue> stillHeld = switchLocks();
       assertThat(revisions(stillHeld)).as("the same lock keys, never taken again").isEqualTo(revisions(locks));
       for (KeyValue kv : stillHeld) {
-        LeaseTimeToLiveResponse lease = world.etcd.getLeaseClient().timeToLive(kv.getLease(), LeaseOption.DEFAULT)
+        LeaseTimeToLiveResponse lease = world().etcd.getLeaseClient().timeToLive(kv.getLease(), LeaseOption.DEFAULT)
             .get(30, TimeUnit.SECONDS);
         assertThat(lease.getTTL()).as("lease of %s, renewed", key(kv)).isPositive();
       }
@@ -127,11 +119,11 @@ class LongTransactionAtCutoverTest {
     assertThat(result.currentState()).isEqualTo("All Reads Switched. Writes Switched");
     assertThat(wf.progress().steps()).filteredOn(s -> s.name().equals("acquireLocks")).hasSize(1);
     assertDefinedState("ALL_SWITCHED");
-    assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+    assertThat(WorldSnapshot.lockKeys(world())).isEmpty();
     assertThat(rowsOnTarget(heldId)).as("the transaction committed before the barrier, so it moved").isEqualTo(1);
     assertNoAcknowledgedWriteLost();
 
-    world.workflow(ReverseTrafficWorkflow.class, Pointsman.workflowId(Pointsman.REVERSE_TRAFFIC, TARGET, WORKFLOW)
+    world().workflow(ReverseTrafficWorkflow.class, Pointsman.workflowId(Pointsman.REVERSE_TRAFFIC, TARGET, WORKFLOW)
         + "-" + UUID.randomUUID()).reverseTraffic(SwitchTrafficRequest.of(WORKFLOW, TARGET));
   }
 
@@ -140,8 +132,8 @@ class LongTransactionAtCutoverTest {
     long heldId = 900_002;
     Duration timeout = Duration.ofSeconds(3);
     SwitchTrafficWorkflow wf = newSwitch();
-    try (Connection app = world.sandbox.connect(SOURCE, "0")) {
-      WorldSnapshot before = WorldSnapshot.take(world);
+    try (Connection app = world().sandbox.connect(SOURCE, "0")) {
+      WorldSnapshot before = WorldSnapshot.take(world());
       insertWithoutCommit(app, heldId);
 
       WorkflowFailedException failed = catchThrowableOfType(
@@ -158,8 +150,8 @@ class LongTransactionAtCutoverTest {
       assertThat(progress.steps()).filteredOn(s -> s.name().equals("allowSourceWrites"))
           .isNotEmpty().allMatch(s -> s.status() == StepStatus.DONE);
       assertThat(progress.locks()).isEmpty();
-      assertThat(before.differencesTo(WorldSnapshot.take(world))).as("changes left behind").isEmpty();
-      assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+      assertThat(before.differencesTo(WorldSnapshot.take(world()))).as("changes left behind").isEmpty();
+      assertThat(WorldSnapshot.lockKeys(world())).isEmpty();
       assertDefinedState(NOT_SWITCHED);
 
       app.commit();
@@ -171,12 +163,12 @@ class LongTransactionAtCutoverTest {
 
   /** The barrier's CREATE TRIGGER on the source primary is queued behind a metadata lock. */
   private boolean barrierWaitsOnTheTable() throws SQLException {
-    return !E2eChecks.strings(world, SOURCE, "0", "SELECT ID FROM information_schema.PROCESSLIST"
+    return !E2eChecks.strings(world(), SOURCE, "0", "SELECT ID FROM information_schema.PROCESSLIST"
         + " WHERE STATE = 'Waiting for table metadata lock' AND INFO LIKE 'CREATE TRIGGER%'").isEmpty();
   }
 
   private static void insertWithoutCommit(Connection app, long id) throws SQLException {
-    PrimaryEndpoint source = world.services.primaries().resolve(SOURCE, "0");
+    PrimaryEndpoint source = world().services.primaries().resolve(SOURCE, "0");
     app.setAutoCommit(false);
     try (Statement st = app.createStatement()) {
       st.executeUpdate("INSERT INTO `" + source.dbName() + "`.customer (customer_id, email) VALUES (" + id
@@ -186,9 +178,9 @@ class LongTransactionAtCutoverTest {
 
   private static long rowsOnTarget(long id) throws SQLException {
     long n = 0;
-    for (String shard : world.store().listShards(TARGET)) {
-      PrimaryEndpoint ep = world.services.primaries().resolve(TARGET, shard);
-      n += Long.parseLong(E2eChecks.strings(world, TARGET, shard, "SELECT COUNT(*) FROM `" + ep.dbName()
+    for (String shard : world().store().listShards(TARGET)) {
+      PrimaryEndpoint ep = world().services.primaries().resolve(TARGET, shard);
+      n += Long.parseLong(E2eChecks.strings(world(), TARGET, shard, "SELECT COUNT(*) FROM `" + ep.dbName()
           + "`.customer WHERE customer_id = " + id).get(0));
     }
     return n;
@@ -196,7 +188,7 @@ class LongTransactionAtCutoverTest {
 
   private void assertNoAcknowledgedWriteLost() {
     load.close();
-    VerificationReport report = LoadVerifier.forCustomers(world.router()).verify(load.loadLog());
+    VerificationReport report = LoadVerifier.forCustomers(world().router()).verify(load.loadLog());
     assertThat(report.acknowledged()).as("writes acknowledged: " + report.summary()).isPositive();
     assertThat(report.missing()).as(report.summary()).isEmpty();
     assertThat(report.duplicated()).as(report.summary()).isEmpty();
@@ -204,14 +196,14 @@ class LongTransactionAtCutoverTest {
   }
 
   private static void assertDefinedState(String state) {
-    world.assertDefinedState(TARGET, WORKFLOW, state);
+    world().assertDefinedState(TARGET, WORKFLOW, state);
   }
 
   private static List<KeyValue> switchLocks() throws Exception {
     List<KeyValue> all = new ArrayList<>();
-    all.addAll(WorldSnapshot.locksUnder(world, world.paths.namedLockDir(Pointsman.namedLock(TARGET, WORKFLOW))));
-    all.addAll(WorldSnapshot.locksUnder(world, world.paths.keyspaceDir(SOURCE)));
-    all.addAll(WorldSnapshot.locksUnder(world, world.paths.keyspaceDir(TARGET)));
+    all.addAll(WorldSnapshot.locksUnder(world(), world().paths.namedLockDir(Pointsman.namedLock(TARGET, WORKFLOW))));
+    all.addAll(WorldSnapshot.locksUnder(world(), world().paths.keyspaceDir(SOURCE)));
+    all.addAll(WorldSnapshot.locksUnder(world(), world().paths.keyspaceDir(TARGET)));
     return all;
   }
 
@@ -224,7 +216,7 @@ class LongTransactionAtCutoverTest {
   }
 
   private static SwitchTrafficWorkflow newSwitch() {
-    return world.workflow(SwitchTrafficWorkflow.class,
+    return world().workflow(SwitchTrafficWorkflow.class,
         Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, TARGET, WORKFLOW) + "-" + UUID.randomUUID());
   }
 

@@ -22,13 +22,12 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,27 +47,20 @@ class MoveTablesCancelCompleteTest {
   private static final SwitchTrafficRequest ALL = SwitchTrafficRequest.of(WF, KS);
   private static final SwitchTrafficRequest READS = ALL.withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY));
 
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().build();
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.moveTables();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @Test
   @Order(1)
   void cancelBeforeAnySwitchDropsTheCopiesTheirDenialsAndTheirRules() throws Exception {
-    world.createMoveTables();
+    world().createMoveTables();
 
-    SwitchTrafficWorkflow dry = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
-    ActionResult plan = DryRunSnapshot.assertChangesNothing(world, () -> dry.switchTraffic(ALL.withDryRun(true)));
+    SwitchTrafficWorkflow dry = world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
+    ActionResult plan = DryRunSnapshot.assertChangesNothing(world(), () -> dry.switchTraffic(ALL.withDryRun(true)));
     log.info("MoveTables SwitchTraffic dry run:\n{}", String.join("\n", plan.dryRunResults()));
     assertThat(plan.dryRunResults()).startsWith("Lock workflow customer/commerce2customer", "Lock keyspace commerce",
             "Lock keyspace customer")
@@ -83,9 +75,9 @@ class MoveTablesCancelCompleteTest {
             + "position:MariaDB/\\d+-\\d+-\\d+.*\\]"));
     assertThat(dry.progress().plan()).isEqualTo(plan.dryRunResults());
 
-    CancelMigrationWorkflow dryCancel = world.workflow(CancelMigrationWorkflow.class,
+    CancelMigrationWorkflow dryCancel = world().workflow(CancelMigrationWorkflow.class,
         id(Pointsman.CANCEL_MIGRATION, KS, WF));
-    ActionResult cancelPlan = DryRunSnapshot.assertChangesNothing(world,
+    ActionResult cancelPlan = DryRunSnapshot.assertChangesNothing(world(),
         () -> dryCancel.cancel(CancelRequest.of(WF, KS).with(false, false, true)));
     log.info("MoveTables Cancel dry run:\n{}", String.join("\n", cancelPlan.dryRunResults()));
     assertThat(cancelPlan.dryRunResults()).contains("Lock workflow customer/commerce2customer",
@@ -95,10 +87,10 @@ class MoveTablesCancelCompleteTest {
 
     ActionResult cancelled;
     List<String> seen;
-    long from = DryRunSnapshot.take(world).revision() + 1;
-    try (DryRunSnapshot.EtcdEvents events = new DryRunSnapshot.EtcdEvents(world, from)) {
+    long from = DryRunSnapshot.take(world()).revision() + 1;
+    try (DryRunSnapshot.EtcdEvents events = new DryRunSnapshot.EtcdEvents(world(), from)) {
       cancelled = cancel(CancelRequest.of(WF, KS));
-      seen = events.settle(world);
+      seen = events.settle(world());
     }
 
     // The watch that sees nothing during a dry run sees the real one lock and unlock.
@@ -107,14 +99,14 @@ class MoveTablesCancelCompleteTest {
     assertThat(cancelled.summary())
         .isEqualTo("Successfully cancelled the commerce2customer workflow in the customer keyspace");
     assertTargetsCleaned(true);
-    assertThat(world.store().get(world.store().keys().routingRules())).isEmpty();
+    assertThat(world().store().get(world().store().keys().routingRules())).isEmpty();
     assertSourceUntouched();
   }
 
   @Test
   @Order(2)
   void cancelAfterAReadsOnlySwitchSendsReadsBackAndDropsEverything() throws Exception {
-    world.createMoveTables();
+    world().createMoveTables();
     ActionResult reads = switchTraffic(READS);
     assertThat(reads.currentState()).isEqualTo("All Reads Switched. Writes Not Switched");
     Map<String, List<String>> rules = routingRules();
@@ -122,9 +114,9 @@ class MoveTablesCancelCompleteTest {
     assertThat(rules.get("commerce.corder@rdonly")).containsExactly("customer.corder");
     assertThat(rules.get("customer")).containsExactly("commerce.customer");
 
-    ReverseTrafficWorkflow dryBack = world.workflow(ReverseTrafficWorkflow.class,
+    ReverseTrafficWorkflow dryBack = world().workflow(ReverseTrafficWorkflow.class,
         id(Pointsman.REVERSE_TRAFFIC, KS, WF));
-    ActionResult back = DryRunSnapshot.assertChangesNothing(world,
+    ActionResult back = DryRunSnapshot.assertChangesNothing(world(),
         () -> dryBack.reverseTraffic(ALL.withDryRun(true)));
     log.info("MoveTables ReverseTraffic dry run (reads switched):\n{}", String.join("\n", back.dryRunResults()));
     assertThat(back.dryRunResults()).contains(
@@ -138,8 +130,8 @@ class MoveTablesCancelCompleteTest {
     assertThat(cancelled.summary())
         .isEqualTo("Successfully cancelled the commerce2customer workflow in the customer keyspace");
     assertTargetsCleaned(true);
-    assertThat(world.store().get(world.store().keys().routingRules())).isEmpty();
-    assertThat(world.store().getRequired(world.store().keys().srvVSchema(E2eChecks.CELL)).value().routingRules()
+    assertThat(world().store().get(world().store().keys().routingRules())).isEmpty();
+    assertThat(world().store().getRequired(world().store().keys().srvVSchema(E2eChecks.CELL)).value().routingRules()
         .rules()).isEmpty();
     assertSourceUntouched();
   }
@@ -147,7 +139,7 @@ class MoveTablesCancelCompleteTest {
   @Test
   @Order(3)
   void cancelWithKeepDataAndKeepRoutingRulesKeepsTheCopiesAndTheRulesToTheSource() throws Exception {
-    world.createMoveTables();
+    world().createMoveTables();
     assertThat(switchTraffic(READS).currentState()).isEqualTo("All Reads Switched. Writes Not Switched");
 
     ActionResult cancelled = cancel(CancelRequest.of(WF, KS).with(true, true, false));
@@ -157,8 +149,8 @@ class MoveTablesCancelCompleteTest {
     assertTargetsCleaned(false);
     long copied = 0;
     for (String shard : TARGETS) {
-      assertThat(tables(world, KS, shard)).containsExactlyInAnyOrderElementsOf(MOVED);
-      copied += rows(world, KS, shard, "customer");
+      assertThat(tables(world(), KS, shard)).containsExactlyInAnyOrderElementsOf(MOVED);
+      copied += rows(world(), KS, shard, "customer");
     }
     assertThat(copied).isEqualTo(5);
     Map<String, List<String>> rules = routingRules();
@@ -168,15 +160,15 @@ class MoveTablesCancelCompleteTest {
         assertThat(rules.get("customer." + t + suffix)).containsExactly("commerce." + t);
       }
     }
-    assertThat(world.store().getRequired(world.store().keys().srvVSchema(E2eChecks.CELL)).value().routingRules()
+    assertThat(world().store().getRequired(world().store().keys().srvVSchema(E2eChecks.CELL)).value().routingRules()
         .asMap()).isEqualTo(rules);
     assertSourceUntouched();
 
     // Leave empty targets behind, as MoveTables create requires of the next test.
     for (String shard : TARGETS) {
-      try (Connection c = world.sandbox.connect(KS, shard); Statement s = c.createStatement()) {
+      try (Connection c = world().sandbox.connect(KS, shard); Statement s = c.createStatement()) {
         for (String t : MOVED) {
-          s.execute("DELETE FROM `" + E2eChecks.primary(world, KS, shard).dbName() + "`." + t);
+          s.execute("DELETE FROM `" + E2eChecks.primary(world(), KS, shard).dbName() + "`." + t);
         }
       }
     }
@@ -185,74 +177,74 @@ class MoveTablesCancelCompleteTest {
   @Test
   @Order(4)
   void completeWithKeepDataKeepsTheSourceTablesBehindTheirDenials() throws Exception {
-    world.createMoveTables();
+    world().createMoveTables();
     assertThat(switchTraffic(ALL).currentState()).isEqualTo("All Reads Switched. Writes Switched");
 
-    CompleteMigrationWorkflow dry = world.workflow(CompleteMigrationWorkflow.class,
+    CompleteMigrationWorkflow dry = world().workflow(CompleteMigrationWorkflow.class,
         id(Pointsman.COMPLETE_MIGRATION, KS, WF));
-    ActionResult plan = DryRunSnapshot.assertChangesNothing(world,
+    ActionResult plan = DryRunSnapshot.assertChangesNothing(world(),
         () -> dry.complete(CompleteRequest.of(WF, KS).with(true, false, false, true)));
     log.info("MoveTables Complete --keep-data dry run:\n{}", String.join("\n", plan.dryRunResults()));
     assertThat(plan.dryRunResults()).contains("Routing rules for participating tables will be deleted")
         .noneMatch(l -> l.startsWith("Dropping") || l.startsWith("Renaming"));
     assertThat(dry.progress().plan()).isEqualTo(plan.dryRunResults());
 
-    ActionResult done = world.workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION, KS, WF))
+    ActionResult done = world().workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION, KS, WF))
         .complete(CompleteRequest.of(WF, KS).with(true, false, false, false));
 
     assertThat(done.summary())
         .isEqualTo("Successfully completed the commerce2customer workflow in the customer keyspace");
-    assertThat(tables(world, "commerce", "0")).containsExactlyInAnyOrder("product", "customer", "corder");
-    assertThat(rows(world, "commerce", "0", "customer")).isEqualTo(5);
+    assertThat(tables(world(), "commerce", "0")).containsExactlyInAnyOrder("product", "customer", "corder");
+    assertThat(rows(world(), "commerce", "0", "customer")).isEqualTo(5);
     // Vitess keeps the source's denied tables with --keep-data, so writes to the old copies stay blocked.
-    assertThat(world.store().getRequired(world.store().keys().shard("commerce", "0")).value()
+    assertThat(world().store().getRequired(world().store().keys().shard("commerce", "0")).value()
         .deniedTables(TabletType.PRIMARY)).containsExactlyInAnyOrderElementsOf(MOVED);
-    assertThat(world.services.barrier().deniedTables(E2eChecks.primary(world, "commerce", "0")))
+    assertThat(world().services.barrier().deniedTables(E2eChecks.primary(world(), "commerce", "0")))
         .containsExactlyInAnyOrderElementsOf(MOVED);
-    assertThat(world.store().get(world.store().keys().routingRules())).isEmpty();
-    assertThat(streams(world, "commerce", "0", WF + "_reverse")).isEmpty();
+    assertThat(world().store().get(world().store().keys().routingRules())).isEmpty();
+    assertThat(streams(world(), "commerce", "0", WF + "_reverse")).isEmpty();
     for (String shard : TARGETS) {
-      assertThat(streams(world, KS, shard, WF)).isEmpty();
-      assertThat(world.store().getRequired(world.store().keys().shard(KS, shard)).value()
+      assertThat(streams(world(), KS, shard, WF)).isEmpty();
+      assertThat(world().store().getRequired(world().store().keys().shard(KS, shard)).value()
           .deniedTables(TabletType.PRIMARY)).isEmpty();
     }
   }
 
   private static ActionResult switchTraffic(SwitchTrafficRequest request) {
-    return world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF)).switchTraffic(request);
+    return world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF)).switchTraffic(request);
   }
 
   private static ActionResult cancel(CancelRequest request) {
-    return world.workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, KS, WF)).cancel(request);
+    return world().workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, KS, WF)).cancel(request);
   }
 
   private static Map<String, List<String>> routingRules() {
-    return world.store().get(world.store().keys().routingRules()).map(v -> v.value().asMap())
+    return world().store().get(world().store().keys().routingRules()).map(v -> v.value().asMap())
         .orElse(RoutingRules.EMPTY.asMap());
   }
 
   /** Streams gone, denials gone from the targets, and (unless kept) the copied tables dropped. */
   private static void assertTargetsCleaned(boolean dropped) throws Exception {
-    assertThat(streams(world, "commerce", "0", WF + "_reverse")).isEmpty();
+    assertThat(streams(world(), "commerce", "0", WF + "_reverse")).isEmpty();
     for (String shard : TARGETS) {
-      assertThat(streams(world, KS, shard, WF)).as("streams on %s", shard).isEmpty();
-      assertThat(world.store().getRequired(world.store().keys().shard(KS, shard)).value()
+      assertThat(streams(world(), KS, shard, WF)).as("streams on %s", shard).isEmpty();
+      assertThat(world().store().getRequired(world().store().keys().shard(KS, shard)).value()
           .deniedTables(TabletType.PRIMARY)).as("denied tables on %s", shard).isEmpty();
-      assertThat(world.services.barrier().deniedTables(E2eChecks.primary(world, KS, shard))).isEmpty();
+      assertThat(world().services.barrier().deniedTables(E2eChecks.primary(world(), KS, shard))).isEmpty();
       if (dropped) {
-        assertThat(tables(world, KS, shard)).as("tables on %s", shard).doesNotContainAnyElementsOf(MOVED);
+        assertThat(tables(world(), KS, shard)).as("tables on %s", shard).doesNotContainAnyElementsOf(MOVED);
       }
     }
     // A sharded target's VSchema is its users'; Cancel leaves it alone, as Vitess does.
-    assertThat(world.store().getRequired(world.store().keys().vschema(KS)).value().tables())
+    assertThat(world().store().getRequired(world().store().keys().vschema(KS)).value().tables())
         .containsKeys("customer", "corder");
   }
 
   private static void assertSourceUntouched() throws Exception {
-    assertThat(tables(world, "commerce", "0")).containsExactlyInAnyOrder("product", "customer", "corder");
-    assertThat(rows(world, "commerce", "0", "customer")).isEqualTo(5);
-    assertThat(triggers(world, "commerce", "0")).isEmpty();
-    assertThat(world.store().getRequired(world.store().keys().shard("commerce", "0")).value()
+    assertThat(tables(world(), "commerce", "0")).containsExactlyInAnyOrder("product", "customer", "corder");
+    assertThat(rows(world(), "commerce", "0", "customer")).isEqualTo(5);
+    assertThat(triggers(world(), "commerce", "0")).isEmpty();
+    assertThat(world().store().getRequired(world().store().keys().shard("commerce", "0")).value()
         .deniedTables(TabletType.PRIMARY)).isEmpty();
   }
 }

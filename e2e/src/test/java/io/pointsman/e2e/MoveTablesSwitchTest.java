@@ -14,32 +14,23 @@ import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.topo.model.RoutingRules;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** SwitchTraffic of a MoveTables workflow on the sandbox, reaching the state Vitess reports. */
 @Timeout(600)
 class MoveTablesSwitchTest {
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().createMoveTables().build();
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.moveTables();
-    world.createMoveTables();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @Test
   void switchTrafficMovesReadsAndWritesToTheTarget() {
-    SwitchTrafficWorkflow wf = world.workflow(SwitchTrafficWorkflow.class,
+    SwitchTrafficWorkflow wf = world().workflow(SwitchTrafficWorkflow.class,
         Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "customer", "commerce2customer"));
     ActionResult result = wf.switchTraffic(SwitchTrafficRequest.of("commerce2customer", "customer"));
 
@@ -47,7 +38,8 @@ class MoveTablesSwitchTest {
     assertThat(result.startState()).isEqualTo("Reads Not Switched. Writes Not Switched");
     assertThat(result.currentState()).isEqualTo("All Reads Switched. Writes Switched");
 
-    Map<String, List<String>> rules = world.store().getRequired(world.store().keys().routingRules()).value().asMap();
+    Map<String, List<String>> rules = world().store().getRequired(world().store().keys().routingRules()).value()
+        .asMap();
     for (String t : List.of("customer", "corder")) {
       assertThat(rules.get(t)).containsExactly("customer." + t);
       assertThat(rules.get("commerce." + t)).containsExactly("customer." + t);
@@ -55,21 +47,22 @@ class MoveTablesSwitchTest {
       assertThat(rules.get("commerce." + t + "@rdonly")).containsExactly("customer." + t);
       assertThat(rules).doesNotContainKey("customer." + t);
     }
-    RoutingRules served = world.store().getRequired(world.store().keys().srvVSchema("zone1")).value().routingRules();
+    RoutingRules served = world().store().getRequired(world().store().keys().srvVSchema("zone1")).value()
+        .routingRules();
     assertThat(served.asMap()).isEqualTo(rules);
 
-    assertThat(world.store().getRequired(world.store().keys().shard("commerce", "0")).value()
+    assertThat(world().store().getRequired(world().store().keys().shard("commerce", "0")).value()
         .deniedTables(TabletType.PRIMARY)).containsExactlyInAnyOrder("customer", "corder");
     for (String shard : List.of("-80", "80-")) {
-      assertThat(world.store().getRequired(world.store().keys().shard("customer", shard)).value()
+      assertThat(world().store().getRequired(world().store().keys().shard("customer", shard)).value()
           .deniedTables(TabletType.PRIMARY)).isEmpty();
-      PrimaryEndpoint target = world.services.primaries().resolve("customer", shard);
-      assertThat(world.services.streams().read(target, "commerce2customer")).hasSize(1).allMatch(Stream::isFrozen);
+      PrimaryEndpoint target = world().services.primaries().resolve("customer", shard);
+      assertThat(world().services.streams().read(target, "commerce2customer")).hasSize(1).allMatch(Stream::isFrozen);
     }
-    PrimaryEndpoint source = world.services.primaries().resolve("commerce", "0");
-    List<Stream> reverse = world.services.streams().read(source, "commerce2customer_reverse");
+    PrimaryEndpoint source = world().services.primaries().resolve("commerce", "0");
+    List<Stream> reverse = world().services.streams().read(source, "commerce2customer_reverse");
     assertThat(reverse).hasSize(2).allMatch(s -> s.state() == StreamState.RUNNING);
-    assertThat(world.services.barrier().deniedTables(source)).containsExactlyInAnyOrder("customer", "corder");
+    assertThat(world().services.barrier().deniedTables(source)).containsExactlyInAnyOrder("customer", "corder");
 
     assertThat(wf.progress().steps()).extracting(s -> s.name()).containsSubsequence("acquireLocks", "canSwitch",
         "switchReads", "stopSourceWrites", "gatherSourcePositions", "waitForCatchup", "createReverseVReplication",

@@ -10,9 +10,6 @@ import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.cli.PointsmanCli;
-import io.pointsman.engine.testing.TestServices;
-import io.pointsman.sandbox.cluster.Folders;
-import io.pointsman.worker.TemporalDevServer;
 import io.pointsman.workflows.WorkflowRegistration;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
@@ -29,13 +26,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Switches on a real Temporal server (the CLI's dev server, SQLite), not the SDK's test server, so
@@ -51,56 +47,34 @@ class RealTemporalSwitchTest {
   private static final String WF = "commerce2customer";
   private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
 
-  private static Path dir;
-  private static TemporalDevServer server;
-  private static FaultInjection faults;
-  private static SwitchWorld world;
+  private static final FaultInjection faults = new FaultInjection();
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().realTemporal("pointsman-real-temporal")
+      .switchFaults(faults).resetFaultsBeforeClose().createMoveTables().build();
 
-  @BeforeAll
-  static void up() throws Exception {
-    dir = Files.createTempDirectory("pointsman-real-temporal");
-    server = TemporalDevServer.start(Path.of(TestServices.temporalBinary()), dir.resolve("temporal"));
-    faults = new FaultInjection();
-    world = SwitchWorld.moveTablesOn(server, faults);
-    world.createMoveTables();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    try {
-      if (world != null) {
-        faults.reset();
-        world.close();
-      }
-    } finally {
-      if (server != null) {
-        server.close();
-      }
-      if (dir != null) {
-        Folders.deleteTree(dir);
-      }
-    }
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @Test
   @Order(1)
   void aSwitchIsListedByItsSearchAttributesAndItsFetchedHistoryReplays() throws Exception {
     String workflowId = id(Pointsman.SWITCH_TRAFFIC, KS, WF);
-    ActionResult result = world.workflow(SwitchTrafficWorkflow.class, workflowId)
+    ActionResult result = world().workflow(SwitchTrafficWorkflow.class, workflowId)
         .switchTraffic(SwitchTrafficRequest.of(WF, KS));
     assertThat(result.currentState()).isEqualTo(ALL_SWITCHED);
-    world.assertDefinedState(KS, WF, "ALL_SWITCHED");
+    world().assertDefinedState(KS, WF, "ALL_SWITCHED");
 
     // visibility is the server's own (SQL), eventually consistent: the test server has none of it
     String query = "TargetKeyspace='" + KS + "' AND VReplicationWorkflow='" + WF + "' AND SwitchPhase='done'"
         + " AND WorkflowId='" + workflowId + "'";
     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(300))
-        .until(() -> world.client().listExecutions(query).count() == 1);
+        .until(() -> world().client().listExecutions(query).count() == 1);
 
-    Path file = dir.resolve("history.json");
+    Path file = WORLD.dir().resolve("history.json");
     StringWriter out = new StringWriter();
     int exit = PointsmanCli.commandLine().setOut(new PrintWriter(out)).setErr(new PrintWriter(out))
-        .execute("--temporal-address", server.address(), "History", "--workflow-id", workflowId, "--out",
+        .execute("--temporal-address", WORLD.server().address(), "History", "--workflow-id", workflowId, "--out",
             file.toString());
     assertThat(exit).as(out.toString()).isZero();
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(file));
@@ -119,17 +93,17 @@ class RealTemporalSwitchTest {
   @Order(2)
   void aSwitchSurvivesItsWorkerDyingMidStepAndTheServerRestartingOnTheSameDatabase() throws Exception {
     FaultInjection.Block held = faults.blockOnce("switchReads", FaultInjection.When.BEFORE);
-    SwitchTrafficWorkflow wf = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
+    SwitchTrafficWorkflow wf = world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
     String runId = WorkflowClient.start(wf::switchTraffic, SwitchTrafficRequest.of(WF, KS)).getRunId();
     await().atMost(Duration.ofSeconds(60)).until(held::reached);
 
-    world.stopWorker();
-    long db = Files.size(server.database());
-    server.restart();
-    assertThat(server.database()).exists();
-    assertThat(Files.size(server.database())).isPositive();
+    world().stopWorker();
+    long db = Files.size(WORLD.server().database());
+    WORLD.server().restart();
+    assertThat(WORLD.server().database()).exists();
+    assertThat(Files.size(WORLD.server().database())).isPositive();
     assertThat(db).isPositive();
-    world.startWorker();
+    world().startWorker();
     held.release();
 
     WorkflowStub stub = WorkflowStub.fromTyped(wf);
@@ -138,8 +112,8 @@ class RealTemporalSwitchTest {
     ActionResult result = stub.getResult(4, TimeUnit.MINUTES, ActionResult.class);
     assertThat(stub.getExecution().getRunId()).isEqualTo(runId);
     assertThat(result.currentState()).isEqualTo(ALL_SWITCHED);
-    world.assertDefinedState(KS, WF, "ALL_SWITCHED");
-    List<HistoryEvent> events = world.client().fetchHistory(stub.getExecution().getWorkflowId()).getEvents();
+    world().assertDefinedState(KS, WF, "ALL_SWITCHED");
+    List<HistoryEvent> events = world().client().fetchHistory(stub.getExecution().getWorkflowId()).getEvents();
     assertThat(events).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
         .anyMatch(e -> e.getActivityTaskStartedEventAttributes().getAttempt() > 1);
 
@@ -148,10 +122,10 @@ class RealTemporalSwitchTest {
 
   /** Back to nothing switched, for the next case. */
   private static void reverse() {
-    ActionResult back = world.workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC, KS, WF))
+    ActionResult back = world().workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC, KS, WF))
         .reverseTraffic(SwitchTrafficRequest.of(WF, KS));
     assertThat(back.currentState()).isEqualTo("Reads Not Switched. Writes Not Switched");
-    world.awaitStreamsRunning(KS, WF);
+    world().awaitStreamsRunning(KS, WF);
   }
 
   /** What HistoryReplayTest does with the corpus: the real worker's registration, no error. */

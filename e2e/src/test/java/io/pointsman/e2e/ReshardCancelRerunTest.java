@@ -20,10 +20,9 @@ import io.pointsman.e2e.FaultInjection.When;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A Reshard Cancel that failed once its target tables were dropped is finished by a rerun: the
@@ -39,30 +38,23 @@ class ReshardCancelRerunTest {
   private static final List<String> TARGETS = List.of("-40", "40-80", "80-c0", "c0-");
 
   private static final FaultInjection faults = new FaultInjection();
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.reshard().faults(faults).resetFaultsBeforeClose()
+      // The Reshard's source shards get their tables from a completed MoveTables, as in ReshardSwitchTest.
+      .createMoveTables()
+      .then(w -> w.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, MOVE))
+          .switchTraffic(SwitchTrafficRequest.of(MOVE, KS)))
+      .then(w -> w.workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION, KS, MOVE))
+          .complete(CompleteRequest.of(MOVE, KS)))
+      .build();
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.start(false, faults);
-    // The Reshard's source shards get their tables from a completed MoveTables, as in ReshardSwitchTest.
-    world.createMoveTables();
-    world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, MOVE))
-        .switchTraffic(SwitchTrafficRequest.of(MOVE, KS));
-    world.workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION, KS, MOVE))
-        .complete(CompleteRequest.of(MOVE, KS));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    faults.reset();
-    if (world != null) {
-      world.close();
-    }
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @Test
   void aCancelFailingAfterItDroppedTheTargetTablesIsFinishedByARerun() throws Exception {
-    world.createReshard();
+    world().createReshard();
     faults.failOnce("dropTargets", When.AFTER);
 
     WorkflowFailedException failed = catchThrowableOfType(() -> cancel(), WorkflowFailedException.class);
@@ -70,27 +62,27 @@ class ReshardCancelRerunTest {
     assertThat(((ApplicationFailure) failed.getCause()).getOriginalMessage())
         .contains(FaultInjection.message("dropTargets", When.AFTER));
     for (String shard : TARGETS) {
-      assertThat(tables(world, KS, shard)).as("tables left on target %s", shard).isEmpty();
+      assertThat(tables(world(), KS, shard)).as("tables left on target %s", shard).isEmpty();
     }
 
     ActionResult rerun = cancel();
 
     assertThat(rerun.summary()).isEqualTo("Successfully cancelled the cust2cust workflow in the customer keyspace");
-    world.assertDefinedState(KS, WF, "NO_WORKFLOW");
+    world().assertDefinedState(KS, WF, "NO_WORKFLOW");
     for (String shard : TARGETS) {
-      assertThat(streams(world, KS, shard, WF)).isEmpty();
-      assertThat(triggers(world, KS, shard)).isEmpty();
+      assertThat(streams(world(), KS, shard, WF)).isEmpty();
+      assertThat(triggers(world(), KS, shard)).isEmpty();
     }
     for (String shard : SOURCES) {
-      assertThat(tables(world, KS, shard)).contains("customer", "corder");
-      assertThat(triggers(world, KS, shard)).isEmpty();
-      assertThat(world.services.barrier().deniedTables(primary(world, KS, shard))).isEmpty();
-      assertThat(E2eChecks.primaryServing(world, KS, shard)).isTrue();
+      assertThat(tables(world(), KS, shard)).contains("customer", "corder");
+      assertThat(triggers(world(), KS, shard)).isEmpty();
+      assertThat(world().services.barrier().deniedTables(primary(world(), KS, shard))).isEmpty();
+      assertThat(E2eChecks.primaryServing(world(), KS, shard)).isTrue();
     }
   }
 
   private static ActionResult cancel() {
-    return world.workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, KS, WF))
+    return world().workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, KS, WF))
         .cancel(CancelRequest.of(WF, KS));
   }
 }

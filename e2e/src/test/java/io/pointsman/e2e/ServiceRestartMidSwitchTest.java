@@ -37,12 +37,11 @@ import java.util.List;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
@@ -80,7 +79,14 @@ class ServiceRestartMidSwitchTest {
   private static final Duration CAUGHT_UP = Duration.ofSeconds(5);
 
   private static final FaultInjection faults = new FaultInjection();
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().ownEtcd().switchFaults(faults)
+      .createMoveTables().build();
+
+  private static SwitchWorld world() {
+    return WORLD.world();
+  }
+
   private static long nextCustomerId = 5_000_000;
   /** Ids of single rows written straight to a primary, far from any load's. */
   private static long nextProbeId = 900_000_000;
@@ -89,25 +95,12 @@ class ServiceRestartMidSwitchTest {
   private FaultInjection.Block block;
   private WorkflowStub running;
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.startWithOwnEtcd(true, faults);
-    world.createMoveTables();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
-  }
-
   @BeforeEach
   void notSwitched() throws Exception {
     started = System.nanoTime();
     awaitRunningAndCaughtUp(TARGET, WORKFLOW);
     assertDefinedState("NOT_SWITCHED");
-    assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+    assertThat(WorldSnapshot.lockKeys(world())).isEmpty();
     faults.reset(); // forget the calls of the ReverseTraffic that put the world back
     block = null;
     running = null;
@@ -117,17 +110,17 @@ class ServiceRestartMidSwitchTest {
   void disarm() throws Exception {
     faults.reset();
     // a failed case must not leave the next one without its servers, or with its switch still held
-    restartIfDown(world.sandbox::startEtcd);
-    restartIfDown(() -> world.sandbox.startPrimary(SOURCE, "0"));
-    restartIfDown(() -> world.sandbox.startPrimary(TARGET, "-80"));
-    await().atMost(LONG).ignoreExceptions().until(() -> !world.store().listKeyspaces().isEmpty());
+    restartIfDown(world().sandbox::startEtcd);
+    restartIfDown(() -> world().sandbox.startPrimary(SOURCE, "0"));
+    restartIfDown(() -> world().sandbox.startPrimary(TARGET, "-80"));
+    await().atMost(LONG).ignoreExceptions().until(() -> !world().store().listKeyspaces().isEmpty());
     if (block != null) {
       block.release();
     }
     if (running != null) {
       log.info("the case's switch {}", Outcome.of(running));
       // back to "not switched" for the next case, as an operator would
-      if (world.validator.validate(TARGET, WORKFLOW).state().equals("ALL_SWITCHED")) {
+      if (world().validator.validate(TARGET, WORKFLOW).state().equals("ALL_SWITCHED")) {
         awaitRunningAndCaughtUp(SOURCE, REVERSE);
         reverseTraffic();
       }
@@ -144,15 +137,15 @@ class ServiceRestartMidSwitchTest {
   void etcdDownForLessThanTheLockTtlIsRiddenOutUnderTheSameLocks() throws Exception {
     // a TTL long enough that a renewal fails well before the lease could run out
     SwitchTrafficRequest request = request().withLockTtl(Duration.ofSeconds(45));
-    try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
+    try (RouterLoad load = RouterLoad.start(world().router(), nextCustomerIds())) {
       SwitchTrafficWorkflow wf = startHeld("stopSourceWrites", When.AFTER, request);
       LockSet held = block.locks();
 
       try (LogWatch renewals = LogWatch.of("io.pointsman.engine.lock.LockRenewer")) {
-        world.sandbox.stopEtcd(ServerStop.GRACEFUL);
-        assertThat(EtcdServerProcess.isHealthy(world.sandbox.etcdEndpoint())).isFalse();
+        world().sandbox.stopEtcd(ServerStop.GRACEFUL);
+        assertThat(EtcdServerProcess.isHealthy(world().sandbox.etcdEndpoint())).isFalse();
         await().atMost(LONG).until(() -> renewals.count(RENEWAL_FAILED) > 0);
-        world.sandbox.startEtcd();
+        world().sandbox.startEtcd();
         await().atMost(LONG).until(() -> renewals.count(RENEWAL_WORKS_AGAIN) > 0);
       }
       block.release();
@@ -179,10 +172,10 @@ class ServiceRestartMidSwitchTest {
    */
   @Test
   void etcdDownWhileTheNextStepsNeedItEndsInADefinedState() throws Exception {
-    try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
+    try (RouterLoad load = RouterLoad.start(world().router(), nextCustomerIds())) {
       SwitchTrafficWorkflow wf = startHeld("stopSourceWrites", When.AFTER, request());
 
-      world.sandbox.stopEtcd(ServerStop.CRASH);
+      world().sandbox.stopEtcd(ServerStop.CRASH);
       int before = faults.calls().size();
       block.release();
       await().atMost(LONG).pollInterval(Duration.ofMillis(100))
@@ -190,7 +183,7 @@ class ServiceRestartMidSwitchTest {
       FaultInjection.Call failed = faults.calls().stream().skip(before).filter(c -> !c.succeeded()).findFirst()
           .orElseThrow();
       log.info("with etcd down, {} failed: {}", failed.step(), failed.outcome());
-      world.sandbox.startEtcd();
+      world().sandbox.startEtcd();
 
       Outcome outcome = Outcome.of(WorkflowStub.fromTyped(wf));
       log.info("after etcd came back the switch {}; steps: {}", outcome, steps(wf.progress()));
@@ -215,15 +208,15 @@ class ServiceRestartMidSwitchTest {
    */
   @Test
   void etcdDownForLongerThanTheLockTtlLosesTheLocksAndEverythingIsRolledBackUnderNewOnes() throws Exception {
-    WorldSnapshot before = WorldSnapshot.take(world);
+    WorldSnapshot before = WorldSnapshot.take(world());
     SwitchTrafficRequest request = request().withLockTtl(Duration.ofSeconds(6));
-    try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
+    try (RouterLoad load = RouterLoad.start(world().router(), nextCustomerIds())) {
       SwitchTrafficWorkflow wf = startHeld("waitForCatchup", When.BEFORE, request);
       LockSet old = block.locks();
 
-      world.sandbox.stopEtcd(ServerStop.GRACEFUL);
+      world().sandbox.stopEtcd(ServerStop.GRACEFUL);
       awaitLockLossRecorded(running);
-      world.sandbox.startEtcd();
+      world().sandbox.startEtcd();
       awaitSeenByTheWorkflow(running);
       block.release();
 
@@ -243,7 +236,7 @@ class ServiceRestartMidSwitchTest {
           .allMatch(c -> c.succeeded() && c.token() == renewed, "succeeded under the new locks");
       assertThat(faults.calls()).noneMatch(c -> c.step().equals("createJournals"));
 
-      assertThat(before.differencesTo(WorldSnapshot.take(world))).as("changes left behind").isEmpty();
+      assertThat(before.differencesTo(WorldSnapshot.take(world()))).as("changes left behind").isEmpty();
       assertRolledBackAndSound(load, "etcd down for longer than the lock TTL");
     }
   }
@@ -257,13 +250,13 @@ class ServiceRestartMidSwitchTest {
   @Test
   void etcdDownAtUnlockLetsTheLocksExpireOnTheirOwnAndTheSwitchIsStillReportedDone() throws Exception {
     Duration ttl = Duration.ofSeconds(10);
-    try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
+    try (RouterLoad load = RouterLoad.start(world().router(), nextCustomerIds())) {
       SwitchTrafficWorkflow wf = startHeld("freezeTargetVReplication", When.AFTER, request().withLockTtl(ttl));
 
-      world.sandbox.stopEtcd(ServerStop.GRACEFUL);
+      world().sandbox.stopEtcd(ServerStop.GRACEFUL);
       block.release();
       ActionResult result = running.getResult(3, TimeUnit.MINUTES, ActionResult.class);
-      world.sandbox.startEtcd();
+      world().sandbox.startEtcd();
 
       assertThat(result.summary()).contains("was successful");
       assertThat(result.currentState()).startsWith("unknown");
@@ -273,7 +266,7 @@ class ServiceRestartMidSwitchTest {
       assertThat(runs(progress, "getWorkflowState")).last().matches(r -> r.status() == StepStatus.FAILED, "failed");
       // etcd extends restored leases by an election timeout (a second here) on top of their TTL
       await().atMost(ttl.multipliedBy(3)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
-          .until(() -> WorldSnapshot.lockKeys(world).isEmpty());
+          .until(() -> WorldSnapshot.lockKeys(world()).isEmpty());
       assertSwitchedAndSound(load, "etcd down at unlock");
     }
   }
@@ -287,24 +280,24 @@ class ServiceRestartMidSwitchTest {
   @ParameterizedTest
   @EnumSource(ServerStop.class)
   void theSourcePrimaryRestartedBehindTheWriteBarrierKeepsItAndTheSwitchFinishes(ServerStop how) throws Exception {
-    try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
+    try (RouterLoad load = RouterLoad.start(world().router(), nextCustomerIds())) {
       SwitchTrafficWorkflow wf = startHeld("stopSourceWrites", When.AFTER, request());
-      PrimaryEndpoint source = world.services.primaries().resolve(SOURCE, "0");
-      SortedSet<String> barrier = world.services.barrier().deniedTables(source);
+      PrimaryEndpoint source = world().services.primaries().resolve(SOURCE, "0");
+      SortedSet<String> barrier = world().services.barrier().deniedTables(source);
       assertThat(barrier).as("the write barrier up before the restart").contains("customer", "corder");
-      long sourceRows = E2eChecks.rows(world, SOURCE, "0", "customer");
+      long sourceRows = E2eChecks.rows(world(), SOURCE, "0", "customer");
 
-      world.sandbox.stopPrimary(SOURCE, "0", how);
-      world.sandbox.startPrimary(SOURCE, "0");
+      world().sandbox.stopPrimary(SOURCE, "0", how);
+      world().sandbox.startPrimary(SOURCE, "0");
 
       // the first use of a pooled connection from before the restart fails, and the pool drops it
       await().atMost(LONG).ignoreExceptionsInstanceOf(PointsmanException.class).untilAsserted(() ->
-          assertThat(world.services.barrier().deniedTables(source)).as("the write barrier after the restart")
+          assertThat(world().services.barrier().deniedTables(source)).as("the write barrier after the restart")
               .isEqualTo(barrier));
       long probe = nextProbeId++;
       assertThatThrownBy(() -> insertCustomer(SOURCE, "0", probe)).as("a write on the source behind the barrier")
           .isInstanceOf(SQLException.class);
-      assertThat(E2eChecks.rows(world, SOURCE, "0", "customer")).as("rows on the source while writes are denied")
+      assertThat(E2eChecks.rows(world(), SOURCE, "0", "customer")).as("rows on the source while writes are denied")
           .isEqualTo(sourceRows);
       block.release();
 
@@ -341,7 +334,7 @@ class ServiceRestartMidSwitchTest {
    */
   private static void awaitSeenByTheWorkflow(WorkflowStub stub) {
     await().atMost(LONG).pollInterval(Duration.ofMillis(200)).until(() -> {
-      List<HistoryEvent> events = world.client().fetchHistory(stub.getExecution().getWorkflowId()).getEvents();
+      List<HistoryEvent> events = world().client().fetchHistory(stub.getExecution().getWorkflowId()).getEvents();
       int lost = indexOfLockLoss(events);
       return lost >= 0 && events.subList(lost, events.size()).stream()
           .anyMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED);
@@ -349,7 +342,7 @@ class ServiceRestartMidSwitchTest {
   }
 
   private static int indexOfLockLoss(WorkflowStub stub) {
-    return indexOfLockLoss(world.client().fetchHistory(stub.getExecution().getWorkflowId()).getEvents());
+    return indexOfLockLoss(world().client().fetchHistory(stub.getExecution().getWorkflowId()).getEvents());
   }
 
   private static int indexOfLockLoss(List<HistoryEvent> events) {
@@ -370,12 +363,12 @@ class ServiceRestartMidSwitchTest {
    */
   @Test
   void aTargetPrimaryCrashedMidSwitchResumesItsStreamAndTheSwitchFinishes() throws Exception {
-    try (RouterLoad load = RouterLoad.start(world.router(), nextCustomerIds())) {
+    try (RouterLoad load = RouterLoad.start(world().router(), nextCustomerIds())) {
       SwitchTrafficWorkflow wf = startHeld("stopSourceWrites", When.AFTER, request());
 
-      world.sandbox.stopPrimary(TARGET, "-80", ServerStop.CRASH);
-      world.sandbox.startPrimary(TARGET, "-80");
-      world.awaitStreamsRunning(TARGET, WORKFLOW);
+      world().sandbox.stopPrimary(TARGET, "-80", ServerStop.CRASH);
+      world().sandbox.startPrimary(TARGET, "-80");
+      world().awaitStreamsRunning(TARGET, WORKFLOW);
       block.release();
 
       ActionResult result = WorkflowStub.fromTyped(wf).getResult(ActionResult.class);
@@ -387,7 +380,7 @@ class ServiceRestartMidSwitchTest {
 
   private void assertSwitchedAndSound(RouterLoad load, String what) throws Exception {
     assertDefinedState("ALL_SWITCHED");
-    assertThat(WorldSnapshot.lockKeys(world)).as("lock keys left behind").isEmpty();
+    assertThat(WorldSnapshot.lockKeys(world())).as("lock keys left behind").isEmpty();
     awaitRunningAndCaughtUp(SOURCE, REVERSE);
     load.awaitMoreAcknowledged();
     load.stopAndVerify(what);
@@ -395,7 +388,7 @@ class ServiceRestartMidSwitchTest {
 
   private void assertRolledBackAndSound(RouterLoad load, String what) throws Exception {
     assertDefinedState("NOT_SWITCHED");
-    assertThat(WorldSnapshot.lockKeys(world)).as("lock keys left behind").isEmpty();
+    assertThat(WorldSnapshot.lockKeys(world())).as("lock keys left behind").isEmpty();
     awaitRunningAndCaughtUp(TARGET, WORKFLOW);
     load.awaitMoreAcknowledged();
     load.stopAndVerify(what);
@@ -406,11 +399,12 @@ class ServiceRestartMidSwitchTest {
    * next switch checks: after an outage a stream may run again yet not have reported for a while.
    */
   private static void awaitRunningAndCaughtUp(String keyspace, String workflow) {
-    world.awaitStreamsRunning(keyspace, workflow);
+    world().awaitStreamsRunning(keyspace, workflow);
     await().atMost(LONG).pollInterval(Duration.ofMillis(200)).until(() -> {
       Instant now = Instant.now();
-      for (String shard : world.store().listShards(keyspace)) {
-        for (Stream st : world.services.streams().read(world.services.primaries().resolve(keyspace, shard), workflow)) {
+      for (String shard : world().store().listShards(keyspace)) {
+        PrimaryEndpoint primary = world().services.primaries().resolve(keyspace, shard);
+        for (Stream st : world().services.streams().read(primary, workflow)) {
           if (st.transactionLag(now).compareTo(CAUGHT_UP) > 0) {
             return false;
           }
@@ -421,7 +415,7 @@ class ServiceRestartMidSwitchTest {
   }
 
   private static void assertDefinedState(String state) {
-    log.info("validator: {}", world.assertDefinedState(TARGET, WORKFLOW, state).describe());
+    log.info("validator: {}", world().assertDefinedState(TARGET, WORKFLOW, state).describe());
   }
 
   /**
@@ -431,24 +425,24 @@ class ServiceRestartMidSwitchTest {
   private static void awaitReplicatedToSource(long id) throws SQLException {
     String shard = HashVindex.inKeyRange(id, KeyRange.ofShard("-80")) ? "-80" : "80-";
     insertCustomer(TARGET, shard, id);
-    await().atMost(LONG).pollInterval(Duration.ofMillis(200)).until(() -> !E2eChecks.strings(world, SOURCE, "0",
+    await().atMost(LONG).pollInterval(Duration.ofMillis(200)).until(() -> !E2eChecks.strings(world(), SOURCE, "0",
         "SELECT customer_id FROM vt_commerce.customer WHERE customer_id = " + id).isEmpty());
   }
 
   private static void insertCustomer(String keyspace, String shard, long id) throws SQLException {
-    try (Connection c = world.sandbox.connect(keyspace, shard); Statement s = c.createStatement()) {
+    try (Connection c = world().sandbox.connect(keyspace, shard); Statement s = c.createStatement()) {
       s.execute("INSERT INTO vt_" + keyspace + ".customer (customer_id, email) VALUES (" + id + ", 'probe')");
     }
   }
 
   private static void reverseTraffic() {
-    ActionResult r = world.workflow(ReverseTrafficWorkflow.class,
+    ActionResult r = world().workflow(ReverseTrafficWorkflow.class,
         E2eChecks.id(Pointsman.REVERSE_TRAFFIC, TARGET, WORKFLOW)).reverseTraffic(request());
     log.info("traffic reversed: {}", r.currentState());
   }
 
   private static SwitchTrafficWorkflow newSwitch() {
-    return world.workflow(SwitchTrafficWorkflow.class, E2eChecks.id(Pointsman.SWITCH_TRAFFIC, TARGET, WORKFLOW));
+    return world().workflow(SwitchTrafficWorkflow.class, E2eChecks.id(Pointsman.SWITCH_TRAFFIC, TARGET, WORKFLOW));
   }
 
   private static SwitchTrafficRequest request() {

@@ -1,7 +1,6 @@
 package io.pointsman.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.model.ActionResult;
@@ -20,22 +19,17 @@ import io.pointsman.sandbox.load.LoadVerifier;
 import io.pointsman.sandbox.load.LoadWriter;
 import io.pointsman.sandbox.load.VerificationReport;
 import io.pointsman.sandbox.load.WriteFactory;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
-import io.temporal.client.WorkflowStub;
-import io.temporal.failure.CanceledFailure;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,40 +53,33 @@ class SwitchPastTheJournalTest {
   private static final List<String> TABLES = List.of("corder", "customer");
 
   private static final FaultInjection faults = new FaultInjection();
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().faults(faults).createMoveTables().build();
+
   private long started;
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.start(true, faults);
-    world.createMoveTables();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @AfterEach
   void disarm() throws Exception {
     faults.reset();
     log.info("case took {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-    assertThat(WorldSnapshot.lockKeys(world)).as("locks left behind").isEmpty();
+    assertThat(WorldSnapshot.lockKeys(world())).as("locks left behind").isEmpty();
   }
 
   @Test
   @Order(1)
   void aSwitchFailingAfterTheJournalFinishesItselfAndLosesNoAcknowledgedWrite() throws Exception {
     starting(NOT_SWITCHED);
-    LoadWriter load = LoadWriter.start(world.router(), LoadOptions.builder()
+    LoadWriter load = LoadWriter.start(world().router(), LoadOptions.builder()
         .ratePerSecond(40).writers(4).duration(Duration.ofMinutes(4))
         .writes(WriteFactory.customerInserts("customer", 2_000_000)).build());
-    world.onClose(load);
+    world().onClose(load);
     // writes acknowledged before the switch and after it, so the load spans both
     await().atMost(Duration.ofSeconds(30)).until(() -> load.loadLog().acknowledged() >= 20);
-    int journalsBefore = WorldSnapshot.take(world).journals().size();
+    int journalsBefore = WorldSnapshot.take(world()).journals().size();
     faults.failOnce("changeRouting", When.BEFORE);
 
     SwitchTrafficWorkflow first = newSwitch();
@@ -106,13 +93,13 @@ class SwitchPastTheJournalTest {
         "startReverseVReplication", "freezeTargetVReplication");
     assertThat(first.progress().steps()).filteredOn(s -> s.name().equals("changeRouting"))
         .extracting(StepProgress::status).containsExactly(StepStatus.FAILED, StepStatus.DONE);
-    assertThat(WorldSnapshot.take(world).journals()).as("no second journal").hasSize(journalsBefore + 1);
+    assertThat(WorldSnapshot.take(world()).journals()).as("no second journal").hasSize(journalsBefore + 1);
     assertSwitchedTo(TARGET, SOURCE, REVERSE, WORKFLOW);
     long afterSwitch = load.loadLog().acknowledged();
     await().atMost(Duration.ofSeconds(30)).until(() -> load.loadLog().acknowledged() >= afterSwitch + 20);
 
     load.close();
-    VerificationReport report = LoadVerifier.forCustomers(world.router()).verify(load.loadLog());
+    VerificationReport report = LoadVerifier.forCustomers(world().router()).verify(load.loadLog());
     log.info("load across the switch that failed past its journal: {}", report.summary());
     assertThat(report.acknowledged()).as(report.summary()).isGreaterThanOrEqualTo(40);
     assertThat(report.missing()).as(report.summary()).isEmpty();
@@ -141,22 +128,12 @@ class SwitchPastTheJournalTest {
     starting(NOT_SWITCHED);
     FaultInjection.Block block = faults.blockOnce("allowTargetWrites", When.BEFORE);
     SwitchTrafficWorkflow wf = newSwitch();
-    WorkflowClient.start(wf::switchTraffic, request());
-    await().atMost(Duration.ofMinutes(2)).until(block::reached);
-
-    WorkflowStub.fromTyped(wf).cancel();
-    world.awaitCancellationSeen(WorkflowStub.fromTyped(wf));
-    block.release();
-
-    WorkflowFailedException failed = catchThrowableOfType(
-        () -> WorkflowStub.fromTyped(wf).getResult(Object.class), WorkflowFailedException.class);
-    assertThat(failed).isNotNull();
-    assertThat(failed.getCause()).isInstanceOf(CanceledFailure.class);
+    E2eChecks.cancelWhileBlocked(world(), wf, request(), block);
     Progress progress = wf.progress();
     assertThat(progress.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
     assertThat(names(progress)).containsSubsequence("createJournals", "allowTargetWrites", "allowTargetWrites",
         "changeRouting", "startReverseVReplication", "freezeTargetVReplication", "releaseLocks");
-    assertThat(world.workflowState(TARGET, WORKFLOW)).isEqualTo(SWITCHED);
+    assertThat(world().workflowState(TARGET, WORKFLOW)).isEqualTo(SWITCHED);
     assertSwitchedTo(TARGET, SOURCE, REVERSE, WORKFLOW);
   }
 
@@ -164,7 +141,7 @@ class SwitchPastTheJournalTest {
   @Order(4)
   void aJournalWrittenByAFailedCreateJournalsIsNotRolledBackAndTheSwitchFinishes() throws Exception {
     starting(SWITCHED);
-    int journalsBefore = WorldSnapshot.take(world).journals().size();
+    int journalsBefore = WorldSnapshot.take(world()).journals().size();
     faults.failOnce("createJournals", When.AFTER);
 
     ReverseTrafficWorkflow first = newReverse();
@@ -176,8 +153,8 @@ class SwitchPastTheJournalTest {
     // The failed createJournals is read back, found written, and the switch goes forward from it.
     assertThat(names(run)).containsSubsequence("createJournals", "checkJournals", "createJournals",
         "allowTargetWrites", "changeRouting", "freezeTargetVReplication");
-    assertThat(WorldSnapshot.take(world).journals()).as("one journal a source")
-        .hasSize(journalsBefore + world.store().listShards(TARGET).size());
+    assertThat(WorldSnapshot.take(world()).journals()).as("one journal a source")
+        .hasSize(journalsBefore + world().store().listShards(TARGET).size());
     assertSwitchedTo(SOURCE, TARGET, WORKFLOW, REVERSE);
   }
 
@@ -186,23 +163,24 @@ class SwitchPastTheJournalTest {
    * streams out of {@code to} ({@code running}) run and the ones into it ({@code frozen}) are frozen.
    */
   private static void assertSwitchedTo(String to, String from, String running, String frozen) throws Exception {
-    for (String shard : world.store().listShards(to)) {
-      assertThat(world.services.barrier().deniedTables(primary(to, shard))).as("barrier on %s/%s", to, shard).isEmpty();
+    for (String shard : world().store().listShards(to)) {
+      assertThat(world().services.barrier().deniedTables(primary(to, shard))).as("barrier on %s/%s", to, shard)
+          .isEmpty();
       assertThat(streams(to, shard, frozen)).isNotEmpty().allMatch(Stream::isFrozen);
     }
-    for (String shard : world.store().listShards(from)) {
-      assertThat(world.services.barrier().deniedTables(primary(from, shard))).as("barrier on %s/%s", from, shard)
+    for (String shard : world().store().listShards(from)) {
+      assertThat(world().services.barrier().deniedTables(primary(from, shard))).as("barrier on %s/%s", from, shard)
           .containsExactlyElementsOf(TABLES);
     }
-    world.awaitStreamsRunning(from, running);
+    world().awaitStreamsRunning(from, running);
     assertThat(streams(from, running)).noneMatch(Stream::isFrozen);
     // the oracle of every switch-level test: no invariant broken, no lock key of an ended run left
-    world.assertDefinedState(TARGET, WORKFLOW, to.equals(TARGET) ? "ALL_SWITCHED" : "NOT_SWITCHED");
+    world().assertDefinedState(TARGET, WORKFLOW, to.equals(TARGET) ? "ALL_SWITCHED" : "NOT_SWITCHED");
   }
 
   private void starting(String state) {
     started = System.nanoTime();
-    assertThat(world.workflowState(TARGET, WORKFLOW)).as("the state this case starts from").isEqualTo(state);
+    assertThat(world().workflowState(TARGET, WORKFLOW)).as("the state this case starts from").isEqualTo(state);
   }
 
   private static StepStatus statusOf(Progress progress, String step) {
@@ -215,23 +193,23 @@ class SwitchPastTheJournalTest {
   }
 
   private static PrimaryEndpoint primary(String keyspace, String shard) {
-    return world.services.primaries().resolve(keyspace, shard);
+    return world().services.primaries().resolve(keyspace, shard);
   }
 
   private static List<Stream> streams(String keyspace, String workflow) {
-    return world.store().listShards(keyspace).stream().flatMap(s -> streams(keyspace, s, workflow).stream()).toList();
+    return world().store().listShards(keyspace).stream().flatMap(s -> streams(keyspace, s, workflow).stream()).toList();
   }
 
   private static List<Stream> streams(String keyspace, String shard, String workflow) {
-    return world.services.streams().read(primary(keyspace, shard), workflow);
+    return world().services.streams().read(primary(keyspace, shard), workflow);
   }
 
   private static SwitchTrafficWorkflow newSwitch() {
-    return world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC));
+    return world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC));
   }
 
   private static ReverseTrafficWorkflow newReverse() {
-    return world.workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC));
+    return world().workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC));
   }
 
   private static String id(String action) {

@@ -17,19 +17,17 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.failure.CanceledFailure;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -59,30 +57,23 @@ class SwitchRollbackTest {
       "createJournals", "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication");
 
   private static final FaultInjection faults = new FaultInjection();
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().faults(faults).createMoveTables().build();
+
   private WorldSnapshot before;
   private long started;
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.start(true, faults);
-    world.createMoveTables();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @BeforeEach
   void snapshotBefore() throws Exception {
     // the case before restarted the streams; the next switch's canSwitch wants them running
-    world.awaitStreamsRunning(TARGET, WORKFLOW);
-    assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
-    assertThat(world.workflowState(TARGET, WORKFLOW)).isEqualTo(NOT_SWITCHED);
-    before = WorldSnapshot.take(world);
+    world().awaitStreamsRunning(TARGET, WORKFLOW);
+    assertThat(WorldSnapshot.lockKeys(world())).isEmpty();
+    assertThat(world().workflowState(TARGET, WORKFLOW)).isEqualTo(NOT_SWITCHED);
+    before = WorldSnapshot.take(world());
     assertThat(before.journals()).isEmpty();
     started = System.nanoTime();
   }
@@ -154,13 +145,13 @@ class SwitchRollbackTest {
     await().atMost(Duration.ofMinutes(2)).until(block::reached);
 
     // Behind the workflow's back: revoke the lease of the source keyspace's lock, which takes its key.
-    List<KeyValue> keyspaceLocks = WorldSnapshot.locksUnder(world, world.paths.keyspaceDir("commerce"));
+    List<KeyValue> keyspaceLocks = WorldSnapshot.locksUnder(world(), world().paths.keyspaceDir("commerce"));
     assertThat(keyspaceLocks).hasSize(1);
     KeyValue lock = keyspaceLocks.get(0);
     LockSet old = block.locks();
     assertThat(old.locks()).anyMatch(t -> t.leaseId() == lock.getLease());
-    world.etcd.getLeaseClient().revoke(lock.getLease()).get(30, TimeUnit.SECONDS);
-    assertThat(WorldSnapshot.locksUnder(world, world.paths.keyspaceDir("commerce"))).isEmpty();
+    world().etcd.getLeaseClient().revoke(lock.getLease()).get(30, TimeUnit.SECONDS);
+    assertThat(WorldSnapshot.locksUnder(world(), world().paths.keyspaceDir("commerce"))).isEmpty();
     block.release(); // the real waitForCatchup now runs under the revoked lock
 
     WorkflowFailedException failed = catchThrowableOfType(
@@ -205,17 +196,7 @@ class SwitchRollbackTest {
     // the nasty moment: the barrier is up and the topology denies writes, the step has not returned
     FaultInjection.Block block = faults.blockOnce("stopSourceWrites", When.AFTER);
     SwitchTrafficWorkflow wf = newSwitch();
-    WorkflowClient.start(wf::switchTraffic, request());
-    await().atMost(Duration.ofMinutes(2)).until(block::reached);
-
-    WorkflowStub.fromTyped(wf).cancel();
-    world.awaitCancellationSeen(WorkflowStub.fromTyped(wf));
-    block.release();
-
-    WorkflowFailedException failed = catchThrowableOfType(
-        () -> WorkflowStub.fromTyped(wf).getResult(Object.class), WorkflowFailedException.class);
-    assertThat(failed).isNotNull();
-    assertThat(failed.getCause()).isInstanceOf(CanceledFailure.class);
+    E2eChecks.cancelWhileBlocked(world(), wf, request(), block);
 
     Progress progress = wf.progress();
     for (String s : List.of("switchReads", "stopSourceWrites")) {
@@ -227,15 +208,15 @@ class SwitchRollbackTest {
   }
 
   private void assertEverythingAsBefore() throws Exception {
-    assertThat(before.differencesTo(WorldSnapshot.take(world))).as("changes left behind").isEmpty();
-    assertThat(WorldSnapshot.lockKeys(world)).as("locks left behind").isEmpty();
-    assertThat(world.workflowState(TARGET, WORKFLOW)).isEqualTo(NOT_SWITCHED);
+    assertThat(before.differencesTo(WorldSnapshot.take(world()))).as("changes left behind").isEmpty();
+    assertThat(WorldSnapshot.lockKeys(world())).as("locks left behind").isEmpty();
+    assertThat(world().workflowState(TARGET, WORKFLOW)).isEqualTo(NOT_SWITCHED);
     // the oracle of every switch-level test: no invariant broken, no lock key of an ended run left
-    world.assertDefinedState(TARGET, WORKFLOW, "NOT_SWITCHED");
+    world().assertDefinedState(TARGET, WORKFLOW, "NOT_SWITCHED");
   }
 
   private static SwitchTrafficWorkflow newSwitch() {
-    return world.workflow(SwitchTrafficWorkflow.class,
+    return world().workflow(SwitchTrafficWorkflow.class,
         Pointsman.SWITCH_TRAFFIC + "-" + TARGET + "." + WORKFLOW + "-" + UUID.randomUUID());
   }
 

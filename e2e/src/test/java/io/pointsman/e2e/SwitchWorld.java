@@ -199,21 +199,13 @@ final class SwitchWorld implements AutoCloseable {
     return start(moveTablesOnly, shape, false, faults, faults::cleanup, null);
   }
 
-  /**
-   * A MoveTables world whose worker polls a real Temporal server (the caller starts and stops it), so
-   * what the SDK's test server does differently cannot hide a bug.
-   */
-  static SwitchWorld moveTablesOn(TemporalDevServer server, UnaryOperator<SwitchActivities> switchWrapper)
-      throws IOException {
-    return start(true, SandboxShape.DEFAULT, false, switchWrapper, UnaryOperator.identity(), server);
-  }
-
   private static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
       UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
     return start(moveTablesOnly, shape, ownEtcd, switchWrapper, UnaryOperator.identity(), null);
   }
 
-  private static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
+  /** Every way to start a world; {@code server} null for the SDK's in-process test server. */
+  static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
       UnaryOperator<SwitchActivities> switchWrapper, UnaryOperator<CleanupActivities> cleanupWrapper,
       TemporalDevServer server) throws IOException {
     Path dir = Files.createTempDirectory("pointsman-e2e");

@@ -13,9 +13,6 @@ import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
-import io.pointsman.engine.testing.TestServices;
-import io.pointsman.sandbox.cluster.Folders;
-import io.pointsman.worker.TemporalDevServer;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.history.v1.HistoryEvent;
@@ -37,6 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
@@ -73,40 +71,28 @@ class TemporalUiTest {
   private static final Path SHOTS = Path.of("target", "ui-screenshots").toAbsolutePath();
   private static final Duration UI_WAIT = Duration.ofSeconds(60);
 
-  private static Path dir;
-  private static TemporalDevServer server;
-  private static FaultInjection faults;
-  private static SwitchWorld world;
+  private static final FaultInjection faults = new FaultInjection();
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().realTemporal("pointsman-ui")
+      .switchFaults(faults).resetFaultsBeforeClose().createMoveTables().build();
+
   private static WebDriver driver;
+
+  private static SwitchWorld world() {
+    return WORLD.world();
+  }
 
   @BeforeAll
   static void up() throws Exception {
     Files.createDirectories(SHOTS);
-    dir = Files.createTempDirectory("pointsman-ui");
-    server = TemporalDevServer.start(Path.of(TestServices.temporalBinary()), dir.resolve("temporal"));
-    faults = new FaultInjection();
-    world = SwitchWorld.moveTablesOn(server, faults);
-    world.createMoveTables();
-    driver = chromium(dir.resolve("chromium"));
+    driver = chromium(WORLD.dir().resolve("chromium"));
   }
 
+  /** Before the extension closes the world and the server: the page still talks to them. */
   @AfterAll
-  static void down() throws Exception {
-    try {
-      if (driver != null) {
-        driver.quit();
-      }
-      if (world != null) {
-        faults.reset();
-        world.close();
-      }
-    } finally {
-      if (server != null) {
-        server.close();
-      }
-      if (dir != null) {
-        Folders.deleteTree(dir);
-      }
+  static void down() {
+    if (driver != null) {
+      driver.quit();
     }
   }
 
@@ -173,7 +159,7 @@ class TemporalUiTest {
       driver.switchTo().defaultContent();
     }
     screenshot("switch-running-current-details.png");
-    String runId = world.client().newUntypedWorkflowStub(UI_ID).describe().getExecution().getRunId();
+    String runId = world().client().newUntypedWorkflowStub(UI_ID).describe().getExecution().getRunId();
     // ... and the Queries tab answers the progress query
     driver.get(workflowUrl(UI_ID, runId) + "/query");
     selectQuery("progress");
@@ -188,9 +174,9 @@ class TemporalUiTest {
     awaitText("switchReads: ");
     screenshot("switch-completed.png");
 
-    WorkflowStub stub = world.client().newUntypedWorkflowStub(UI_ID);
+    WorkflowStub stub = world().client().newUntypedWorkflowStub(UI_ID);
     assertThat(stub.getResult(ActionResult.class).currentState()).isEqualTo(ALL_SWITCHED);
-    world.assertDefinedState(KS, WF, "ALL_SWITCHED");
+    world().assertDefinedState(KS, WF, "ALL_SWITCHED");
     assertThat(summaries(UI_ID)).anyMatch(s -> s.startsWith("switchReads: "))
         .anyMatch(s -> s.startsWith("stopSourceWrites: deny writes on commerce"))
         .anyMatch(s -> s.startsWith("createJournals"));
@@ -212,12 +198,12 @@ class TemporalUiTest {
     assertThat(bodyText()).doesNotContain("[Source: REDACTED").doesNotContain("ValueInstantiationException");
     screenshot("switch-input-typo-failed.png");
 
-    List<HistoryEvent> events = world.client().fetchHistory(id).getEvents();
+    List<HistoryEvent> events = world().client().fetchHistory(id).getEvents();
     HistoryEvent failed = events.get(events.size() - 1);
     assertThat(failed.getEventType()).isEqualTo(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED);
     assertThat(failed.getWorkflowExecutionFailedEventAttributes().getFailure().getMessage()).startsWith(sentence);
     assertThat(events).noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
-    assertThat(world.workflowState(KS, WF)).isEqualTo(NOT_SWITCHED);
+    assertThat(world().workflowState(KS, WF)).isEqualTo(NOT_SWITCHED);
   }
 
   @Test
@@ -226,7 +212,7 @@ class TemporalUiTest {
     FaultInjection.Block held = faults.blockOnce("stopSourceWrites", FaultInjection.When.AFTER);
     WorkflowStub stub = startHeld(held);
     cancelFromTheUi(stub);
-    world.awaitCancellationSeen(stub);
+    world().awaitCancellationSeen(stub);
     held.release();
 
     awaitStatus("Canceled");
@@ -235,8 +221,8 @@ class TemporalUiTest {
     assertThat(progress.steps()).filteredOn(s -> s.name().equals("stopSourceWrites"))
         .isNotEmpty().allMatch(s -> s.status() == StepStatus.COMPENSATED);
     assertThat(progress.steps()).extracting(StepProgress::name).doesNotContain("createJournals");
-    assertThat(world.workflowState(KS, WF)).isEqualTo(NOT_SWITCHED);
-    world.awaitStreamsRunning(KS, WF);
+    assertThat(world().workflowState(KS, WF)).isEqualTo(NOT_SWITCHED);
+    world().awaitStreamsRunning(KS, WF);
   }
 
   @Test
@@ -245,7 +231,7 @@ class TemporalUiTest {
     FaultInjection.Block held = faults.blockOnce("allowTargetWrites", FaultInjection.When.BEFORE);
     WorkflowStub stub = startHeld(held);
     cancelFromTheUi(stub);
-    world.awaitCancellationSeen(stub);
+    world().awaitCancellationSeen(stub);
     held.release();
 
     awaitStatus("Canceled");
@@ -253,14 +239,14 @@ class TemporalUiTest {
     assertThat(progress.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
     assertThat(progress.steps()).extracting(StepProgress::name)
         .containsSubsequence("createJournals", "changeRouting", "releaseLocks");
-    assertThat(world.workflowState(KS, WF)).isEqualTo(ALL_SWITCHED);
-    world.assertDefinedState(KS, WF, "ALL_SWITCHED");
+    assertThat(world().workflowState(KS, WF)).isEqualTo(ALL_SWITCHED);
+    world().assertDefinedState(KS, WF, "ALL_SWITCHED");
     reverse();
   }
 
   /** The Start Workflow form, filled in as a person would: id, task queue, type, the JSON input. */
   private static void startFromTheForm(String workflowId, String json) throws Exception {
-    driver.get(server.uiUrl() + "/namespaces/default/workflows/start-workflow");
+    driver.get(WORLD.server().uiUrl() + "/namespaces/default/workflows/start-workflow");
     type(By.id("workflowId"), workflowId);
     type(By.id("taskQueue"), Pointsman.TASK_QUEUE);
     type(By.id("workflowType"), Pointsman.SWITCH_TRAFFIC);
@@ -287,7 +273,7 @@ class TemporalUiTest {
 
   /** Starts a switch with the API (the form is proven above) and opens its page once the step is held. */
   private static WorkflowStub startHeld(FaultInjection.Block held) {
-    SwitchTrafficWorkflow wf = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
+    SwitchTrafficWorkflow wf = world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
     WorkflowClient.start(wf::switchTraffic, SwitchTrafficRequest.of(WF, KS));
     await().atMost(UI_WAIT).until(held::reached);
     WorkflowStub stub = WorkflowStub.fromTyped(wf);
@@ -301,7 +287,7 @@ class TemporalUiTest {
     // the header has the button twice, one of them hidden at this window width
     displayed(By.xpath("//button[normalize-space(.)='Request Cancellation']")).click();
     displayed(By.cssSelector("[data-testid=cancel-confirmation-modal] [data-testid=confirm-modal-button]")).click();
-    await().atMost(UI_WAIT).pollInterval(Duration.ofMillis(300)).until(() -> world.client()
+    await().atMost(UI_WAIT).pollInterval(Duration.ofMillis(300)).until(() -> world().client()
         .fetchHistory(stub.getExecution().getWorkflowId()).getEvents().stream()
         .anyMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_CANCEL_REQUESTED));
   }
@@ -322,15 +308,15 @@ class TemporalUiTest {
   }
 
   private static void reverse() {
-    ActionResult back = world.workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC, KS, WF))
+    ActionResult back = world().workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC, KS, WF))
         .reverseTraffic(SwitchTrafficRequest.of(WF, KS));
     assertThat(back.currentState()).isEqualTo(NOT_SWITCHED);
-    world.awaitStreamsRunning(KS, WF);
+    world().awaitStreamsRunning(KS, WF);
   }
 
   /** The summaries of every activity and local activity of the workflow's history, as the server keeps them. */
   private static List<String> summaries(String workflowId) {
-    return world.client().fetchHistory(workflowId).getEvents().stream()
+    return world().client().fetchHistory(workflowId).getEvents().stream()
         .filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
             || e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED)
         .filter(HistoryEvent::hasUserMetadata)
@@ -343,7 +329,7 @@ class TemporalUiTest {
   }
 
   private static String workflowUrl(String workflowId, String runId) {
-    return server.uiUrl() + "/namespaces/default/workflows/" + workflowId + "/" + runId;
+    return WORLD.server().uiUrl() + "/namespaces/default/workflows/" + workflowId + "/" + runId;
   }
 
   private static void awaitUrlOf(String workflowId) {

@@ -24,13 +24,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,19 +47,11 @@ class UiStartAndOperatorViewTest {
   /** Bad input must fail the workflow well within this, not retry workflow tasks. */
   private static final long FAILS_WITHIN_SECONDS = 15;
 
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().createMoveTables().build();
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.moveTables();
-    world.createMoveTables();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @Test
@@ -116,7 +107,7 @@ class UiStartAndOperatorViewTest {
   @Test
   @Order(6)
   void aFinishedSwitchShowsItsSearchAttributesStepsAndDetails() {
-    SwitchTrafficWorkflow wf = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
+    SwitchTrafficWorkflow wf = world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
     ActionResult result = wf.switchTraffic(SwitchTrafficRequest.of(WF, KS));
     assertThat(result.currentState()).isEqualTo("All Reads Switched. Writes Switched");
     WorkflowStub stub = WorkflowStub.fromTyped(wf);
@@ -143,7 +134,7 @@ class UiStartAndOperatorViewTest {
   }
 
   private static WorkflowStub untyped(String type) {
-    return world.client().newUntypedWorkflowStub(type, WorkflowOptions.newBuilder()
+    return world().client().newUntypedWorkflowStub(type, WorkflowOptions.newBuilder()
         .setTaskQueue(Pointsman.TASK_QUEUE)
         .setWorkflowId(id(type, KS, WF))
         .setWorkflowExecutionTimeout(Duration.ofMinutes(5))

@@ -24,10 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A workflow that is not a plain MoveTables (Vitess marks it in its {@code _vt.vreplication} rows)
@@ -40,19 +39,11 @@ class UnsupportedWorkflowRefusalTest {
   private static final String TARGET = "customer";
   /** The reads planning makes before the locks; nothing else may be scheduled. */
   private static final List<String> PLANNING_READS = List.of("BuildTrafficSwitcher", "ReadUnfinishedCleanup");
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().createMoveTables().build();
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.moveTables();
-    world.createMoveTables();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @Test
@@ -83,20 +74,20 @@ class UnsupportedWorkflowRefusalTest {
       throws Exception {
     setOnTargetRows(mark);
     try {
-      WorldSnapshot before = WorldSnapshot.take(world);
+      WorldSnapshot before = WorldSnapshot.take(world());
       Map<String, Consumer<String>> actions = new LinkedHashMap<>();
       SwitchTrafficRequest sw = SwitchTrafficRequest.of(WORKFLOW, TARGET);
-      actions.put(Pointsman.SWITCH_TRAFFIC, id -> world.workflow(SwitchTrafficWorkflow.class, id).switchTraffic(sw));
+      actions.put(Pointsman.SWITCH_TRAFFIC, id -> world().workflow(SwitchTrafficWorkflow.class, id).switchTraffic(sw));
       actions.put(Pointsman.SWITCH_TRAFFIC + " dry run",
-          id -> world.workflow(SwitchTrafficWorkflow.class, id).switchTraffic(sw.withDryRun(true)));
+          id -> world().workflow(SwitchTrafficWorkflow.class, id).switchTraffic(sw.withDryRun(true)));
       actions.put(Pointsman.REVERSE_TRAFFIC,
-          id -> world.workflow(ReverseTrafficWorkflow.class, id).reverseTraffic(sw));
-      actions.put(Pointsman.COMPLETE_MIGRATION, id -> world.workflow(CompleteMigrationWorkflow.class, id)
+          id -> world().workflow(ReverseTrafficWorkflow.class, id).reverseTraffic(sw));
+      actions.put(Pointsman.COMPLETE_MIGRATION, id -> world().workflow(CompleteMigrationWorkflow.class, id)
           .complete(CompleteRequest.of(WORKFLOW, TARGET)));
-      actions.put(Pointsman.COMPLETE_MIGRATION + " dry run", id -> world.workflow(CompleteMigrationWorkflow.class, id)
+      actions.put(Pointsman.COMPLETE_MIGRATION + " dry run", id -> world().workflow(CompleteMigrationWorkflow.class, id)
           .complete(CompleteRequest.of(WORKFLOW, TARGET).with(false, false, true, true)));
       actions.put(Pointsman.CANCEL_MIGRATION,
-          id -> world.workflow(CancelMigrationWorkflow.class, id).cancel(CancelRequest.of(WORKFLOW, TARGET)));
+          id -> world().workflow(CancelMigrationWorkflow.class, id).cancel(CancelRequest.of(WORKFLOW, TARGET)));
       for (var action : actions.entrySet()) {
         String id = action.getKey().replace(' ', '-') + "-" + UUID.randomUUID();
         WorkflowFailedException failed = null;
@@ -110,7 +101,7 @@ class UnsupportedWorkflowRefusalTest {
         assertThat(cause.getOriginalMessage()).as(action.getKey()).isEqualTo(message);
         assertThat(cause.getType()).as(action.getKey()).isEqualTo(code.name());
         assertThat(cause.isNonRetryable()).as(action.getKey() + " not retried").isTrue();
-        List<HistoryEvent> events = world.client().fetchHistory(id).getEvents();
+        List<HistoryEvent> events = world().client().fetchHistory(id).getEvents();
         assertThat(events.stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
             .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
             .as(action.getKey() + ": only planning reads ran").isSubsetOf(PLANNING_READS).contains("BuildTrafficSwitcher");
@@ -118,11 +109,11 @@ class UnsupportedWorkflowRefusalTest {
             .mapToInt(e -> e.getActivityTaskStartedEventAttributes().getAttempt()).max().orElse(1))
             .as(action.getKey() + ": no retry").isEqualTo(1);
       }
-      WorldSnapshot after = WorldSnapshot.take(world);
+      WorldSnapshot after = WorldSnapshot.take(world());
       assertThat(after.differencesTo(before)).as("nothing changed").isEmpty();
       assertThat(after.topology()).isEqualTo(before.topology());
       assertThat(after.primaries()).isEqualTo(before.primaries());
-      assertThat(WorldSnapshot.lockKeys(world)).as("no lock left").isEmpty();
+      assertThat(WorldSnapshot.lockKeys(world())).as("no lock left").isEmpty();
     } finally {
       setOnTargetRows(unmark);
     }
@@ -140,9 +131,9 @@ class UnsupportedWorkflowRefusalTest {
 
   /** What Vitess writes when it creates such a workflow, written into the sandbox's rows for it. */
   private static void setOnTargetRows(String assignment) throws Exception {
-    for (String shard : world.store().listShards(TARGET)) {
-      PrimaryEndpoint ep = world.services.primaries().resolve(TARGET, shard);
-      try (Connection c = world.services.pools().connection(ep);
+    for (String shard : world().store().listShards(TARGET)) {
+      PrimaryEndpoint ep = world().services.primaries().resolve(TARGET, shard);
+      try (Connection c = world().services.pools().connection(ep);
           PreparedStatement ps = c.prepareStatement("UPDATE " + SqlIdentifiers.qualified(ep.sidecarDb(),
               "vreplication") + " SET " + assignment + " WHERE workflow = ?")) {
         ps.setString(1, WORKFLOW);

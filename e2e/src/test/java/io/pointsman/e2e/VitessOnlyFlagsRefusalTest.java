@@ -12,10 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * vtctldclient's flags that pointsman takes by name but cannot act on when set ({@code --shards},
@@ -25,24 +24,16 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(600)
 class VitessOnlyFlagsRefusalTest {
-  private static SwitchWorld world;
+  @RegisterExtension
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().createMoveTables().build();
 
-  @BeforeAll
-  static void up() throws Exception {
-    world = SwitchWorld.moveTables();
-    world.createMoveTables();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
+  private static SwitchWorld world() {
+    return WORLD.world();
   }
 
   @Test
   void eachSetFlagIsRefusedBeforeAnythingRunsAndNothingChanges() throws Exception {
-    WorldSnapshot before = WorldSnapshot.take(world);
+    WorldSnapshot before = WorldSnapshot.take(world());
     refused(Pointsman.SWITCH_TRAFFIC, Map.of("shards", List.of("-80")), "'shards' cannot be honoured (-80)");
     refused(Pointsman.REVERSE_TRAFFIC, Map.of("shards", List.of("-80", "80-")),
         "'shards' cannot be honoured (-80,80-)");
@@ -55,11 +46,11 @@ class VitessOnlyFlagsRefusalTest {
     refused(Pointsman.CANCEL_MIGRATION, Map.of("shards", List.of("-80")), "'shards' cannot be honoured (-80)");
     refused(Pointsman.CANCEL_MIGRATION, Map.of("ignoreSourceKeyspace", true),
         "'ignoreSourceKeyspace' cannot be honoured");
-    WorldSnapshot after = WorldSnapshot.take(world);
+    WorldSnapshot after = WorldSnapshot.take(world());
     assertThat(after.differencesTo(before)).as("nothing changed").isEmpty();
     assertThat(after.topology()).isEqualTo(before.topology());
     assertThat(after.primaries()).isEqualTo(before.primaries());
-    assertThat(WorldSnapshot.lockKeys(world)).as("no lock left").isEmpty();
+    assertThat(WorldSnapshot.lockKeys(world())).as("no lock left").isEmpty();
   }
 
   @Test
@@ -81,7 +72,7 @@ class VitessOnlyFlagsRefusalTest {
     }
     assertThat(failed).as(type + " " + extra + " refused").isNotNull();
     assertThat(messages(failed)).as(type + " " + extra).anySatisfy(m -> assertThat(m).contains(expected));
-    assertThat(world.client().fetchHistory(id).getEvents())
+    assertThat(world().client().fetchHistory(id).getEvents())
         .as(type + " " + extra + ": no activity ran")
         .noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
   }
@@ -96,7 +87,7 @@ class VitessOnlyFlagsRefusalTest {
     input.put("workflow", "commerce2customer");
     input.put("targetKeyspace", "customer");
     input.putAll(extra);
-    WorkflowStub stub = world.client().newUntypedWorkflowStub(type, WorkflowOptions.newBuilder()
+    WorkflowStub stub = world().client().newUntypedWorkflowStub(type, WorkflowOptions.newBuilder()
         .setTaskQueue(Pointsman.TASK_QUEUE).setWorkflowId(id).build());
     stub.start(input);
     return stub;

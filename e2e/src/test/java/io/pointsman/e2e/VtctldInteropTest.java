@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.E2eChecks.routingRuleLines;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -140,18 +141,19 @@ class VtctldInteropTest {
           .withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY));
       world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC)).switchTraffic(reads);
 
-      assertThat(rules(vtctld.client("GetRoutingRules")))
+      assertThat(routingRuleLines(vtctld.client("GetRoutingRules")))
           .contains("customer@replica -> customer.customer", "customer@rdonly -> customer.customer",
               "customer -> commerce.customer", "corder@replica -> customer.corder");
       assertThat(deniedPrimaryTables(vtctld.client("GetShard", "commerce/0"))).isEmpty();
-      assertThat(rules(srvVSchemaRoutingRules(vtctld.client("GetSrvVSchema", world.sandbox.options().cell()))))
-          .isEqualTo(rules(vtctld.client("GetRoutingRules")));
+      assertThat(routingRuleLines(
+          srvVSchemaRoutingRules(vtctld.client("GetSrvVSchema", world.sandbox.options().cell()))))
+          .isEqualTo(routingRuleLines(vtctld.client("GetRoutingRules")));
 
       ActionResult writes = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC))
           .switchTraffic(SwitchTrafficRequest.of("commerce2customer", "customer"));
       assertThat(writes.currentState()).isEqualTo("All Reads Switched. Writes Switched");
 
-      assertThat(rules(vtctld.client("GetRoutingRules")))
+      assertThat(routingRuleLines(vtctld.client("GetRoutingRules")))
           .contains("customer -> customer.customer", "commerce.customer -> customer.customer",
               "corder -> customer.corder")
           .doesNotContain("customer -> commerce.customer");
@@ -160,12 +162,13 @@ class VtctldInteropTest {
       for (String shard : List.of("customer/-80", "customer/80-")) {
         assertThat(deniedPrimaryTables(vtctld.client("GetShard", shard))).isEmpty();
       }
-      assertThat(rules(srvVSchemaRoutingRules(vtctld.client("GetSrvVSchema", world.sandbox.options().cell()))))
-          .isEqualTo(rules(vtctld.client("GetRoutingRules")));
+      assertThat(routingRuleLines(
+          srvVSchemaRoutingRules(vtctld.client("GetSrvVSchema", world.sandbox.options().cell()))))
+          .isEqualTo(routingRuleLines(vtctld.client("GetRoutingRules")));
 
       world.workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION))
           .complete(CompleteRequest.of("commerce2customer", "customer"));
-      assertThat(rules(vtctld.client("GetRoutingRules"))).isEmpty();
+      assertThat(routingRuleLines(vtctld.client("GetRoutingRules"))).isEmpty();
       assertThat(deniedPrimaryTables(vtctld.client("GetShard", "commerce/0"))).isEmpty();
       JsonNode commerce = JSON.readTree(vtctld.client("GetVSchema", "commerce"));
       assertThat(commerce.path("tables").has("customer")).isFalse();
@@ -235,18 +238,6 @@ class VtctldInteropTest {
   private static String lockValue(Client etcd, String key) throws Exception {
     return EtcdClients.string(etcd.getKVClient().get(EtcdClients.bytes(key)).get(10, TimeUnit.SECONDS)
         .getKvs().get(0).getValue());
-  }
-
-  /** vtctldclient's routing rules JSON as "from -> to,to" lines, sorted. */
-  private static List<String> rules(String json) throws Exception {
-    List<String> out = new ArrayList<>();
-    for (JsonNode rule : JSON.readTree(json).path("rules")) {
-      List<String> to = new ArrayList<>();
-      rule.path("to_tables").forEach(t -> to.add(t.asText()));
-      out.add(rule.path("from_table").asText() + " -> " + String.join(",", to));
-    }
-    out.sort(null);
-    return out;
   }
 
   private static String srvVSchemaRoutingRules(String json) throws Exception {

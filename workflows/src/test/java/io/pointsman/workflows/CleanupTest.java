@@ -14,8 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,17 +38,9 @@ class CleanupTest {
   /** Cancel also looks for a journal, which it must not cancel under. */
   private static final List<String> READ_CANCEL = concat(READ, List.of("checkJournals"));
 
-  private SwitchHarness h;
-
-  @BeforeEach
-  void setUp() {
-    h = new SwitchHarness();
-  }
-
-  @AfterEach
-  void tearDown() {
-    h.close();
-  }
+  /** A fresh harness for each test (JUnit makes one instance of the class per test), closed after it. */
+  @AutoClose
+  private final SwitchHarness h = new SwitchHarness();
 
   @Test
   void completeRecordsItselfThenDropsTheSourceTablesThenTheRoutingRulesThenTheStreams() {

@@ -9,8 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.model.ActionResult;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -20,17 +19,9 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class ReverseTrafficTest {
-  private SwitchHarness h;
-
-  @BeforeEach
-  void setUp() {
-    h = new SwitchHarness();
-  }
-
-  @AfterEach
-  void tearDown() {
-    h.close();
-  }
+  /** A fresh harness for each test (JUnit makes one instance of the class per test), closed after it. */
+  @AutoClose
+  private final SwitchHarness h = new SwitchHarness();
 
   @Test
   void aReverseSwitchesReadsBackThenWritesThroughTheReverseWorkflow() {

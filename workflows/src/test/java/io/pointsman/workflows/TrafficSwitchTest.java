@@ -20,8 +20,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,17 +48,9 @@ class TrafficSwitchTest {
       "startReverseVReplication", "freezeTargetVReplication", "dropSources", "dropTargets", "deleteStreams",
       "deleteRoutingRules");
 
-  private SwitchHarness h;
-
-  @BeforeEach
-  void setUp() {
-    h = new SwitchHarness();
-  }
-
-  @AfterEach
-  void tearDown() {
-    h.close();
-  }
+  /** A fresh harness for each test (JUnit makes one instance of the class per test), closed after it. */
+  @AutoClose
+  private final SwitchHarness h = new SwitchHarness();
 
   @Test
   void aSwitchRunsItsStepsInVitessOrder() {

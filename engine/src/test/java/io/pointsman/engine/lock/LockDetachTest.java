@@ -4,43 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.etcd.jetcd.Client;
 import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.lock.LockToken;
-import io.pointsman.engine.testing.TestEtcd;
-import io.pointsman.engine.topo.TopoPaths;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Handing a lock to another holder: detach, detach after a grace, and closing the service. */
 @Timeout(120)
-class LockDetachTest {
+class LockDetachTest extends LockFixture {
   private static final Duration TTL = Duration.ofSeconds(2);
   private static final Duration PATIENT = Duration.ofSeconds(30);
 
-  private Client etcd;
-  private EtcdView view;
-  private TopoPaths paths;
-  private EtcdLockService locks;
-
-  @BeforeEach
-  void setUp() throws Exception {
-    etcd = TestEtcd.client();
-    view = new EtcdView(etcd);
-    paths = TestEtcd.freshPaths();
-    locks = new EtcdLockService(etcd, paths);
-    view.createKeyspace(paths, "customer");
-  }
-
-  @AfterEach
-  void tearDown() {
-    locks.close();
-    etcd.close();
+  LockDetachTest() {
+    super(Part.LOCKS);
   }
 
   private static LockOptions.Builder options() {

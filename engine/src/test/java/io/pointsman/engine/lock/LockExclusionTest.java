@@ -26,44 +26,20 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Who gets a lock and when: queueing, order, Vitess interplay, deadlines and existence checks. */
 @Timeout(120)
-class LockExclusionTest {
+class LockExclusionTest extends LockFixture {
   private static final Duration TTL = Duration.ofSeconds(10);
   private static final Duration PATIENT = Duration.ofSeconds(30);
 
-  private Client etcd;
-  private EtcdView view;
-  private TopoPaths paths;
-  private EtcdLockService locks;
-  private ExecutorService threads;
-
-  @BeforeEach
-  void setUp() throws Exception {
-    etcd = TestEtcd.client();
-    view = new EtcdView(etcd);
-    paths = TestEtcd.freshPaths();
-    locks = new EtcdLockService(etcd, paths);
-    threads = Executors.newCachedThreadPool();
-    view.createKeyspace(paths, "customer");
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    threads.shutdownNow();
-    threads.awaitTermination(10, TimeUnit.SECONDS);
-    locks.close();
-    etcd.close();
+  LockExclusionTest() {
+    super(Part.LOCKS, Part.THREADS);
   }
 
   private static LockOptions options(String action) {

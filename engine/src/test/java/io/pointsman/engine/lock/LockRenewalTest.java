@@ -4,55 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.etcd.jetcd.Client;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockToken;
-import io.pointsman.engine.testing.TestEtcd;
-import io.pointsman.engine.topo.TopoPaths;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Keeping a lock: renewal that outlives its caller, max hold, losses, checks, release and attach. */
 @Timeout(120)
-class LockRenewalTest {
+class LockRenewalTest extends LockFixture {
   /** etcd's smallest lease TTL with default election settings; shorter ones are granted as 2 s. */
   private static final Duration TTL = Duration.ofSeconds(2);
   private static final Duration PATIENT = Duration.ofSeconds(30);
 
-  private Client etcd;
-  private EtcdView view;
-  private TopoPaths paths;
-  private EtcdLockService locks;
-  private ExecutorService threads;
-
-  @BeforeEach
-  void setUp() throws Exception {
-    etcd = TestEtcd.client();
-    view = new EtcdView(etcd);
-    paths = TestEtcd.freshPaths();
-    locks = new EtcdLockService(etcd, paths);
-    threads = Executors.newCachedThreadPool();
-    view.createKeyspace(paths, "customer");
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    threads.shutdownNow();
-    threads.awaitTermination(10, TimeUnit.SECONDS);
-    locks.close();
-    etcd.close();
+  LockRenewalTest() {
+    super(Part.LOCKS, Part.THREADS);
   }
 
   private static LockOptions.Builder options() {

@@ -5,12 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
-import io.etcd.jetcd.options.PutOption;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.errors.PointsmanException;
@@ -22,7 +17,7 @@ import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.engine.etcd.EtcdClients;
-import io.pointsman.engine.testing.TestEtcd;
+import io.pointsman.engine.testing.EtcdTestFixture;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.RoutingRule;
@@ -30,7 +25,6 @@ import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -42,8 +36,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -51,23 +43,11 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 @Timeout(120)
-class EtcdTopologyStoreTest {
+class EtcdTopologyStoreTest extends EtcdTestFixture {
   private static final LockSet NO_LOCKS = TopologyStore.UNLOCKED;
 
-  private Client etcd;
-  private TopoPaths paths;
-  private EtcdTopologyStore store;
-
-  @BeforeEach
-  void setUp() {
-    etcd = TestEtcd.client();
-    paths = TestEtcd.freshPaths();
-    store = new EtcdTopologyStore(etcd, paths);
-  }
-
-  @AfterEach
-  void tearDown() {
-    etcd.close();
+  EtcdTopologyStoreTest() {
+    super(Part.STORE);
   }
 
   /** An action's write arrives with its LockSet as an activity input; an empty one must not pass as 'unlocked'. */
@@ -91,20 +71,6 @@ class EtcdTopologyStoreTest {
 
   private Shard shard(String name) {
     return Shard.of(KeyRange.ofShard(name), new TabletAlias("zone1", 100), true);
-  }
-
-  /** A lock key taken the way any holder takes it: a lease and a key attached to it. */
-  private LockToken takeLock(String resourceDir) throws Exception {
-    long lease = etcd.getLeaseClient().grant(30).get(10, TimeUnit.SECONDS).getID();
-    String key = TopoPaths.locksPrefix(resourceDir) + lease;
-    ByteSequence k = EtcdClients.bytes(key);
-    var r = etcd.getKVClient().txn()
-        .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-        .Then(Op.put(k, EtcdClients.bytes("{}"), PutOption.builder().withLeaseId(lease).build()))
-        .commit().get(10, TimeUnit.SECONDS);
-    assertThat(r.isSucceeded()).isTrue();
-    long createRevision = etcd.getKVClient().get(k).get(10, TimeUnit.SECONDS).getKvs().get(0).getCreateRevision();
-    return new LockToken(key, "test lock", lease, createRevision, Duration.ofSeconds(30), Instant.now());
   }
 
   @Test

@@ -3,25 +3,15 @@ package io.pointsman.engine.topo;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Client;
-import io.etcd.jetcd.op.Cmp;
-import io.etcd.jetcd.op.CmpTarget;
-import io.etcd.jetcd.op.Op;
-import io.etcd.jetcd.options.PutOption;
 import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.engine.etcd.EtcdClients;
-import io.pointsman.engine.testing.TestEtcd;
+import io.pointsman.engine.testing.EtcdTestFixture;
 import io.pointsman.engine.topo.model.Keyspace;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,21 +22,9 @@ import org.junit.jupiter.api.Timeout;
  * expects.
  */
 @Timeout(60)
-class SplitCommitLockLossTest {
-  private Client etcd;
-  private TopoPaths paths;
-  private EtcdTopologyStore store;
-
-  @BeforeEach
-  void setUp() {
-    etcd = TestEtcd.client();
-    paths = TestEtcd.freshPaths();
-    store = new EtcdTopologyStore(etcd, paths);
-  }
-
-  @AfterEach
-  void tearDown() {
-    etcd.close();
+class SplitCommitLockLossTest extends EtcdTestFixture {
+  SplitCommitLockLossTest() {
+    super(Part.STORE);
   }
 
   @Test
@@ -76,19 +54,5 @@ class SplitCommitLockLossTest {
     assertThat(store.listKeyspaces()).as("part 1 applied; parts 2 and 3 refused")
         .containsExactlyInAnyOrder("customer", "ks0");
     assertThat(etcd.getKVClient().get(EtcdClients.bytes(lock.key())).get(10, TimeUnit.SECONDS).getKvs()).isEmpty();
-  }
-
-  /** A lock key taken the way any holder takes it: a lease and a key attached to it. */
-  private LockToken takeLock(String resourceDir) throws Exception {
-    long lease = etcd.getLeaseClient().grant(30).get(10, TimeUnit.SECONDS).getID();
-    String key = TopoPaths.locksPrefix(resourceDir) + lease;
-    ByteSequence k = EtcdClients.bytes(key);
-    var r = etcd.getKVClient().txn()
-        .If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-        .Then(Op.put(k, EtcdClients.bytes("{}"), PutOption.builder().withLeaseId(lease).build()))
-        .commit().get(10, TimeUnit.SECONDS);
-    assertThat(r.isSucceeded()).isTrue();
-    long createRevision = etcd.getKVClient().get(k).get(10, TimeUnit.SECONDS).getKvs().get(0).getCreateRevision();
-    return new LockToken(key, "test lock", lease, createRevision, Duration.ofSeconds(30), Instant.now());
   }
 }

@@ -1,0 +1,14 @@
+package io.pointsman.cli;
+
+import io.pointsman.api.workflows.Pointsman;
+
+/**
+ * A Cancel of either kind of workflow: one workflow type, the flags each kind takes (its own, as
+ * vtctldclient's) stand in the subclass.
+ */
+abstract class CancelCommand extends ActionCommand {
+  @Override
+  final String workflowType() {
+    return Pointsman.CANCEL_MIGRATION;
+  }
+}

@@ -16,9 +16,7 @@ import io.pointsman.engine.topo.EtcdTopologyStore;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.CellInfo;
-import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.RoutingRules;
-import io.pointsman.engine.topo.model.VSchema;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -52,14 +50,7 @@ class MirrorRulesSwitchTest {
     etcd = TestEtcd.client();
     paths = TestEtcd.freshPaths();
     store = new EtcdTopologyStore(etcd, paths);
-    for (String cell : CELLS) {
-      store.create(store.keys().cellInfo(cell), new CellInfo("127.0.0.1:2379", "/vitess/" + cell));
-    }
-    for (String ks : List.of("commerce", "customer")) {
-      store.create(store.keys().keyspace(ks), Keyspace.normal());
-      store.create(store.keys().vschema(ks), new VSchema(false, Map.of(), Map.of()));
-    }
-    new SrvVSchemaBuilder(store).rebuild(List.of(), NO_LOCKS);
+    CellsAndKeyspaces.create(store, CELLS, List.of("commerce", "customer"));
   }
 
   @AfterEach

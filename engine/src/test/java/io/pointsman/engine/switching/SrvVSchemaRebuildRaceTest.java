@@ -9,8 +9,6 @@ import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.topo.EtcdTopologyStore;
 import io.pointsman.engine.topo.TopologyStore;
-import io.pointsman.engine.topo.model.CellInfo;
-import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.ShardRoutingRule;
 import io.pointsman.engine.topo.model.ShardRoutingRules;
@@ -42,14 +40,7 @@ class SrvVSchemaRebuildRaceTest {
   void setUp() {
     etcd = TestEtcd.client();
     store = new EtcdTopologyStore(etcd, TestEtcd.freshPaths());
-    for (String cell : CELLS) {
-      store.create(store.keys().cellInfo(cell), new CellInfo("127.0.0.1:2379", "/vitess/" + cell));
-    }
-    for (String ks : List.of("commerce", "customer", "product", "inventory")) {
-      store.create(store.keys().keyspace(ks), Keyspace.normal());
-      store.create(store.keys().vschema(ks), new VSchema(false, Map.of(), Map.of()));
-    }
-    new SrvVSchemaBuilder(store).rebuild(List.of(), NO_LOCKS);
+    CellsAndKeyspaces.create(store, CELLS, List.of("commerce", "customer", "product", "inventory"));
   }
 
   @AfterEach

@@ -3,15 +3,12 @@ package io.pointsman.sandbox.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.sandbox.cluster.Ports;
-import io.pointsman.sandbox.cluster.ServerProcesses;
+import io.pointsman.sandbox.cluster.SandboxFolderTest;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
@@ -19,15 +16,7 @@ import picocli.CommandLine;
  * through its data folder, and {@code down} stops what {@code up} left running.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class SandboxCliTest {
-  @TempDir
-  Path dataDir;
-
-  @AfterEach
-  void stopLeftovers() {
-    ServerProcesses.stopAll(dataDir);
-  }
-
+class SandboxCliTest extends SandboxFolderTest {
   @Test
   void upStatusCreateAndDownWorkAcrossInvocations() {
     int etcdPort = Ports.freePort();

@@ -17,10 +17,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Starting and stopping: down leaves nothing running, a failed up stops what it had started, a
@@ -28,16 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * only when asked. Three primaries keep it quick; the servers are the same as in the full sandbox.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class SandboxLifecycleTest {
-  @TempDir
-  Path dataDir;
-
-  @AfterEach
-  void stopLeftovers() {
-    // A failed assertion must not leave servers behind for the next test.
-    ServerProcesses.stopAll(dataDir);
-  }
-
+class SandboxLifecycleTest extends SandboxFolderTest {
   @Test
   void downStopsEverythingItStartedAndClosesItsPorts() {
     Sandbox sandbox = Sandbox.up(options(0, 0).build());

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.sandbox.streams.StreamRunner;
 import io.pointsman.sandbox.streams.StreamRunnerOptions;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,25 +15,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The streams MoveTables create leaves are ones the sandbox's stream runner executes: they copy,
  * then run, and every customer lands on the shard Vitess's hash vindex assigns it.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
-class SandboxStreamsTest {
-  @TempDir
-  Path dataDir;
-
-  @AfterEach
-  void stopLeftovers() {
-    ServerProcesses.stopAll(dataDir);
-  }
-
+class SandboxStreamsTest extends SandboxFolderTest {
   @Test
   void moveTablesStreamsCopyThenReplicateIntoTheHashShards() throws SQLException {
     try (Sandbox sandbox = Sandbox.up(SandboxOptions.builder()

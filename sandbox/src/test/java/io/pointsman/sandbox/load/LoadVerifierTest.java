@@ -4,35 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.model.TabletType;
-import io.pointsman.sandbox.router.Router;
 import io.pointsman.sandbox.router.TopologyFixture;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
-class LoadVerifierTest {
-  private TopologyFixture topo;
-  private Router router;
-  private String db;
-
-  @BeforeEach
-  void setUp() throws Exception {
-    topo = new TopologyFixture();
-    db = topo.addKeyspace("ks1", TopologyFixture.unshardedCustomer(), "0").get("0");
-    topo.publishServing();
-    router = topo.router(Duration.ofSeconds(10));
-    assertThat(router.awaitTopology(Duration.ofSeconds(10))).isTrue();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    router.close();
-    topo.close();
-  }
+class LoadVerifierTest extends OneShardRouterTest {
 
   private LoadLog run(int writes) throws Exception {
     return run(writes, 100);

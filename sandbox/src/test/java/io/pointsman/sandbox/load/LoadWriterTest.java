@@ -3,38 +3,16 @@ package io.pointsman.sandbox.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.pointsman.sandbox.router.Router;
-import io.pointsman.sandbox.router.TopologyFixture;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(60)
-class LoadWriterTest {
-  private TopologyFixture topo;
-  private Router router;
-  private String db;
-
-  @BeforeEach
-  void setUp() throws Exception {
-    topo = new TopologyFixture();
-    db = topo.addKeyspace("ks1", TopologyFixture.unshardedCustomer(), "0").get("0");
-    topo.publishServing();
-    router = topo.router(Duration.ofSeconds(10));
-    assertThat(router.awaitTopology(Duration.ofSeconds(10))).isTrue();
-  }
-
-  @AfterEach
-  void tearDown() throws Exception {
-    router.close();
-    topo.close();
-  }
+class LoadWriterTest extends OneShardRouterTest {
 
   @Test
   void sendsNumberedWritesOnAFixedScheduleAndRecordsEachOne() throws Exception {

@@ -60,18 +60,9 @@ public final class SecureEtcdProcess implements AutoCloseable {
         .redirectErrorStream(true)
         .redirectOutput(dataDir.resolve("etcd.log").toFile())
         .start();
-    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (System.nanoTime() < deadline) {
-      if (healthy()) {
-        return this;
-      }
-      if (!process.isAlive()) {
-        throw new IOException("etcd exited: " + Files.readString(dataDir.resolve("etcd.log")));
-      }
-      Thread.sleep(100);
-    }
-    throw new IOException("etcd did not become healthy on " + endpoint() + ": "
-        + Files.readString(dataDir.resolve("etcd.log")));
+    ServerReadiness.await(process, this::healthy, dataDir.resolve("etcd.log"), "etcd on " + endpoint(),
+        Duration.ofSeconds(30));
+    return this;
   }
 
   /** Runs etcdctl with the admin certificate (and {@code --user} when given); fails on a non-zero exit. */

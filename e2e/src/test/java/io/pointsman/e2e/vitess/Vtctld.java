@@ -118,28 +118,13 @@ public final class Vtctld implements AutoCloseable {
   }
 
   public String log() {
-    try {
-      return Files.readString(dir.resolve("vtctld.log"));
-    } catch (IOException e) {
-      return "(no log: " + e.getMessage() + ")";
-    }
+    return ChildServers.log(dir.resolve("vtctld.log"));
   }
 
   @Override
   public void close() {
-    process.destroy();
-    try {
-      if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException ignored) {
-      // a temporary folder left behind is harmless
-    }
+    ChildServers.stop(process, Duration.ofSeconds(10));
+    ChildServers.deleteFolder(dir);
   }
 
   /** What one vtctldclient call printed and how it ended. */

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A real VTOrc of Vitess 24 on loopback, watching the test's topology, with recoveries switched off
@@ -76,27 +75,12 @@ public final class Vtorc implements AutoCloseable {
   }
 
   public String log() {
-    try {
-      return Files.readString(dir.resolve("vtorc.log"));
-    } catch (IOException e) {
-      return "(no log: " + e.getMessage() + ")";
-    }
+    return ChildServers.log(dir.resolve("vtorc.log"));
   }
 
   @Override
   public void close() {
-    process.destroy();
-    try {
-      if (!process.waitFor(40, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    try (var files = Files.walk(dir)) {
-      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException ignored) {
-      // a temporary folder left behind is harmless
-    }
+    ChildServers.stop(process, Duration.ofSeconds(40));
+    ChildServers.deleteFolder(dir);
   }
 }

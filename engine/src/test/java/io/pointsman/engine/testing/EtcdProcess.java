@@ -1,9 +1,6 @@
 package io.pointsman.engine.testing;
 
 import java.io.IOException;
-import java.net.HttpURLConnection;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -96,20 +93,10 @@ public final class EtcdProcess implements AutoCloseable {
   }
 
   private boolean healthy() {
-    try {
-      HttpURLConnection c = (HttpURLConnection) URI.create(endpoint() + "/health").toURL().openConnection();
-      c.setConnectTimeout(500);
-      c.setReadTimeout(500);
-      return c.getResponseCode() == 200;
-    } catch (IOException e) {
-      return false;
-    }
+    return ServerReadiness.answersOk(endpoint() + "/health");
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
-    }
+    return ServerReadiness.freePort();
   }
 }

@@ -1,9 +1,6 @@
 package io.pointsman.engine.testing;
 
 import java.io.IOException;
-import java.net.HttpURLConnection;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,21 +105,10 @@ public final class SecureEtcdProcess implements AutoCloseable {
   }
 
   private boolean healthy() {
-    try {
-      HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + metricsPort + "/health")
-          .toURL().openConnection();
-      c.setConnectTimeout(500);
-      c.setReadTimeout(500);
-      return c.getResponseCode() == 200;
-    } catch (IOException e) {
-      return false;
-    }
+    return ServerReadiness.answersOk("http://127.0.0.1:" + metricsPort + "/health");
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
-    }
+    return ServerReadiness.freePort();
   }
 }

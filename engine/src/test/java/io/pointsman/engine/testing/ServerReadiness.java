@@ -1,6 +1,9 @@
 package io.pointsman.engine.testing;
 
 import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,6 +17,26 @@ final class ServerReadiness {
    * Polls {@code healthy} until it holds; fails at once when the process exits, and after
    * {@code timeout} otherwise, each time with the server's log.
    */
+  /** Whether {@code url} answers 200 within half a second (etcd's {@code /health}). */
+  static boolean answersOk(String url) {
+    try {
+      HttpURLConnection c = (HttpURLConnection) URI.create(url).toURL().openConnection();
+      c.setConnectTimeout(500);
+      c.setReadTimeout(500);
+      return c.getResponseCode() == 200;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** A loopback port nothing listens on now. */
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      s.setReuseAddress(true);
+      return s.getLocalPort();
+    }
+  }
+
   static void await(Process process, BooleanSupplier healthy, Path log, String what, Duration timeout)
       throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();

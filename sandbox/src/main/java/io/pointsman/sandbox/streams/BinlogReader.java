@@ -253,16 +253,7 @@ final class BinlogReader implements AutoCloseable {
   public void close() {
     closed = true;
     disconnectQuietly();
-    if (Thread.currentThread() != thread) {
-      try {
-        thread.join(JOIN_WAIT.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      if (thread.isAlive()) {
-        log.warn("binlog reader {} did not stop within {}", thread.getName(), JOIN_WAIT);
-      }
-    }
+    ThreadJoin.awaitEnd(thread, JOIN_WAIT, log, "binlog reader " + thread.getName());
   }
 
   /** The transaction being assembled; touched only by the binlog client's thread. */

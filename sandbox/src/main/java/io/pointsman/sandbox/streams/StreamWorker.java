@@ -195,15 +195,6 @@ final class StreamWorker implements AutoCloseable {
       a.close();
     }
     thread.interrupt();
-    if (Thread.currentThread() != thread) {
-      try {
-        thread.join(JOIN_WAIT.toMillis());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      if (thread.isAlive()) {
-        log.warn("stream {} did not stop within {}", label, JOIN_WAIT);
-      }
-    }
+    ThreadJoin.awaitEnd(thread, JOIN_WAIT, log, "stream " + label);
   }
 }

@@ -18,6 +18,8 @@ import java.util.regex.Pattern;
 public final class TabletRpcErrors {
   private static final Pattern WRAPPED_CODE = Pattern.compile("rpc error: code = ([A-Za-z]+)");
   private static final String CLOSED_AT_CONNECT = "Network closed for unknown reason";
+  private static final String GO_DEADLINE = "context deadline exceeded";
+  private static final String GO_CANCELED = "context canceled";
   private TabletRpcErrors() {}
 
   /** The failure as a {@link PointsmanException} whose message names the RPC and the tablet. */
@@ -52,8 +54,8 @@ public final class TabletRpcErrors {
   }
 
   /**
-   * The status code, or for UNKNOWN the code of the error it wraps. vttablet loses the code of some
-   * errors on the way out (ExecuteFetchAsDba's {@code UNKNOWN: TabletManager.ExecuteFetchAsDba on
+   * The status code, or for UNKNOWN the code of the error it wraps, or of the Go context error it
+   * ends in. vttablet loses the code of some errors on the way out (ExecuteFetchAsDba's {@code UNKNOWN: TabletManager.ExecuteFetchAsDba on
    * zone1-0000000100: rpc error: code = InvalidArgument desc = multi statement queries are not
    * supported}); the innermost {@code rpc error: code = <Name>} in the text is where it started.
    */
@@ -68,7 +70,12 @@ public final class TabletRpcErrors {
       last = m.group(1);
     }
     if (last == null) {
-      return Status.Code.UNKNOWN;
+      // Go's context errors, as vttablet words a wait it gave up on itself (VReplicationWaitForPos):
+      // the same timeout or cancellation as the client's own, whichever side noticed it first.
+      if (d.contains(GO_DEADLINE)) {
+        return Status.Code.DEADLINE_EXCEEDED;
+      }
+      return d.contains(GO_CANCELED) ? Status.Code.CANCELLED : Status.Code.UNKNOWN;
     }
     for (Status.Code c : Status.Code.values()) {
       // Go spells the names in camel case (InvalidArgument, Canceled); Java in upper snake case

@@ -27,6 +27,23 @@ class TabletRpcErrorsTest {
     assertThat(translate(Status.Code.DEADLINE_EXCEEDED, true).retryable()).isTrue();
   }
 
+  /**
+   * A wait that the tablet gives up on itself comes back as UNKNOWN with Go's context error in the
+   * text (VReplicationWaitForPos: "error waiting for pos: ...: context deadline exceeded"), whichever
+   * deadline fires first; it is the same timeout as the client's own DEADLINE_EXCEEDED.
+   */
+  @Test
+  void aTabletSideContextDeadlineIsADeadline() {
+    String waited = "TabletManager.VReplicationWaitForPos on zone1-0000000200: error waiting for pos:"
+        + " MariaDB/0-100-1029, last pos: MariaDB/0-100-28: context deadline exceeded, wait time: 1.99s";
+    assertThat(translateUnknown(waited, false)).isEqualTo(ErrorCode.DEADLINE_EXCEEDED);
+    assertThat(translateUnknown(waited, true)).isEqualTo(ErrorCode.UNKNOWN_OUTCOME);
+    assertThat(translateUnknown("error: context canceled", true)).isEqualTo(ErrorCode.UNKNOWN_OUTCOME);
+    // a wrapped code still wins over the text around it
+    assertThat(translateUnknown("rpc error: code = InvalidArgument desc = context deadline exceeded", false))
+        .isEqualTo(ErrorCode.INVALID_ARGUMENT);
+  }
+
   @Test
   void badRequestsAndRefusedStatesAreNotRetryable() {
     assertThat(translate(Status.Code.INVALID_ARGUMENT, true).code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);

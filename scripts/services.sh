@@ -12,6 +12,9 @@ ensure_packages() {
   local missing=()
   command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
   command -v mariadbd >/dev/null 2>&1 || missing+=(mariadb-server)
+  # the build itself: a JDK (17 or newer) and Maven, where the machine has neither
+  command -v java >/dev/null 2>&1 || missing+=(default-jdk-headless)
+  command -v mvn >/dev/null 2>&1 || missing+=(maven)
   # etcdctl sets up etcd's auth in EtcdSecurityTest; openssl makes its test certificates
   command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
   command -v openssl >/dev/null 2>&1 || missing+=(openssl)

@@ -48,13 +48,13 @@ final class PrimaryFencing {
     if (planned.isEmpty()) {
       return primaries.resolve(keyspace, shard);
     }
-    PrimaryTerm now = primaries.term(keyspace, shard);
-    PrimaryEndpoint endpoint = primaries.resolve(keyspace, shard);
-    if (!now.equals(planned.get()) || !endpoint.alias().toString().equals(planned.get().alias())) {
+    PrimaryResolver.Current current = primaries.resolveWithTerm(keyspace, shard);
+    PrimaryTerm now = current.term();
+    if (!now.equals(planned.get())) {
       throw PointsmanException.failedPrecondition("the primary of " + keyspace + "/" + shard
           + " changed during the switch: planned " + planned.get() + ", now " + now
           + " (a reparent, or a failover tool that takes no Vitess lock); nothing was changed on the new primary");
     }
-    return endpoint;
+    return current.endpoint();
   }
 }

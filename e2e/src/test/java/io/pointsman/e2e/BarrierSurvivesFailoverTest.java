@@ -23,12 +23,10 @@ import io.pointsman.sandbox.cluster.Jdbc;
 import io.pointsman.sandbox.cluster.MariaDbOptions;
 import io.pointsman.sandbox.cluster.MariaDbProcess;
 import io.pointsman.sandbox.cluster.MysqlCredentials;
+import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.cluster.ServerStop;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -186,7 +184,7 @@ class BarrierSurvivesFailoverTest {
   /** A MariaDB replicating from the source shard's primary now, from its first GTID. */
   private static Replica startReplicaOfTheSourcePrimary() throws Exception {
     int uid = nextUid++;
-    int port = freePort();
+    int port = Ports.freePort();
     MariaDbProcess process = MariaDbProcess.start(MariaDbOptions.builder()
         .folder(replicaDirs.resolve("mysql-" + uid))
         .port(port)
@@ -276,11 +274,5 @@ class BarrierSurvivesFailoverTest {
 
   private static MysqlCredentials credentials() {
     return world.sandbox.options().credentials();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

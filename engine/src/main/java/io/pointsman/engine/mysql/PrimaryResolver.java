@@ -32,6 +32,19 @@ public final class PrimaryResolver {
    *     FAILED_PRECONDITION when the shard has no primary or the tablet record does not describe one
    */
   public PrimaryEndpoint resolve(String keyspace, String shard) {
+    return resolveWithTerm(keyspace, shard).endpoint();
+  }
+
+  /** The primary of {@code keyspace/shard} and the term the same read of its Shard record names. */
+  public record Current(PrimaryEndpoint endpoint, PrimaryTerm term) {}
+
+  /**
+   * The primary of {@code keyspace/shard} with its term, from one read of the Shard record, so
+   * that the two cannot come from different reparents.
+   *
+   * @throws PointsmanException as {@link #resolve}
+   */
+  public Current resolveWithTerm(String keyspace, String shard) {
     Names.keyspace(keyspace);
     Names.shard(shard);
     TopoKeys keys = topo.keys();
@@ -50,8 +63,9 @@ public final class PrimaryResolver {
       throw PointsmanException.failedPrecondition("primary " + s.primaryAlias() + " of " + keyspace + "/" + shard
           + " is a " + tablet.type() + " tablet; a reparent may be in progress");
     }
-    return new PrimaryEndpoint(keyspace, shard, s.primaryAlias(), tablet.mysqlHostname(), tablet.mysqlPort(),
-        tablet.dbName(), ks.sidecarDb());
+    return new Current(new PrimaryEndpoint(keyspace, shard, s.primaryAlias(), tablet.mysqlHostname(),
+        tablet.mysqlPort(), tablet.dbName(), ks.sidecarDb()),
+        new PrimaryTerm(s.primaryAlias().toString(), s.primaryTermStartTime()));
   }
 
   /**

@@ -7,9 +7,10 @@ import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.engine.Services;
-import io.pointsman.engine.mysql.PrimaryEndpoint;
-import io.pointsman.engine.mysql.TableDrops;
 import io.pointsman.engine.mysql.WriteScope;
+import io.pointsman.engine.primary.PrimaryPorts;
+import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.primary.TablesPort;
 import io.pointsman.engine.switching.TopologySwitcher;
 import io.pointsman.engine.topo.TabletAlias;
 import io.pointsman.engine.topo.TopologyStore;
@@ -32,12 +33,10 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
 
   private final Services services;
   private final TopologySwitcher topology;
-  private final TableDrops tables;
 
   public CleanupActivitiesImpl(Services services) {
     this.services = services;
     this.topology = new TopologySwitcher(services.store());
-    this.tables = new TableDrops(services.pools(), services.fence());
   }
 
   @Override
@@ -49,10 +48,9 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         hb.checkCancelled();
         if (info.migrationType() == MigrationType.TABLES) {
           for (String shard : info.sourceShards()) {
-            PrimaryEndpoint source = source(info, shard);
-            // The barrier's triggers would travel with a renamed table; take them off first.
-            services.barrier().allow(source, WriteScope.tables(info.tables()), locks, BARRIER_TIMEOUT);
-            hb.checkCancelled();
+            ShardRef source = source(info, shard);
+            // Writes stay denied until the tables are gone, as in Vitess (the denied tables go last).
+            TablesPort tables = services.primary(source).tables();
             List<String> done = renameTables ? tables.rename(source, info.tables(), locks)
                 : tables.drop(source, info.tables(), locks);
             log.info("{} on {}/{}: {}", renameTables ? "renamed" : "dropped", info.sourceKeyspace(), shard, done);
@@ -74,27 +72,34 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
     ActivityFailures.translate(() -> {
       try (Heartbeater hb = Heartbeater.start()) {
         for (String shard : info.targetShards()) {
-          services.streams().stop(target(info, shard), info.workflow(), "workflow cancelled", locks);
+          ShardRef target = target(info, shard);
+          services.primary(target).streams().stop(target, info.workflow(), "workflow cancelled", locks);
         }
         // A switch that failed before its journal and could not undo its barrier leaves the
         // sources refusing writes. Cancel runs only while the writes are not switched (and no
         // journal exists), so the sources are where writes go: they must take them again.
         for (String shard : info.sourceShards()) {
-          services.barrier().allow(source(info, shard), scope(info), locks, BARRIER_TIMEOUT);
+          ShardRef source = source(info, shard);
+          services.primary(source).writeGate().allow(source, scope(info), locks, BARRIER_TIMEOUT);
           hb.checkCancelled();
         }
         if (info.migrationType() == MigrationType.SHARDS) {
           topology.allowSourceWrites(info, locks);
+          for (String shard : info.sourceShards()) {
+            ShardRef source = source(info, shard);
+            services.primary(source).writeGate().refresh(source);
+          }
         }
         if (!keepData) {
           for (String shard : info.targetShards()) {
-            PrimaryEndpoint target = target(info, shard);
+            ShardRef target = target(info, shard);
+            PrimaryPorts at = services.primary(target);
             // A Reshard's tables are every table of the target database; its table list is the
             // whole-keyspace filter, never a table name. A rerun finds none left, and drops nothing.
             List<String> drop = info.migrationType() == MigrationType.TABLES ? info.tables()
-                : tables.baseTables(target);
-            services.barrier().allow(target, scope(info), locks, BARRIER_TIMEOUT);
-            tables.drop(target, drop, locks);
+                : at.tables().baseTables(target);
+            at.writeGate().allow(target, scope(info), locks, BARRIER_TIMEOUT);
+            at.tables().drop(target, drop, locks);
             hb.checkCancelled();
           }
           if (info.migrationType() == MigrationType.TABLES) {
@@ -124,7 +129,8 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         deleteReverseStreams(info, locks);
         hb.checkCancelled();
         for (String shard : info.targetShards()) {
-          services.streams().delete(target(info, shard), info.workflow(), locks);
+          ShardRef target = target(info, shard);
+          services.primary(target).streams().delete(target, info.workflow(), locks);
         }
       }
     });
@@ -165,7 +171,8 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
   private void deleteReverseStreams(MigrationInfo info, LockSet locks) {
     for (String shard : info.sourceShards()) {
       if (sourceShardExists(info, shard)) {
-        services.streams().delete(source(info, shard), info.reverseWorkflow(), locks);
+        ShardRef source = source(info, shard);
+        services.primary(source).streams().delete(source, info.reverseWorkflow(), locks);
       }
     }
   }
@@ -248,11 +255,11 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
     return services.store().get(services.store().keys().shard(info.sourceKeyspace(), shard)).isPresent();
   }
 
-  private PrimaryEndpoint source(MigrationInfo info, String shard) {
-    return services.primaries().resolve(info.sourceKeyspace(), shard);
+  private static ShardRef source(MigrationInfo info, String shard) {
+    return new ShardRef(info.sourceKeyspace(), shard);
   }
 
-  private PrimaryEndpoint target(MigrationInfo info, String shard) {
-    return services.primaries().resolve(info.targetKeyspace(), shard);
+  private static ShardRef target(MigrationInfo info, String shard) {
+    return new ShardRef(info.targetKeyspace(), shard);
   }
 }

@@ -4,21 +4,18 @@ import io.pointsman.api.activities.JournalActivities;
 import io.pointsman.api.model.JournalWritten;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.engine.Services;
-import io.pointsman.engine.mysql.JournalTimes;
-import io.pointsman.engine.mysql.PrimaryEndpoint;
-import io.pointsman.engine.mysql.SidecarSchema;
+import io.pointsman.engine.primary.JournalsPort;
+import io.pointsman.engine.primary.ShardRef;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
-/** {@link JournalActivities} on the source primaries, over MySQL. */
+/** {@link JournalActivities} on the source primaries (vttablet's RPCs or their MySQL). */
 public final class JournalActivitiesImpl implements JournalActivities {
   private final Services services;
-  private final JournalTimes times;
 
   public JournalActivitiesImpl(Services services) {
     this.services = Objects.requireNonNull(services, "services");
-    this.times = new JournalTimes(services.pools(), new SidecarSchema(services.pools()));
   }
 
   @Override
@@ -26,11 +23,12 @@ public final class JournalActivitiesImpl implements JournalActivities {
     return ActivityFailures.translate(() -> {
       List<JournalWritten> out = new ArrayList<>();
       for (String shard : info.sourceShards()) {
-        PrimaryEndpoint source = services.primaries().resolve(info.sourceKeyspace(), shard);
-        if (services.journals().read(source, info.migrationId()).isEmpty()) {
+        ShardRef source = new ShardRef(info.sourceKeyspace(), shard);
+        JournalsPort journals = services.primary(source).journals();
+        if (journals.read(source, info.migrationId()).isEmpty()) {
           continue;
         }
-        out.add(times.read(source, info.migrationId())
+        out.add(journals.writtenAt(source, info.migrationId())
             .map(t -> new JournalWritten(shard, t.writtenAt(), t.age()))
             .orElse(new JournalWritten(shard, null, null)));
       }

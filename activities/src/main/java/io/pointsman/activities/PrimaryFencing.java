@@ -3,8 +3,8 @@ package io.pointsman.activities;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.PrimaryTerm;
-import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.PrimaryResolver;
+import io.pointsman.engine.primary.ShardRef;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -38,23 +38,23 @@ final class PrimaryFencing {
   }
 
   /**
-   * The primary of {@code keyspace/shard}, which must be the one the switch planned with (any, when
-   * it planned none).
+   * The shard {@code keyspace/shard}, once its primary is checked to be the one the switch planned
+   * with (any, when it planned none). The ports resolve the primary again for the change itself.
    *
    * @throws PointsmanException FAILED_PRECONDITION naming the shard and both primaries when it changed
    */
-  PrimaryEndpoint resolve(MigrationInfo info, String keyspace, String shard) {
+  ShardRef check(MigrationInfo info, String keyspace, String shard) {
+    ShardRef ref = new ShardRef(keyspace, shard);
     Optional<PrimaryTerm> planned = info.plannedPrimary(keyspace, shard);
     if (planned.isEmpty()) {
-      return primaries.resolve(keyspace, shard);
+      return ref;
     }
-    PrimaryResolver.Current current = primaries.resolveWithTerm(keyspace, shard);
-    PrimaryTerm now = current.term();
+    PrimaryTerm now = primaries.term(keyspace, shard);
     if (!now.equals(planned.get())) {
       throw PointsmanException.failedPrecondition("the primary of " + keyspace + "/" + shard
           + " changed during the switch: planned " + planned.get() + ", now " + now
           + " (a reparent, or a failover tool that takes no Vitess lock); nothing was changed on the new primary");
     }
-    return current.endpoint();
+    return ref;
   }
 }

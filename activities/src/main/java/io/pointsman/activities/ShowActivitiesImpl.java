@@ -1,7 +1,9 @@
 package io.pointsman.activities;
 
 import io.pointsman.activities.show.MySqlSidecarReads;
+import io.pointsman.activities.show.RoutedSidecarReads;
 import io.pointsman.activities.show.SidecarReads;
+import io.pointsman.activities.show.TabletSidecarReads;
 import io.pointsman.activities.show.WorkflowShow;
 import io.pointsman.api.activities.ShowActivities;
 import io.pointsman.api.request.ShowRequest;
@@ -15,7 +17,9 @@ public final class ShowActivitiesImpl implements ShowActivities {
   private final WorkflowShow show;
 
   public ShowActivitiesImpl(Services services) {
-    this(services.store(), new MySqlSidecarReads(services.pools(), services.primaries(), services.streams()));
+    this(services.store(), new RoutedSidecarReads(services::byTablet,
+        new TabletSidecarReads(services.tablets(), services.tabletPorts().primaries(), services.tabletPorts().streams()),
+        new MySqlSidecarReads(services.pools(), services.primaries(), services.streams())));
   }
 
   public ShowActivitiesImpl(TopologyStore store, SidecarReads reads) {

@@ -17,11 +17,14 @@ import io.pointsman.engine.concurrent.FanOut;
 import io.pointsman.engine.lock.LockStatus;
 import io.pointsman.engine.mysql.Journal;
 import io.pointsman.engine.mysql.NewStream;
-import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.mysql.PrimaryResolver.PrimaryTablet;
 import io.pointsman.engine.mysql.ReverseStreams;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WriteScope;
+import io.pointsman.engine.primary.PrimaryPorts;
+import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.primary.StreamsPort;
 import io.pointsman.engine.switching.MigrationReader;
 import io.pointsman.engine.switching.OtherStreamsReader;
 import io.pointsman.engine.switching.TopologySwitcher;
@@ -48,7 +51,6 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   private static final Logger log = LoggerFactory.getLogger(SwitchActivitiesImpl.class);
   /** How long lifting the write barrier waits for transactions in flight before giving up. */
   private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(30);
-  private static final Duration POLL = Duration.ofMillis(50);
 
   private final Services services;
   private final TopologySwitcher topology;
@@ -64,9 +66,9 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   SwitchActivitiesImpl(Services services, Clock clock) {
     this.services = services;
     this.topology = new TopologySwitcher(services.store());
-    this.reader = new MigrationReader(services.store(), services.primaries(), services.streams());
+    this.reader = new MigrationReader(services.store(), services::primary);
     this.fencing = new PrimaryFencing(services.primaries());
-    this.others = new OtherStreamsReader(services.store(), services.primaries(), services.streams());
+    this.others = new OtherStreamsReader(services.store(), services::primary);
     this.clock = clock;
   }
 
@@ -85,7 +87,10 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     return ActivityFailures.translate(() -> {
       Instant now = clock.instant();
       List<Stream> all = FanOut.map(info.targetShards(),
-          shard -> services.streams().read(target(info, shard), info.workflow())).stream()
+          shard -> {
+            ShardRef target = target(info, shard);
+            return streams(target).read(target, info.workflow());
+          }).stream()
           .flatMap(List::stream).toList();
       if (all.stream().anyMatch(Stream::isFrozen)) {
         return "workflow is frozen";
@@ -119,8 +124,10 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public boolean checkJournals(MigrationInfo info) {
-    return ActivityFailures.translate(() -> FanOut.map(info.sourceShards(),
-        s -> services.journals().read(source(info, s), info.migrationId()).isPresent()).contains(true));
+    return ActivityFailures.translate(() -> FanOut.map(info.sourceShards(), s -> {
+      ShardRef source = source(info, s);
+      return ports(source).journals().read(source, info.migrationId()).isPresent();
+    }).contains(true));
   }
 
   @Override
@@ -139,9 +146,9 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       try (Heartbeater hb = Heartbeater.start()) {
         checkHeld(locks);
         FanOut.forEach(info.sourceShards(), shard -> {
-          var result = services.barrier().deny(source(info, shard), scope(info), locks, drainTimeout);
-          log.info("write barrier up on {}/{}: {} tables in {}", info.sourceKeyspace(), shard,
-              result.tables().size(), result.took());
+          ShardRef source = source(info, shard);
+          Duration took = ports(source).writeGate().deny(source, scope(info), locks, drainTimeout);
+          log.info("writes to {} denied on {} in {}", scope(info), source, took);
         });
         hb.checkCancelled();
       }
@@ -154,10 +161,13 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
-        FanOut.forEach(info.sourceShards(),
-            shard -> services.barrier().allow(source(info, shard), scope(info), locks, DRAIN_TIMEOUT));
+        FanOut.forEach(info.sourceShards(), shard -> {
+          ShardRef source = source(info, shard);
+          ports(source).writeGate().allow(source, scope(info), locks, DRAIN_TIMEOUT);
+        });
       }
       topology.allowSourceWrites(info, locks);
+      refresh(info.sourceKeyspace(), info.sourceShards());
     });
   }
 
@@ -179,7 +189,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
         FanOut.forEach(info.streams(), ref -> {
           Position wanted = Position.parse(sourcePositions.get(ref.sourceShard()));
           Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-          services.waiter().waitForPosition(target(info, ref.targetShard()), (int) ref.id(), wanted, left, POLL);
+          ShardRef target = target(info, ref.targetShard());
+          ports(target).positions().waitFor(target, (int) ref.id(), wanted, left);
         });
         hb.checkCancelled();
         checkHeld(locks);
@@ -187,7 +198,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           List<Integer> ids = info.streams().stream().filter(r -> r.targetShard().equals(shard))
               .map(r -> (int) r.id()).toList();
           if (!ids.isEmpty()) {
-            services.streams().stop(target(info, shard), ids, CUTOVER_STOP, locks);
+            ShardRef target = target(info, shard);
+            streams(target).stop(target, ids, CUTOVER_STOP, locks);
           }
         });
       }
@@ -205,17 +217,20 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
-      FanOut.forEach(info.targetShards(), shard -> services.streams().start(target(info, shard), info.workflow(),
-          locks));
+      FanOut.forEach(info.targetShards(), shard -> {
+        ShardRef target = target(info, shard);
+        streams(target).start(target, info.workflow(), locks);
+      });
     });
   }
 
   @Override
   public List<SavedStream> readReverseStreams(MigrationInfo info) {
     return ActivityFailures.translate(() -> {
-      return FanOut.map(info.sourceShards(),
-          shard -> services.savedStreams().save(source(info, shard), info.reverseWorkflow())).stream()
-          .flatMap(List::stream).toList();
+      return FanOut.map(info.sourceShards(), shard -> {
+        ShardRef source = source(info, shard);
+        return streams(source).save(source, info.reverseWorkflow());
+      }).stream().flatMap(List::stream).toList();
     });
   }
 
@@ -243,23 +258,27 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           .value().keyRange());
       bySourceShard.put(s, new ArrayList<>());
     }
-    List<List<Stream>> forwardByTarget = FanOut.map(info.targetShards(),
-        shard -> services.streams().read(target(info, shard), info.workflow()));
+    List<List<Stream>> forwardByTarget = FanOut.map(info.targetShards(), shard -> {
+      ShardRef target = target(info, shard);
+      return streams(target).read(target, info.workflow());
+    });
     for (int i = 0; i < info.targetShards().size(); i++) {
       String targetShard = info.targetShards().get(i);
-      PrimaryEndpoint target = target(info, targetShard);
+      PrimaryTablet target = services.primaries().tablet(info.targetKeyspace(), targetShard);
       for (Stream forward : forwardByTarget.get(i)) {
         String sourceShard = forward.source().shard();
-        PrimaryEndpoint source = source(info, sourceShard);
+        PrimaryTablet source = services.primaries().tablet(info.sourceKeyspace(), sourceShard);
         bySourceShard.get(sourceShard).add(ReverseStreams.reverse(new ReverseStreams.Spec(info.targetKeyspace(),
             targetShard, forward, Position.parse(targetPositions.get(targetShard)), info.sourceKeyspace(),
-            sourceRanges.get(sourceShard), sourceVSchema, source.dbName(), target.alias().cell(),
+            sourceRanges.get(sourceShard), sourceVSchema, source.tablet().dbName(), target.alias().cell(),
             source.alias().cell())));
       }
     }
     checkHeld(locks);
-    FanOut.forEach(info.sourceShards(), shard -> services.streams().replace(source(info, shard),
-        info.reverseWorkflow(), bySourceShard.get(shard), locks));
+    FanOut.forEach(info.sourceShards(), shard -> {
+      ShardRef source = source(info, shard);
+      streams(source).replace(source, info.reverseWorkflow(), bySourceShard.get(shard), locks);
+    });
   }
 
   @Override
@@ -267,8 +286,11 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
-      FanOut.forEach(info.sourceShards(), shard -> services.savedStreams().restore(source(info, shard),
-          info.reverseWorkflow(), saved.stream().filter(s -> s.shard().equals(shard)).toList(), locks));
+      FanOut.forEach(info.sourceShards(), shard -> {
+        ShardRef source = source(info, shard);
+        streams(source).restore(source, info.reverseWorkflow(),
+            saved.stream().filter(s -> s.shard().equals(shard)).toList(), locks);
+      });
     });
   }
 
@@ -287,13 +309,14 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       try (Heartbeater hb = Heartbeater.start()) {
         checkHeld(locks);
         FanOut.forEach(info.sourceShards(), shard -> {
-          PrimaryEndpoint source = source(info, shard);
-          if (services.journals().read(source, info.migrationId()).isPresent()) {
+          ShardRef source = source(info, shard);
+          PrimaryPorts at = ports(source);
+          if (at.journals().read(source, info.migrationId()).isPresent()) {
             return; // written by an earlier attempt: resuming after the point of no return
           }
           String local = sourcePositions.get(shard);
-          services.journals().create(source, new Journal(info.migrationId(), type, info.tables(),
-              local == null ? services.positions().current(source) : Position.parse(local), gtids, participants,
+          at.journals().create(source, new Journal(info.migrationId(), type, info.tables(),
+              local == null ? at.positions().current(source) : Position.parse(local), gtids, participants,
               List.of()), locks);
         });
       }
@@ -307,10 +330,13 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       // An earlier ReverseTraffic raised a barrier on these primaries when they were its source.
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
-        FanOut.forEach(info.targetShards(),
-            shard -> services.barrier().allow(target(info, shard), scope(info), locks, DRAIN_TIMEOUT));
+        FanOut.forEach(info.targetShards(), shard -> {
+          ShardRef target = target(info, shard);
+          ports(target).writeGate().allow(target, scope(info), locks, DRAIN_TIMEOUT);
+        });
       }
       topology.allowTargetWrites(info, locks);
+      refresh(info.targetKeyspace(), info.targetShards());
     });
   }
 
@@ -330,8 +356,10 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
-      FanOut.forEach(info.sourceShards(), shard -> services.streams().start(source(info, shard),
-          info.reverseWorkflow(), locks));
+      FanOut.forEach(info.sourceShards(), shard -> {
+        ShardRef source = source(info, shard);
+        streams(source).start(source, info.reverseWorkflow(), locks);
+      });
     });
   }
 
@@ -340,8 +368,10 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
-      FanOut.forEach(info.targetShards(), shard -> services.streams().freeze(target(info, shard), info.workflow(),
-          locks));
+      FanOut.forEach(info.targetShards(), shard -> {
+        ShardRef target = target(info, shard);
+        streams(target).freeze(target, info.workflow(), locks);
+      });
     });
   }
 
@@ -362,22 +392,24 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
    */
   private void restartCutoverStops(MigrationInfo info, LockSet locks) {
     FanOut.forEach(info.targetShards(), shard -> {
-      PrimaryEndpoint target = target(info, shard);
-      boolean stoppedForCutover = services.streams().read(target, info.workflow()).stream()
+      ShardRef target = target(info, shard);
+      boolean stoppedForCutover = streams(target).read(target, info.workflow()).stream()
           .anyMatch(st -> st.state() == StreamState.STOPPED && CUTOVER_STOP.equals(st.message()));
       if (stoppedForCutover) {
         checkHeld(locks);
         log.info("streams of {} on {}/{} were stopped for cutover by an earlier pass: starting them to catch up",
             info.workflow(), info.targetKeyspace(), shard);
-        services.streams().start(target, info.workflow(), locks);
+        streams(target).start(target, info.workflow(), locks);
       }
     });
   }
 
   /** The current positions of the shards' primaries, read at once, by shard. */
   private Map<String, String> positions(MigrationInfo info, String keyspace, List<String> shards) {
-    List<String> read = FanOut.map(shards,
-        shard -> services.positions().current(fencing.resolve(info, keyspace, shard)).encode());
+    List<String> read = FanOut.map(shards, shard -> {
+      ShardRef ref = fencing.check(info, keyspace, shard);
+      return ports(ref).positions().current(ref).encode();
+    });
     Map<String, String> out = new TreeMap<>();
     for (int i = 0; i < shards.size(); i++) {
       out.put(shards.get(i), read.get(i));
@@ -385,13 +417,33 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     return out;
   }
 
-  /** A source shard's primary: the planned one, when the switch planned its primaries. */
-  private PrimaryEndpoint source(MigrationInfo info, String shard) {
-    return fencing.resolve(info, info.sourceKeyspace(), shard);
+  /** A source shard, once its primary is checked to be the planned one (when the switch planned them). */
+  private ShardRef source(MigrationInfo info, String shard) {
+    return fencing.check(info, info.sourceKeyspace(), shard);
   }
 
-  private PrimaryEndpoint target(MigrationInfo info, String shard) {
-    return fencing.resolve(info, info.targetKeyspace(), shard);
+  private ShardRef target(MigrationInfo info, String shard) {
+    return fencing.check(info, info.targetKeyspace(), shard);
+  }
+
+  /**
+   * Has the shards' primaries apply the topology just written: the barrier came down before it
+   * (direct MySQL), but a vttablet learns that its writes are allowed only from the topology.
+   */
+  private void refresh(String keyspace, List<String> shards) {
+    FanOut.forEach(shards, shard -> {
+      ShardRef ref = new ShardRef(keyspace, shard);
+      ports(ref).writeGate().refresh(ref);
+    });
+  }
+
+  /** What serves the shard's primary: vttablet's RPCs or its MySQL. */
+  private PrimaryPorts ports(ShardRef shard) {
+    return services.primary(shard);
+  }
+
+  private StreamsPort streams(ShardRef shard) {
+    return services.primary(shard).streams();
   }
 
   private static WriteScope scope(MigrationInfo info) {

@@ -17,14 +17,26 @@ import io.pointsman.engine.mysql.SidecarSchema;
 import io.pointsman.engine.mysql.StreamWaiter;
 import io.pointsman.engine.mysql.VReplicationStreams;
 import io.pointsman.engine.mysql.WriteBarrier;
+import io.pointsman.engine.mysql.JournalTimes;
+import io.pointsman.engine.mysql.TableDrops;
+import io.pointsman.engine.primary.PrimaryBackend;
+import io.pointsman.engine.primary.PrimaryBackends;
+import io.pointsman.engine.primary.PrimaryPorts;
+import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.primary.direct.DirectPorts;
+import io.pointsman.engine.primary.tablet.TabletPorts;
+import io.pointsman.engine.tablet.TabletManagerClient;
+import io.pointsman.engine.tablet.TabletRpcOptions;
 import io.pointsman.engine.topo.EtcdTopologyStore;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.topo.TopologyStore;
+import java.util.Optional;
 
 /**
  * Everything the activities talk to, built once per worker from its configuration: the topology
- * store and locks on etcd, and the shard primaries' MySQL. Closing it stops lock renewal and closes
- * the MySQL pools; the etcd client belongs to the caller.
+ * store and locks on etcd, and the shard primaries, through vttablet's RPCs on real Vitess or their
+ * MySQL in the sandbox ({@link #primary}). Closing it stops lock renewal and closes the MySQL pools
+ * and tablet channels; the etcd client belongs to the caller.
  */
 public final class Services implements AutoCloseable {
   private final TopologyStore store;
@@ -38,8 +50,16 @@ public final class Services implements AutoCloseable {
   private final WriteBarrier barrier;
   private final MySqlFence fence;
   private final SavedStreams saved;
+  private final TabletManagerClient tablets;
+  private final TabletPorts tabletPorts;
+  private final PrimaryBackends backends;
 
+  /** Primaries served as their records say (vttablet RPCs or direct MySQL), tablet RPCs with defaults. */
   public Services(Client etcd, TopoPaths paths, MySqlOptions mysql) {
+    this(etcd, paths, mysql, TabletRpcOptions.DEFAULTS, PrimaryBackend.AUTO);
+  }
+
+  public Services(Client etcd, TopoPaths paths, MySqlOptions mysql, TabletRpcOptions tabletRpc, PrimaryBackend backend) {
     this.store = new EtcdTopologyStore(etcd, paths);
     this.locks = new EtcdLockService(etcd, paths);
     this.pools = new ConnectionPools(mysql);
@@ -52,6 +72,31 @@ public final class Services implements AutoCloseable {
     this.journals = new ReshardingJournals(pools, fence, schema);
     this.barrier = new WriteBarrier(pools, fence);
     this.saved = new SavedStreams(pools, fence, schema);
+    this.tablets = new TabletManagerClient(tabletRpc);
+    this.tabletPorts = TabletPorts.create(store, tablets, Optional.of(locks));
+    this.backends = new PrimaryBackends(backend, DirectPorts.create(primaries, streams, saved, waiter, positions,
+        journals, new JournalTimes(pools, schema), barrier, new TableDrops(pools, fence)), tabletPorts.ports(),
+        tabletPorts.primaries()::servesGrpc);
+  }
+
+  /** Whether vttablet's RPCs serve the shard's primary (real Vitess), rather than its MySQL directly. */
+  public boolean byTablet(ShardRef shard) {
+    return backends.byTablet(shard);
+  }
+
+  /** The ports vttablets serve, with their resolver and fence. */
+  public TabletPorts tabletPorts() {
+    return tabletPorts;
+  }
+
+  /** What a step asks of the shard's primary, served by vttablet or by its MySQL (see {@link PrimaryBackends}). */
+  public PrimaryPorts primary(ShardRef shard) {
+    return backends.of(shard);
+  }
+
+  /** The tablet-manager client (its channels are opened on first use). */
+  public TabletManagerClient tablets() {
+    return tablets;
   }
 
   /** The etcd cluster's current revision (a count-only read), for the fence to tell a restored etcd. */
@@ -116,5 +161,6 @@ public final class Services implements AutoCloseable {
   public void close() {
     locks.close();
     pools.close();
+    tablets.close();
   }
 }

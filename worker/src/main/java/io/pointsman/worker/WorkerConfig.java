@@ -5,6 +5,7 @@ import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.client.TemporalOptions;
 import io.pointsman.engine.etcd.EtcdOptions;
 import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.primary.PrimaryBackend;
 import io.pointsman.engine.tablet.TabletRpcOptions;
 import io.pointsman.engine.tablet.TabletTls;
 import io.pointsman.engine.topo.TopoPaths;
@@ -31,6 +32,9 @@ import java.util.function.Supplier;
  * @param tablets deadlines and TLS of the tablet-manager gRPC client to real vttablets
  *     ({@code VTTABLET_GRPC_CA_FILE}, {@code VTTABLET_GRPC_CERT_FILE}, {@code VTTABLET_GRPC_KEY_FILE},
  *     {@code VTTABLET_GRPC_SERVER_NAME}: the client side of vttablet's {@code --grpc-cert/--grpc-key/--grpc-ca})
+ * @param primaryBackend what serves the shard primaries ({@code POINTSMAN_PRIMARY_BACKEND}: {@code auto},
+ *     the default, uses vttablet's RPCs where the primary's Tablet record has a gRPC port and MySQL
+ *     directly elsewhere; {@code tablet} or {@code direct} force one)
  */
 public record WorkerConfig(
     TemporalOptions temporal,
@@ -40,7 +44,8 @@ public record WorkerConfig(
     int metricsPort,
     Duration shutdownGrace,
     List<String> vtorcAddresses,
-    TabletRpcOptions tablets) {
+    TabletRpcOptions tablets,
+    PrimaryBackend primaryBackend) {
 
   public static final int DEFAULT_METRICS_PORT = 9464;
   public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
@@ -53,7 +58,8 @@ public record WorkerConfig(
       "ETCD_KEY_FILE", "TOPO_GLOBAL_ROOT", "TOPO_CELL_ROOT_PREFIX", "MYSQL_USER", "MYSQL_PASSWORD",
       "MYSQL_PASSWORD_FILE", "MYSQL_TLS_MODE", "MYSQL_TLS_CA_FILE", "MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL",
       "MYSQL_POOL_SIZE", "METRICS_PORT", "WORKER_SHUTDOWN_GRACE",
-      "VTORC_ADDRESSES", TabletTls.CA_FILE, TabletTls.CERT_FILE, TabletTls.KEY_FILE, TabletTls.SERVER_NAME};
+      "VTORC_ADDRESSES", TabletTls.CA_FILE, TabletTls.CERT_FILE, TabletTls.KEY_FILE, TabletTls.SERVER_NAME,
+      "POINTSMAN_PRIMARY_BACKEND"};
 
   public WorkerConfig {
     Objects.requireNonNull(temporal, "temporal");
@@ -62,10 +68,17 @@ public record WorkerConfig(
     Objects.requireNonNull(mysql, "mysql");
     Objects.requireNonNull(shutdownGrace, "shutdownGrace");
     Objects.requireNonNull(tablets, "tablets");
+    Objects.requireNonNull(primaryBackend, "primaryBackend");
     vtorcAddresses = vtorcAddresses == null ? List.of() : List.copyOf(vtorcAddresses);
     if (metricsPort < 0 || metricsPort > 65535) {
       throw new IllegalArgumentException("metrics port must be 0..65535, got " + metricsPort);
     }
+  }
+
+  /** Primaries served as their records say ({@link PrimaryBackend#AUTO}). */
+  public WorkerConfig(TemporalOptions temporal, EtcdOptions etcd, TopoPaths topoPaths, MySqlOptions mysql,
+      int metricsPort, Duration shutdownGrace, List<String> vtorcAddresses, TabletRpcOptions tablets) {
+    this(temporal, etcd, topoPaths, mysql, metricsPort, shutdownGrace, vtorcAddresses, tablets, PrimaryBackend.AUTO);
   }
 
   /** Plaintext gRPC to tablets with the default deadlines. */
@@ -95,7 +108,9 @@ public record WorkerConfig(
     return new WorkerConfig(temporal(env), etcd(env), topoPaths(env), mysql(env),
         env.port("METRICS_PORT", DEFAULT_METRICS_PORT),
         env.duration("WORKER_SHUTDOWN_GRACE", DEFAULT_SHUTDOWN_GRACE), vtorcAddresses(env),
-        TabletRpcOptions.DEFAULTS.withTls(tabletTls(env)));
+        TabletRpcOptions.DEFAULTS.withTls(tabletTls(env)),
+        build("POINTSMAN_PRIMARY_BACKEND", () -> PrimaryBackend.parse("POINTSMAN_PRIMARY_BACKEND",
+            env.get("POINTSMAN_PRIMARY_BACKEND").orElse(null))));
   }
 
   private static TabletTls tabletTls(Env env) {
@@ -109,11 +124,13 @@ public record WorkerConfig(
 
   /** The same configuration against another Temporal (dev mode points it at its own server). */
   public WorkerConfig withTemporal(TemporalOptions other) {
-    return new WorkerConfig(other, etcd, topoPaths, mysql, metricsPort, shutdownGrace, vtorcAddresses, tablets);
+    return new WorkerConfig(other, etcd, topoPaths, mysql, metricsPort, shutdownGrace, vtorcAddresses, tablets,
+        primaryBackend);
   }
 
   public WorkerConfig withMetricsPort(int port) {
-    return new WorkerConfig(temporal, etcd, topoPaths, mysql, port, shutdownGrace, vtorcAddresses, tablets);
+    return new WorkerConfig(temporal, etcd, topoPaths, mysql, port, shutdownGrace, vtorcAddresses, tablets,
+        primaryBackend);
   }
 
   private static TemporalOptions temporal(Env env) {

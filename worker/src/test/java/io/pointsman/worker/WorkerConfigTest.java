@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.primary.PrimaryBackend;
 import io.pointsman.engine.tablet.TabletRpcOptions;
 import io.pointsman.engine.tablet.TabletTls;
 import java.io.IOException;
@@ -50,6 +51,7 @@ class WorkerConfigTest {
     assertThat(c.vtorcAddresses()).isEmpty();
     assertThat(c.tablets()).isEqualTo(TabletRpcOptions.DEFAULTS);
     assertThat(c.tablets().tls().enabled()).isFalse();
+    assertThat(c.primaryBackend()).isEqualTo(PrimaryBackend.AUTO);
   }
 
   @Test
@@ -84,6 +86,7 @@ class WorkerConfigTest {
     env.put("VTTABLET_GRPC_CERT_FILE", file("tablet-client.pem", "cert").toString());
     env.put("VTTABLET_GRPC_KEY_FILE", file("tablet-client.key", "key").toString());
     env.put("VTTABLET_GRPC_SERVER_NAME", "vttablet.internal");
+    env.put("POINTSMAN_PRIMARY_BACKEND", "Tablet");
 
     WorkerConfig c = WorkerConfig.fromEnv(env);
 
@@ -117,6 +120,7 @@ class WorkerConfigTest {
         Optional.of(dir.resolve("tablet-client.pem")), Optional.of(dir.resolve("tablet-client.key")),
         Optional.of("vttablet.internal")));
     assertThat(c.tablets().callTimeout()).isEqualTo(TabletRpcOptions.DEFAULTS.callTimeout());
+    assertThat(c.primaryBackend()).isEqualTo(PrimaryBackend.TABLET);
   }
 
   @ParameterizedTest
@@ -136,7 +140,8 @@ class WorkerConfigTest {
       "TOPO_GLOBAL_ROOT|vitess/global|TOPO_GLOBAL_ROOT/TOPO_CELL_ROOT_PREFIX: global root 'vitess/global'",
       "VTORC_ADDRESSES|http://vtorc:16000|VTORC_ADDRESSES: 'http://vtorc:16000' is not host:port",
       "VTORC_ADDRESSES|vtorc|VTORC_ADDRESSES: 'vtorc' is not host:port",
-      "VTTABLET_GRPC_CA_FILE|/nonexistent/ca.pem|VTTABLET_GRPC_CA_FILE names /nonexistent/ca.pem, which is not a readable file"})
+      "VTTABLET_GRPC_CA_FILE|/nonexistent/ca.pem|VTTABLET_GRPC_CA_FILE names /nonexistent/ca.pem, which is not a readable file",
+      "POINTSMAN_PRIMARY_BACKEND|vtgate|POINTSMAN_PRIMARY_BACKEND must be auto, tablet or direct, got 'vtgate'"})
   void aBadValueIsAnErrorNamingTheVariable(String name, String value, String message) {
     Map<String, String> env = new HashMap<>(Map.of("MYSQL_USER", "pointsman"));
     env.put(name, value);

@@ -24,6 +24,7 @@ import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WorkflowSubType;
 import io.pointsman.engine.mysql.WorkflowType;
+import io.pointsman.engine.mysql.WriteScope;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.tablet.TabletFence;
 import io.pointsman.engine.primary.tablet.TabletPorts;
@@ -39,8 +40,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.SortedSet;
-import java.util.TreeSet;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -236,9 +235,10 @@ class TabletPortsTest {
 
   @Test
   void deniedTablesStopWritesThroughVtgateAndAllowingLetsThemThrough() {
-    SortedSet<String> corder = new TreeSet<>(List.of("corder"));
+    WriteScope corder = WriteScope.tables(List.of("corder"));
     try {
-      assertThat(ports.writeGate().deny(COMMERCE, corder, locks)).containsExactly("corder");
+      ports.writeGate().deny(COMMERCE, corder, locks, Duration.ofSeconds(10));
+      assertThat(ports.writeGate().denied(COMMERCE)).containsExactly("corder");
       assertThat(cluster.vtctldclientJson("GetShard", "commerce/0").path("shard").path("tablet_controls").toString())
           .contains("corder");
       // vtgate buffers the write through its buffer window, then fails it naming the denied table
@@ -246,7 +246,7 @@ class TabletPortsTest {
           "insert into corder(order_id, customer_id, sku, price) values (50, 1, 'SKU-DENIED', 1)"))
           .isInstanceOf(SQLException.class).hasMessageContaining("denied");
     } finally {
-      assertThat(ports.writeGate().allow(COMMERCE, corder, locks)).isEmpty();
+      ports.writeGate().allow(COMMERCE, corder, locks, Duration.ofSeconds(10));
     }
     assertThat(ports.writeGate().denied(COMMERCE)).isEmpty();
     await("writes to corder pass again").atMost(WAIT).ignoreExceptions().until(() -> {

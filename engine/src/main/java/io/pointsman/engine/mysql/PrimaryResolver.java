@@ -5,6 +5,7 @@ import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
 import io.pointsman.api.names.Shown;
+import io.pointsman.engine.topo.TabletAlias;
 import io.pointsman.engine.topo.TopoKeys;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Keyspace;
@@ -45,10 +46,25 @@ public final class PrimaryResolver {
    * @throws PointsmanException as {@link #resolve}
    */
   public Current resolveWithTerm(String keyspace, String shard) {
+    Keyspace ks = topo.getRequired(topo.keys().keyspace(Names.keyspace(keyspace))).value();
+    PrimaryTablet p = tablet(keyspace, shard);
+    return new Current(new PrimaryEndpoint(keyspace, shard, p.alias(), p.tablet().mysqlHostname(),
+        p.tablet().mysqlPort(), p.tablet().dbName(), ks.sidecarDb()), p.term());
+  }
+
+  /** A shard's primary tablet record, its alias and its term, from one read of the Shard record. */
+  public record PrimaryTablet(TabletAlias alias, Tablet tablet, PrimaryTerm term) {}
+
+  /**
+   * The primary tablet of {@code keyspace/shard} as its records say, whatever serves it (a vttablet's
+   * record may have no MySQL address pointsman could use).
+   *
+   * @throws PointsmanException as {@link #resolve}
+   */
+  public PrimaryTablet tablet(String keyspace, String shard) {
     Names.keyspace(keyspace);
     Names.shard(shard);
     TopoKeys keys = topo.keys();
-    Keyspace ks = topo.getRequired(keys.keyspace(keyspace)).value();
     Shard s = topo.getRequired(keys.shard(keyspace, shard)).value();
     if (s.primaryAlias() == null) {
       throw PointsmanException.failedPrecondition("shard " + keyspace + "/" + shard + " has no primary");
@@ -63,8 +79,7 @@ public final class PrimaryResolver {
       throw PointsmanException.failedPrecondition("primary " + s.primaryAlias() + " of " + keyspace + "/" + shard
           + " is a " + tablet.type() + " tablet; a reparent may be in progress");
     }
-    return new Current(new PrimaryEndpoint(keyspace, shard, s.primaryAlias(), tablet.mysqlHostname(),
-        tablet.mysqlPort(), tablet.dbName(), ks.sidecarDb()),
+    return new PrimaryTablet(s.primaryAlias(), tablet,
         new PrimaryTerm(s.primaryAlias().toString(), s.primaryTermStartTime()));
   }
 

@@ -2,6 +2,7 @@ package io.pointsman.engine.primary;
 
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.mysql.Journal;
+import io.pointsman.engine.mysql.JournalTimes.JournalTime;
 import java.util.Optional;
 
 /**
@@ -20,4 +21,10 @@ public interface JournalsPort {
 
   /** The journal with this id, if one was written. */
   Optional<Journal> read(ShardRef source, long id);
+
+  /**
+   * When pointsman wrote the journal, and how long ago, by the primary's clock; empty when it did
+   * not record it (Vitess wrote it, or it is not there).
+   */
+  Optional<JournalTime> writtenAt(ShardRef source, long id);
 }

@@ -1,6 +1,7 @@
 package io.pointsman.engine.primary;
 
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.SavedStream;
 import io.pointsman.engine.mysql.NewStream;
 import io.pointsman.engine.mysql.Stream;
 import java.util.Collection;
@@ -15,6 +16,21 @@ public interface StreamsPort {
 
   /** The workflow's streams on the shard's primary, by id; empty when it has none there. */
   List<Stream> read(ShardRef shard, String workflow);
+
+  /** Every workflow's streams on the shard's primary (in its database), by id. */
+  List<Stream> readAll(ShardRef shard);
+
+  /** The workflow's streams as they are now, to be put back by {@link #restore}. */
+  List<SavedStream> save(ShardRef shard, String workflow);
+
+  /**
+   * Makes the workflow's streams the saved ones again: streams of that name not saved go, saved ones
+   * come back with their source, position, state and message. Idempotent.
+   */
+  void restore(ShardRef shard, String workflow, List<SavedStream> saved, LockSet locks);
+
+  /** Replaces the workflow's streams with new ones (reverse streams at a position); returns their ids. */
+  List<Integer> replace(ShardRef shard, String workflow, List<NewStream> streams, LockSet locks);
 
   /** Stops the workflow's streams with a message; returns how many streams the workflow has there. */
   int stop(ShardRef shard, String workflow, String message, LockSet locks);

@@ -7,9 +7,10 @@ import io.pointsman.api.model.StreamRef;
 import io.pointsman.api.names.Names;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.Journal;
-import io.pointsman.engine.mysql.PrimaryResolver;
 import io.pointsman.engine.mysql.Stream;
-import io.pointsman.engine.mysql.VReplicationStreams;
+import io.pointsman.engine.primary.PrimaryPorts;
+import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.primary.StreamsPort;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.Shard;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
  * Vitess's buildTrafficSwitcher: finds the workflow's streams on the target keyspace's primaries
@@ -33,13 +35,12 @@ public final class MigrationReader {
           .thenComparing(Comparator.naturalOrder());
 
   private final TopologyStore store;
-  private final PrimaryResolver primaries;
-  private final VReplicationStreams streams;
+  private final Function<ShardRef, PrimaryPorts> primaries;
 
-  public MigrationReader(TopologyStore store, PrimaryResolver primaries, VReplicationStreams streams) {
+  /** @param primaries what serves each shard's primary (vttablet's RPCs or its MySQL) */
+  public MigrationReader(TopologyStore store, Function<ShardRef, PrimaryPorts> primaries) {
     this.store = store;
     this.primaries = primaries;
-    this.streams = streams;
   }
 
   public MigrationInfo read(String targetKeyspace, String workflow) {
@@ -83,7 +84,7 @@ public final class MigrationReader {
       if (record.primaryAlias() == null) {
         continue; // a shard without a primary cannot run streams
       }
-      List<Stream> found = streams.read(primaries.resolve(targetKeyspace, shard), workflow);
+      List<Stream> found = streams(targetKeyspace, shard).read(new ShardRef(targetKeyspace, shard), workflow);
       all.addAll(found);
       for (Stream s : found) {
         BinlogSource src = s.source();
@@ -112,5 +113,9 @@ public final class MigrationReader {
     return new Scan(new MigrationInfo(workflow, sourceKeyspace, targetKeyspace, type, List.copyOf(tables),
         List.copyOf(sourceShards), targetShards, refs, Journal.migrationId(targetKeyspace, idsByShard), frozen),
         List.copyOf(all));
+  }
+
+  private StreamsPort streams(String keyspace, String shard) {
+    return primaries.apply(new ShardRef(keyspace, shard)).streams();
   }
 }

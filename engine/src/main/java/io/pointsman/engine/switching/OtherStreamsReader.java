@@ -1,15 +1,17 @@
 package io.pointsman.engine.switching;
 
 import io.pointsman.api.model.MigrationInfo;
-import io.pointsman.engine.mysql.PrimaryResolver;
 import io.pointsman.engine.mysql.Stream;
-import io.pointsman.engine.mysql.VReplicationStreams;
+import io.pointsman.engine.primary.PrimaryPorts;
+import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.primary.StreamsPort;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.Versioned;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.VSchema;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Reads the streams of every workflow where a Reshard step would strand them, and has
@@ -17,13 +19,12 @@ import java.util.List;
  */
 public final class OtherStreamsReader {
   private final TopologyStore store;
-  private final PrimaryResolver primaries;
-  private final VReplicationStreams streams;
+  private final Function<ShardRef, PrimaryPorts> primaries;
 
-  public OtherStreamsReader(TopologyStore store, PrimaryResolver primaries, VReplicationStreams streams) {
+  /** @param primaries what serves each shard's primary (vttablet's RPCs or its MySQL) */
+  public OtherStreamsReader(TopologyStore store, Function<ShardRef, PrimaryPorts> primaries) {
     this.store = store;
     this.primaries = primaries;
-    this.streams = streams;
   }
 
   /** Refuses switching the writes of Reshard {@code w} while other workflows run on its source shards. */
@@ -53,9 +54,13 @@ public final class OtherStreamsReader {
       return List.of(); // a shard without a primary runs no streams
     }
     List<OtherWorkflowStreams.Located> out = new ArrayList<>();
-    for (Stream s : streams.readAll(primaries.resolve(keyspace, shard))) {
+    for (Stream s : streams(keyspace, shard).readAll(new ShardRef(keyspace, shard))) {
       out.add(new OtherWorkflowStreams.Located(keyspace, shard, s));
     }
     return out;
+  }
+
+  private StreamsPort streams(String keyspace, String shard) {
+    return primaries.apply(new ShardRef(keyspace, shard)).streams();
   }
 }

@@ -76,7 +76,8 @@ public final class TabletProtos {
           s.getMessage(),
           s.getRowsCopied(),
           s.hasTimeUpdated() ? instant(s.getTimeUpdated()) : null,
-          s.hasTransactionTimestamp() ? instant(s.getTransactionTimestamp()) : null));
+          s.hasTransactionTimestamp() ? instant(s.getTransactionTimestamp()) : null,
+          s.hasTimeHeartbeat() ? instant(s.getTimeHeartbeat()) : null));
     }
     return new VReplicationWorkflow(r.getWorkflow(), r.getDbName(), r.getCells(), types,
         workflowType(r.getWorkflowTypeValue()), workflowSubType(r.getWorkflowSubTypeValue()), streams);

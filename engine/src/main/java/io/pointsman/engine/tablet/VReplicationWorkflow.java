@@ -45,6 +45,8 @@ public record VReplicationWorkflow(
    * @param rowsCopied rows copied in the copy phase
    * @param timeUpdated when the stream last recorded progress; null if never
    * @param transactionTimestamp commit time of the last source transaction applied; null if none
+   * @param timeHeartbeat when the stream last saw a heartbeat from its source; null if never (an idle
+   *     source sends only heartbeats, and its lag is measured from them)
    */
   public record Stream(
       int id,
@@ -55,5 +57,6 @@ public record VReplicationWorkflow(
       String message,
       long rowsCopied,
       Instant timeUpdated,
-      Instant transactionTimestamp) {}
+      Instant transactionTimestamp,
+      Instant timeHeartbeat) {}
 }

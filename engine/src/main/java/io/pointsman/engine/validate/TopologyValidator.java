@@ -14,8 +14,9 @@ import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.lock.LockContents;
-import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
+import io.pointsman.engine.primary.PrimaryPorts;
+import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.switching.MigrationReader;
 import io.pointsman.engine.switching.TopologySwitcher;
 import io.pointsman.engine.topo.TopoKeys;
@@ -145,7 +146,7 @@ public final class TopologyValidator {
 
   private Optional<MigrationInfo> readMigration(String targetKeyspace, String workflow) {
     try {
-      return Optional.of(new MigrationReader(store, services.primaries(), services.streams())
+      return Optional.of(new MigrationReader(store, services::primary)
           .read(targetKeyspace, workflow));
     } catch (PointsmanException e) {
       if (e.code() == ErrorCode.NOT_FOUND) {
@@ -240,7 +241,8 @@ public final class TopologyValidator {
   private Map<String, Set<String>> barriers(String keyspace, List<String> shards) {
     Map<String, Set<String>> out = new TreeMap<>();
     for (String shard : shards) {
-      out.put(shard, services.barrier().deniedTables(primary(keyspace, shard)));
+      ShardRef ref = new ShardRef(keyspace, shard);
+      out.put(shard, services.primary(ref).writeGate().denied(ref));
     }
     return out;
   }
@@ -360,7 +362,8 @@ public final class TopologyValidator {
     int forward = 0;
     int frozen = 0;
     for (String shard : info.targetShards()) {
-      for (Stream s : services.streams().read(primary(info.targetKeyspace(), shard), info.workflow())) {
+      ShardRef target = new ShardRef(info.targetKeyspace(), shard);
+      for (Stream s : services.primary(target).streams().read(target, info.workflow())) {
         forward++;
         if (s.isFrozen()) {
           frozen++;
@@ -379,14 +382,15 @@ public final class TopologyValidator {
     int reverseFrozen = 0;
     boolean journal = false;
     for (String shard : info.sourceShards()) {
-      PrimaryEndpoint ep = primary(info.sourceKeyspace(), shard);
-      for (Stream s : services.streams().read(ep, info.reverseWorkflow())) {
+      ShardRef source = new ShardRef(info.sourceKeyspace(), shard);
+      PrimaryPorts ep = services.primary(source);
+      for (Stream s : ep.streams().read(source, info.reverseWorkflow())) {
         reverse++;
         if (s.isFrozen()) {
           reverseFrozen++;
         }
       }
-      journal |= services.journals().read(ep, info.migrationId()).isPresent();
+      journal |= ep.journals().read(source, info.migrationId()).isPresent();
     }
     if (writesSwitched && !journal) {
       out.add(new Violation("JOURNAL_MISSING", "writes are switched but no source primary has journal "
@@ -409,10 +413,6 @@ public final class TopologyValidator {
     }
     return forward + " streams (" + frozen + " FROZEN), " + reverse + " reverse (" + reverseFrozen + " FROZEN)"
         + (journal ? ", journal" : "");
-  }
-
-  private PrimaryEndpoint primary(String keyspace, String shard) {
-    return services.primaries().resolve(keyspace, shard);
   }
 
   // ---- locks ---------------------------------------------------------------------------------

@@ -13,7 +13,13 @@ import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.tablet.TabletQueryResult;
 import io.pointsman.engine.tablet.VReplicationStatements;
 import java.util.Objects;
+import io.pointsman.engine.mysql.JournalTimes.JournalTime;
+import io.pointsman.engine.tablet.DbaQuery;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@link JournalsPort} on vttablets: VReplicationExec on {@code _vt.resharding_journal}, as vtctld
@@ -21,9 +27,13 @@ import java.util.Optional;
  * counterpart is {@link io.pointsman.engine.mysql.ReshardingJournals}.
  */
 public final class TabletJournals implements JournalsPort {
+  /** When pointsman wrote each journal, next to its fence table. */
+  static final String TIMES = TabletFence.DATABASE + ".journal_time";
+
   private final TabletManagerClient client;
   private final TabletPrimaries primaries;
   private final FencePort fence;
+  private final Set<String> timesReady = ConcurrentHashMap.newKeySet();
 
   public TabletJournals(TabletManagerClient client, TabletPrimaries primaries, FencePort fence) {
     this.client = Objects.requireNonNull(client, "client");
@@ -49,7 +59,42 @@ public final class TabletJournals implements JournalsPort {
             + journal.id() + ", " + sqlString(p.dbName()) + ", " + sqlString(encoded) + ")").rowsAffected(),
         () -> read(p, journal.id()).map(journal::equals).orElse(false),
         () -> 1L);
+    stamp(p, journal.id());
     return true;
+  }
+
+  @Override
+  public Optional<JournalTime> writtenAt(ShardRef source, long id) {
+    TabletPrimary p = primaries.resolve(source);
+    ensureTimes(p);
+    TabletQueryResult r = client.executeFetchAsDba(p.endpoint(), DbaQuery.of("select written_at, unix_timestamp() - written_at"
+        + " from " + TIMES + " where id = " + id));
+    if (r.rows().isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new JournalTime(Instant.ofEpochSecond(Long.parseLong(r.rows().get(0).get(0))),
+        Duration.ofSeconds(Math.max(0, Long.parseLong(r.rows().get(0).get(1))))));
+  }
+
+  /**
+   * Records when the journal was written, by the primary's clock, in pointsman's own database (the
+   * journal grace reads it); a retry keeps the first time. Not in the journal's transaction, which
+   * vttablet runs: a crash between the two leaves the journal without a time, read as Vitess's.
+   */
+  private void stamp(TabletPrimary p, long id) {
+    ensureTimes(p);
+    client.executeFetchAsDba(p.endpoint(), DbaQuery.of("insert ignore into " + TIMES
+        + " (id, written_at) values (" + id + ", unix_timestamp())"));
+  }
+
+  private void ensureTimes(TabletPrimary p) {
+    if (timesReady.contains(p.endpoint().address())) {
+      return;
+    }
+    client.executeFetchAsDba(p.endpoint(), DbaQuery.of("create database if not exists " + TabletFence.DATABASE));
+    client.executeFetchAsDba(p.endpoint(), DbaQuery.of("create table if not exists " + TIMES
+        + " (id bigint not null, written_at bigint not null, primary key (id)) engine = InnoDB"));
+    timesReady.add(p.endpoint().address());
   }
 
   @Override

@@ -4,7 +4,9 @@ import io.pointsman.engine.lock.LockService;
 import io.pointsman.engine.primary.FencePort;
 import io.pointsman.engine.primary.JournalsPort;
 import io.pointsman.engine.primary.PositionsPort;
+import io.pointsman.engine.primary.PrimaryPorts;
 import io.pointsman.engine.primary.StreamsPort;
+import io.pointsman.engine.primary.TablesPort;
 import io.pointsman.engine.primary.WriteGatePort;
 import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.topo.TopologyStore;
@@ -18,7 +20,8 @@ public record TabletPorts(
     StreamsPort streams,
     PositionsPort positions,
     JournalsPort journals,
-    WriteGatePort writeGate) {
+    WriteGatePort writeGate,
+    TablesPort tables) {
 
   /**
    * @param locks asked before each fence raise whether the locks are still held; empty to rely on
@@ -31,6 +34,12 @@ public record TabletPorts(
         new TabletStreams(client, primaries, fence, Clock.systemUTC()),
         new TabletPositions(client, primaries),
         new TabletJournals(client, primaries, fence),
-        new TabletWriteGate(topo, client, primaries, fence));
+        new TabletWriteGate(topo, client, primaries, fence),
+        new TabletTables(client, primaries, fence));
+  }
+
+  /** The ports a switch uses, as one {@link PrimaryPorts}. */
+  public PrimaryPorts ports() {
+    return new PrimaryPorts(streams, positions, journals, writeGate, tables);
   }
 }

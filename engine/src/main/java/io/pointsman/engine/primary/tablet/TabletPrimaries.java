@@ -9,6 +9,7 @@ import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.Tablet;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Finds a shard's primary tablet as vtctld does: Shard {@code primary_alias} → Tablet record →
@@ -55,13 +56,15 @@ public final class TabletPrimaries {
     return new TabletPrimary(shard, new TabletEndpoint(s.primaryAlias(), t.hostname(), grpc), t.dbName());
   }
 
-  /** Whether the shard's primary record carries a gRPC port, i.e. the tablet adapters can serve it. */
-  public boolean servesGrpc(ShardRef shard) {
+  /**
+   * Whether the shard's primary record carries a gRPC port, i.e. the tablet adapters can serve it;
+   * empty when the shard, its primary or the primary's record is not there.
+   */
+  public Optional<Boolean> servesGrpc(ShardRef shard) {
     TopoKeys keys = topo.keys();
     return topo.get(keys.shard(shard.keyspace(), shard.shard()))
         .map(v -> v.value().primaryAlias())
         .flatMap(alias -> topo.get(keys.tablet(alias)))
-        .map(v -> v.value().portMap().containsKey(GRPC_PORT))
-        .orElse(false);
+        .map(v -> v.value().portMap().containsKey(GRPC_PORT));
   }
 }

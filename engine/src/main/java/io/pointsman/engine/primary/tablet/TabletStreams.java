@@ -5,6 +5,7 @@ import static io.pointsman.engine.tablet.VReplicationStatements.sqlString;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.SavedStream;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
 import io.pointsman.engine.mysql.NewStream;
@@ -54,6 +55,96 @@ public final class TabletStreams implements StreamsPort {
   public List<Stream> read(ShardRef shard, String workflow) {
     Names.workflow(workflow);
     return read(primaries.resolve(shard), workflow);
+  }
+
+  @Override
+  public List<Stream> readAll(ShardRef shard) {
+    TabletPrimary p = primaries.resolve(shard);
+    TabletQueryResult names = client.vreplicationExec(p.endpoint(),
+        "select distinct workflow from _vt.vreplication where db_name = " + sqlString(p.dbName()));
+    List<Stream> out = new ArrayList<>();
+    for (List<String> row : names.rows()) {
+      out.addAll(read(p, row.get(0)));
+    }
+    out.sort(java.util.Comparator.comparingInt(Stream::id));
+    return out;
+  }
+
+  @Override
+  public List<SavedStream> save(ShardRef shard, String workflow) {
+    Names.workflow(workflow);
+    TabletPrimary p = primaries.resolve(shard);
+    TabletQueryResult r = client.vreplicationExec(p.endpoint(), "select " + SAVED_COLUMNS
+        + " from _vt.vreplication where db_name = " + sqlString(p.dbName()) + " and workflow = " + sqlString(workflow));
+    List<SavedStream> out = new ArrayList<>();
+    for (int i = 0; i < r.rows().size(); i++) {
+      out.add(new SavedStream(shard.shard(), Long.parseLong(r.value(i, "id")), r.value(i, "workflow"),
+          r.value(i, "source"), r.value(i, "pos"), r.value(i, "stop_pos"), number(r.value(i, "max_tps")),
+          number(r.value(i, "max_replication_lag")), r.value(i, "cell"), r.value(i, "tablet_types"),
+          number(r.value(i, "time_updated")), number(r.value(i, "transaction_timestamp")), r.value(i, "state"),
+          r.value(i, "message"), r.value(i, "db_name"), (int) number(r.value(i, "workflow_type")),
+          (int) number(r.value(i, "workflow_sub_type")), r.value(i, "options")));
+    }
+    out.sort(java.util.Comparator.comparingLong(SavedStream::id));
+    return out;
+  }
+
+  /**
+   * Deletes the workflow's streams, then inserts the saved ones through VReplicationExec, so that
+   * vttablet starts or leaves them as their saved state says. Unlike the direct-MySQL restore the
+   * streams get new ids (vttablet assigns them); nothing pointsman keeps refers to a reverse stream's id.
+   */
+  @Override
+  public void restore(ShardRef shard, String workflow, List<SavedStream> saved, LockSet locks) {
+    Names.workflow(workflow);
+    TabletPrimary p = primaries.resolve(shard);
+    for (SavedStream s : saved) {
+      if (!s.workflow().equals(workflow) || !s.dbName().equals(p.dbName())) {
+        throw PointsmanException.invalidArgument("saved stream " + s.id() + " of " + s.workflow() + " in "
+            + s.dbName() + " does not belong to " + workflow + " on " + p);
+      }
+    }
+    if (sameStreams(read(p, workflow), saved)) {
+      return;
+    }
+    delete(shard, workflow, locks);
+    fence.raise(shard, locks, "restoring the streams of workflow " + workflow);
+    for (SavedStream s : saved) {
+      Set<Integer> before = read(p, workflow).stream().map(Stream::id).collect(Collectors.toSet());
+      Outcomes.settle("restoring stream " + s.id() + " of " + workflow + " on " + p,
+          () -> client.vreplicationExec(p.endpoint(), insertStatement(s)).insertId(),
+          () -> read(p, workflow).stream().anyMatch(st -> !before.contains(st.id())
+              && st.pos().encode().equals(s.pos() == null ? "" : s.pos())),
+          () -> 0L);
+    }
+  }
+
+  /** Whether the streams there are the saved ones already (a rerun of a restore that finished). */
+  private static boolean sameStreams(List<Stream> now, List<SavedStream> saved) {
+    if (now.size() != saved.size()) {
+      return false;
+    }
+    List<String> a = now.stream().map(st -> SidecarText.encodeSource(st.source()) + "@" + st.pos().encode()).sorted().toList();
+    List<String> b = saved.stream().map(st -> SidecarText.encodeSource(SidecarText.decodeSource("saved stream " + st.id(),
+        st.source())) + "@" + Position.parse(st.pos() == null ? "" : st.pos()).encode()).sorted().toList();
+    return a.equals(b);
+  }
+
+  /**
+   * As vtctld replaces reverse streams on a rerun: the workflow's streams go, then the new ones are
+   * inserted. Two steps, not one transaction as on direct MySQL; a retry after a failure between
+   * them finds no streams of the workflow and inserts them all.
+   */
+  @Override
+  public List<Integer> replace(ShardRef shard, String workflow, List<NewStream> streams, LockSet locks) {
+    Names.workflow(workflow);
+    for (NewStream s : streams) {
+      if (!s.workflow().equals(workflow)) {
+        throw PointsmanException.invalidArgument("a stream of " + s.workflow() + " cannot replace the streams of " + workflow);
+      }
+    }
+    delete(shard, workflow, locks);
+    return insert(shard, streams, locks);
   }
 
   @Override
@@ -169,6 +260,31 @@ public final class TabletStreams implements StreamsPort {
     return existing;
   }
 
+  /** The columns a {@link SavedStream} keeps, as {@link io.pointsman.engine.mysql.SavedStreams} reads them. */
+  private static final String SAVED_COLUMNS = "id, workflow, source, pos, stop_pos, max_tps, max_replication_lag, cell,"
+      + " tablet_types, time_updated, transaction_timestamp, state, message, db_name, workflow_type,"
+      + " workflow_sub_type, options";
+
+  private String insertStatement(SavedStream s) {
+    return "insert into _vt.vreplication (workflow, source, pos, stop_pos, max_tps, max_replication_lag, cell, "
+        + "tablet_types, time_updated, transaction_timestamp, state, message, db_name, workflow_type, "
+        + "workflow_sub_type, options) values (" + sqlString(s.workflow()) + ", " + sqlString(s.source()) + ", "
+        + sqlString(s.pos() == null ? "" : s.pos()) + ", " + (s.stopPos() == null ? "null" : sqlString(s.stopPos()))
+        + ", " + s.maxTps() + ", " + s.maxReplicationLag() + ", " + sqlString(nullToEmpty(s.cell())) + ", "
+        + sqlString(nullToEmpty(s.tabletTypes())) + ", " + clock.instant().getEpochSecond() + ", "
+        + s.transactionTimestamp() + ", " + sqlString(s.state()) + ", " + sqlString(nullToEmpty(s.message())) + ", "
+        + sqlString(s.dbName()) + ", " + s.workflowType() + ", " + s.workflowSubType() + ", "
+        + sqlString(s.options() == null || s.options().isEmpty() ? "{}" : s.options()) + ")";
+  }
+
+  private static long number(String column) {
+    return column == null || column.isEmpty() ? 0 : Long.parseLong(column);
+  }
+
+  private static String nullToEmpty(String s) {
+    return s == null ? "" : s;
+  }
+
   private Stream newStream(TabletPrimary p, NewStream wanted, Set<Integer> before) {
     Set<Integer> seen = new HashSet<>(before);
     return read(p, wanted.workflow()).stream()
@@ -194,8 +310,8 @@ public final class TabletStreams implements StreamsPort {
   }
 
   /**
-   * The engine's {@link Stream} from ReadVReplicationWorkflow. The response has no heartbeat time
-   * pointsman reads (EPOCH here) and no copy state, which is read from {@code _vt.copy_state}.
+   * The engine's {@link Stream} from ReadVReplicationWorkflow. The response has no copy state,
+   * which is read from {@code _vt.copy_state}, and no options (the workflow's, "{}" here).
    */
   private static List<Stream> streams(TabletManagerClient client, TabletPrimary p, VReplicationWorkflow wf) {
     Set<Integer> copying = StreamRows.copying(client, p, wf.streams().stream().map(VReplicationWorkflow.Stream::id).toList());
@@ -205,7 +321,7 @@ public final class TabletStreams implements StreamsPort {
     for (VReplicationWorkflow.Stream s : wf.streams()) {
       out.add(new Stream(s.id(), wf.workflow(), s.source(), Position.parse(s.position()), Position.parse(s.stopPosition()),
           s.state(), s.message(), wf.dbName(), wf.cells(), tabletTypes, orEpoch(s.timeUpdated()),
-          orEpoch(s.transactionTimestamp()), Instant.EPOCH, s.rowsCopied(), wf.type(), wf.subType(), "{}",
+          orEpoch(s.transactionTimestamp()), orEpoch(s.timeHeartbeat()), s.rowsCopied(), wf.type(), wf.subType(), "{}",
           copying.contains(s.id())));
     }
     return out;

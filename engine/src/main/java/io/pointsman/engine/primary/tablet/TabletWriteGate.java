@@ -4,26 +4,34 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.TabletType;
-import io.pointsman.api.names.Names;
+import io.pointsman.engine.mysql.SqlIdentifiers;
+import io.pointsman.engine.mysql.WriteScope;
 import io.pointsman.engine.primary.FencePort;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.WriteGatePort;
+import io.pointsman.engine.tablet.DbaQuery;
 import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.topo.RecordKey;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Shard;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
- * {@link WriteGatePort} on real Vitess, as vtctld stops MoveTables writes: the shard record's denied
- * tables for PRIMARY (written under the caller's locks), then RefreshState so the primary enforces
- * them; the result is the shard record read back. RefreshState only makes the tablet re-read the
- * topology, so repeating it after an unknown outcome changes nothing but that. The direct-MySQL
- * counterpart is {@link io.pointsman.engine.mysql.WriteBarrier} (deny triggers).
+ * {@link WriteGatePort} on real Vitess, as vtctld stops and allows writes. Tables (MoveTables): the
+ * shard record's PRIMARY denied tables, written under the caller's locks, then RefreshState so the
+ * primary enforces them, and on a deny {@code LOCK TABLES ... READ} through ExecuteFetchAsDba, which
+ * returns once the writes that passed the tablet's check before it re-read its state have committed
+ * (the lock goes with the call's connection). The whole database (Reshard): the caller has disabled
+ * the shard's PRIMARY query service in SrvKeyspace; here the primary is told to re-read it.
+ * RefreshState only makes the tablet re-read the topology, so repeating it after an unknown outcome
+ * changes nothing but that. The direct-MySQL counterpart is
+ * {@link io.pointsman.engine.mysql.WriteBarrier} (deny triggers).
  */
 public final class TabletWriteGate implements WriteGatePort {
   private final TopologyStore topo;
@@ -39,13 +47,21 @@ public final class TabletWriteGate implements WriteGatePort {
   }
 
   @Override
-  public SortedSet<String> deny(ShardRef shard, SortedSet<String> tables, LockSet locks) {
-    return change(shard, tables, false, locks);
+  public Duration deny(ShardRef shard, WriteScope scope, LockSet locks, Duration drainTimeout) {
+    long start = System.nanoTime();
+    change(shard, scope, false, locks);
+    if (scope instanceof WriteScope.Tables t) {
+      TabletPrimary p = primaries.resolve(shard);
+      String tables = t.names().stream().map(n -> SqlIdentifiers.table(n) + " read").collect(Collectors.joining(", "));
+      client.executeFetchAsDba(p.endpoint(), new DbaQuery("lock tables " + tables, p.dbName(),
+          DbaQuery.DEFAULT_MAX_ROWS, false, false));
+    }
+    return Duration.ofNanos(System.nanoTime() - start);
   }
 
   @Override
-  public SortedSet<String> allow(ShardRef shard, SortedSet<String> tables, LockSet locks) {
-    return change(shard, tables, true, locks);
+  public void allow(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    change(shard, scope, true, locks);
   }
 
   @Override
@@ -53,15 +69,24 @@ public final class TabletWriteGate implements WriteGatePort {
     return deniedIn(topo.getRequired(key(shard)).value());
   }
 
-  private SortedSet<String> change(ShardRef shard, SortedSet<String> tables, boolean remove, LockSet locks) {
-    if (tables == null || tables.isEmpty()) {
-      throw PointsmanException.invalidArgument("no tables given to " + (remove ? "allow" : "deny") + " writes to on " + shard);
-    }
-    tables.forEach(Names::table);
-    String action = (remove ? "allowing" : "denying") + " writes to " + tables;
+  private void change(ShardRef shard, WriteScope scope, boolean allow, LockSet locks) {
+    String action = (allow ? "allowing" : "denying") + " writes to " + scope;
     fence.raise(shard, locks, action);
-    List<String> list = List.copyOf(tables);
-    Shard after = topo.update(key(shard), s -> s.withDeniedTables(TabletType.PRIMARY, list, remove), locks).value();
+    if (scope instanceof WriteScope.Tables t) {
+      List<String> list = List.copyOf(t.names());
+      Shard after = topo.update(key(shard), s -> s.withDeniedTables(TabletType.PRIMARY, list, allow), locks).value();
+      SortedSet<String> denied = deniedIn(after);
+      boolean done = allow ? Collections.disjoint(denied, t.names()) : denied.containsAll(t.names());
+      if (!done) {
+        throw PointsmanException.internal(action + " on " + shard + ": the shard record shows denied tables " + denied,
+            null);
+      }
+    }
+    refresh(shard);
+  }
+
+  @Override
+  public void refresh(ShardRef shard) {
     TabletPrimary p = primaries.resolve(shard);
     try {
       client.refreshState(p.endpoint());
@@ -71,12 +96,6 @@ public final class TabletWriteGate implements WriteGatePort {
       }
       client.refreshState(p.endpoint());
     }
-    SortedSet<String> denied = deniedIn(after);
-    boolean done = remove ? Collections.disjoint(denied, tables) : denied.containsAll(tables);
-    if (!done) {
-      throw PointsmanException.internal(action + " on " + shard + ": the shard record shows denied tables " + denied, null);
-    }
-    return denied;
   }
 
   private RecordKey<Shard> key(ShardRef shard) {

@@ -1,0 +1,78 @@
+package io.pointsman.engine.primary.tablet;
+
+import static io.pointsman.engine.tablet.VReplicationStatements.sqlString;
+
+import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.names.Names;
+import io.pointsman.engine.mysql.SqlIdentifiers;
+import io.pointsman.engine.mysql.TableDrops;
+import io.pointsman.engine.primary.FencePort;
+import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.primary.TablesPort;
+import io.pointsman.engine.tablet.DbaQuery;
+import io.pointsman.engine.tablet.TabletManagerClient;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
+
+/**
+ * {@link TablesPort} on vttablets, as vtctld's Complete removes a MoveTables' source tables: one
+ * ExecuteFetchAsDba statement per table (the tablet takes no more), each after the fence, with the
+ * tablet told to reload its schema. A table already gone is skipped, so a rerun drops nothing twice.
+ * Unlike vtctld it does not turn foreign key checks off: DbaQuery has no such setting yet, so
+ * moved tables that reference each other must be dropped children first.
+ */
+public final class TabletTables implements TablesPort {
+  private final TabletManagerClient client;
+  private final TabletPrimaries primaries;
+  private final FencePort fence;
+
+  public TabletTables(TabletManagerClient client, TabletPrimaries primaries, FencePort fence) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.primaries = Objects.requireNonNull(primaries, "primaries");
+    this.fence = Objects.requireNonNull(fence, "fence");
+  }
+
+  @Override
+  public List<String> baseTables(ShardRef shard) {
+    return baseTables(primaries.resolve(shard));
+  }
+
+  @Override
+  public List<String> drop(ShardRef shard, Collection<String> tables, LockSet locks) {
+    return run(shard, tables, locks, false);
+  }
+
+  @Override
+  public List<String> rename(ShardRef shard, Collection<String> tables, LockSet locks) {
+    return run(shard, tables, locks, true);
+  }
+
+  private List<String> run(ShardRef shard, Collection<String> tables, LockSet locks, boolean rename) {
+    TabletPrimary p = primaries.resolve(shard);
+    TreeSet<String> wanted = new TreeSet<>();
+    tables.forEach(t -> wanted.add(Names.table(t)));
+    List<String> existing = baseTables(p);
+    List<String> done = new ArrayList<>();
+    for (String table : wanted) {
+      if (!existing.contains(table)) {
+        continue;
+      }
+      fence.raise(shard, locks, (rename ? "renaming" : "dropping") + " table " + table);
+      String sql = rename
+          ? "rename table " + SqlIdentifiers.table(table) + " to " + SqlIdentifiers.table(TableDrops.renamedName(table))
+          : "drop table if exists " + SqlIdentifiers.table(table);
+      client.executeFetchAsDba(p.endpoint(), new DbaQuery(sql, p.dbName(), DbaQuery.DEFAULT_MAX_ROWS, false, true));
+      done.add(table);
+    }
+    return done;
+  }
+
+  private List<String> baseTables(TabletPrimary p) {
+    return client.executeFetchAsDba(p.endpoint(), DbaQuery.of("select table_name from information_schema.tables"
+        + " where table_schema = " + sqlString(p.dbName()) + " and table_type = 'BASE TABLE' order by table_name"))
+        .rows().stream().map(r -> r.get(0)).toList();
+  }
+}

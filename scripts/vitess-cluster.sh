@@ -328,7 +328,16 @@ _vc_start_all() {
   for ks in $(_vc_keyspaces); do
     vtctldclient_cmd GetKeyspace "$ks" >/dev/null 2>&1 || vtctldclient_cmd CreateKeyspace "$ks" >/dev/null || return 1
   done
-  _vc_trace "vtctld up, cell and keyspaces created"
+  # shards in the order the spec lists them: a shard created while an overlapping one serves does not
+  # serve (Vitess's rule), so "…:customer:0 …:customer:-80 …:customer:80-" is a Reshard's starting point
+  local created=" "
+  for w in $POINTSMAN_VITESS_TABLETS_SPEC; do
+    IFS=: read -r uid ks shard ttype <<<"$w"
+    case "$created" in *" $ks/$shard "*) continue ;; esac
+    vtctldclient_cmd GetShard "$ks/$shard" >/dev/null 2>&1 || vtctldclient_cmd CreateShard -- "$ks/$shard" >/dev/null || return 1
+    created="$created$ks/$shard "
+  done
+  _vc_trace "vtctld up, cell, keyspaces and shards created"
 
   for w in $POINTSMAN_VITESS_TABLETS_SPEC; do
     IFS=: read -r uid ks shard ttype <<<"$w"; ttype=${ttype:-primary}

@@ -278,7 +278,12 @@ public final class VitessCluster implements AutoCloseable {
    * {@code copy_states}, ...
    */
   public List<JsonNode> moveTablesStreams(String targetKeyspace, String workflow) {
-    JsonNode show = vtctldclientJson("MoveTables", "--workflow", workflow, "--target-keyspace", targetKeyspace,
+    return workflowStreams("MoveTables", targetKeyspace, workflow);
+  }
+
+  /** The same for a workflow of the given vtctldclient command ({@code MoveTables} or {@code Reshard}). */
+  public List<JsonNode> workflowStreams(String command, String targetKeyspace, String workflow) {
+    JsonNode show = vtctldclientJson(command, "--workflow", workflow, "--target-keyspace", targetKeyspace,
         "show", "--include-logs=false");
     List<JsonNode> streams = new ArrayList<>();
     for (JsonNode wf : show.path("workflows")) {

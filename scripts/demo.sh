@@ -7,11 +7,21 @@
 #   ./scripts/demo.sh                  the demo
 #   ./scripts/demo.sh --rate 100       heavier load (inserts per second)
 #   ./scripts/demo.sh --playground     sandbox and dev mode only, left running for the CLI until Ctrl-C
+#   ./scripts/demo.sh --vitess         the same switches on a real Vitess 24 cluster (scripts/vitess-demo.sh;
+#                                      builds the Vitess binaries once, about 15 minutes on a cold machine)
+#   ./scripts/demo.sh --sandbox        the sandbox demo (the default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/services.sh
 ensure_packages
 echo "Building pointsman (mvn -B -q install -DskipTests) ..."
 mvn -B -q install -DskipTests
+if [ "${1:-}" = --vitess ]; then
+  shift
+  source scripts/vitess.sh
+  ensure_vitess_binaries >/dev/null
+  exec scripts/vitess-demo.sh "$@"
+fi
+[ "${1:-}" = --sandbox ] && shift
 jar=$(ls demo/target/pointsman-demo-*.jar | grep -v -e '-sources' -e '-tests' | head -n 1)
 exec java -jar "$jar" "$@"

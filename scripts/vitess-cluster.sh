@@ -458,11 +458,11 @@ sys.exit(0 if ok else 1)' <<<"$out" 2>/dev/null; then
   return 1
 }
 
-# The end-to-end check: schema and VSchema (commerce unsharded with sequences, customer sharded by hash of
-# customer_id), rows written through vtgate, MoveTables create / VDiff / SwitchTraffic / ReverseTraffic /
-# SwitchTraffic / Complete, with reads and writes through vtgate after each step.
-vitess_cluster_demo() {
-  local d="$VITESS_CLUSTER_DIR/demo" t0=$SECONDS step
+# The MoveTables of the demos: schema and VSchema (commerce unsharded with sequences, customer sharded
+# by hash of customer_id), rows written through vtgate, MoveTables create (commerce2customer: customer
+# and corder), returning once the copy is done and the streams run. Files go to folder $1.
+vitess_movetables_setup() {
+  local d=$1
   mkdir -p "$d"
   cat >"$d/commerce.sql" <<'SQL'
 create table customer(customer_id bigint not null auto_increment, email varchar(128), primary key(customer_id)) engine=InnoDB;
@@ -481,8 +481,6 @@ JSON
   "corder": {"column_vindexes": [{"column": "customer_id", "name": "hash"}],
              "auto_increment": {"column": "order_id", "sequence": "commerce.order_seq"}}}}
 JSON
-  local mt=(MoveTables --workflow commerce2customer --target-keyspace customer)
-  _step() { step=$1; shift; local s=$SECONDS; "$@" || { _vc_log "demo step '$step' failed"; return 1; }; _vc_log "demo: $step ($((SECONDS - s)) s)"; }
   _step "ApplySchema commerce" vtctldclient_cmd ApplySchema --sql-file "$d/commerce.sql" commerce >/dev/null || return 1
   _step "ApplyVSchema commerce" vtctldclient_cmd ApplyVSchema --vschema-file "$d/commerce_vschema.json" commerce >/dev/null || return 1
   _step "rows into commerce" vitess_cluster_mysql commerce -e "
@@ -491,8 +489,25 @@ JSON
     insert into customer(email) values ('alice@example.com'), ('bob@example.com'), ('carol@example.com'), ('dan@example.com'), ('eve@example.com');
     insert into corder(customer_id, sku, price) values (1, 'SKU-1001', 100), (2, 'SKU-1002', 30), (3, 'SKU-1002', 30), (4, 'SKU-1002', 30), (5, 'SKU-1002', 30);" || return 1
   _step "ApplyVSchema customer" vtctldclient_cmd ApplyVSchema --vschema-file "$d/customer_vschema.json" customer >/dev/null || return 1
-  _step "MoveTables create" vtctldclient_cmd "${mt[@]}" create --source-keyspace commerce --tables customer,corder >/dev/null || return 1
+  _step "MoveTables create" vtctldclient_cmd MoveTables --workflow commerce2customer --target-keyspace customer create \
+    --source-keyspace commerce --tables customer,corder >/dev/null || return 1
   _step "copy done, streams Running" vitess_wait_workflow_running customer commerce2customer || return 1
+}
+
+# Runs "$@" as demo step $1 (the rest is the command), logging how long it took.
+_step() {
+  local name=$1 s=$SECONDS
+  shift
+  "$@" || { _vc_log "demo step '$name' failed"; return 1; }
+  _vc_log "demo: $name ($((SECONDS - s)) s)"
+}
+
+# The end-to-end check with vtctldclient: vitess_movetables_setup, then VDiff / SwitchTraffic /
+# ReverseTraffic / SwitchTraffic / Complete, with reads and writes through vtgate after each step.
+vitess_cluster_demo() {
+  local d="$VITESS_CLUSTER_DIR/demo" t0=$SECONDS
+  local mt=(MoveTables --workflow commerce2customer --target-keyspace customer)
+  vitess_movetables_setup "$d" || return 1
   _step "write during replication" vitess_cluster_mysql -e "insert into customer(email) values ('frank@example.com')" || return 1
   _step "VDiff" vtctldclient_cmd VDiff --workflow commerce2customer --target-keyspace customer create --wait --wait-update-interval 1s >"$d/vdiff.txt" || return 1
   grep -q 'HasMismatch:  false' "$d/vdiff.txt" || { _vc_log "VDiff:"; cat "$d/vdiff.txt" >&2; return 1; }

@@ -34,9 +34,9 @@ import java.util.function.UnaryOperator;
  * calls the same activity (switchReads undoes switchReads) and a rerun run the real step. Every call
  * is recorded with the fencing token it was made under and how it ended.
  */
-final class FaultInjection implements UnaryOperator<SwitchActivities> {
+public final class FaultInjection implements UnaryOperator<SwitchActivities> {
   /** Whether a fault fires before the real step runs, or after it took effect. */
-  enum When {
+  public enum When {
     BEFORE,
     AFTER;
 
@@ -51,7 +51,7 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
    * @param token the fencing token of the LockSet it was given; 0 for read-only steps
    * @param outcome {@code ok}, or the failure's type (or class) when it failed
    */
-  record Call(String step, long token, String outcome) {
+  public record Call(String step, long token, String outcome) {
     boolean succeeded() {
       return outcome.equals("ok");
     }
@@ -67,24 +67,24 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
   private record Fault(When when, Block block, int times) {}
 
   /** The next call of {@code step} fails with a non-retryable INTERNAL failure naming it. */
-  void failOnce(String step, When when) {
+  public void failOnce(String step, When when) {
     arm(step, new Fault(when, null, 1));
   }
 
   /** Every call of {@code step} fails as {@link #failOnce} does, until {@link #reset}. */
-  void failUntilReset(String step, When when) {
+  public void failUntilReset(String step, When when) {
     arm(step, new Fault(when, null, -1));
   }
 
   /** The next call of {@code step} blocks (heartbeating) until the test releases it, then goes on. */
-  Block blockOnce(String step, When when) {
+  public Block blockOnce(String step, When when) {
     Block block = new Block(step);
     arm(step, new Fault(when, block, 1));
     return block;
   }
 
   /** Disarms every fault and forgets the calls. */
-  void reset() {
+  public void reset() {
     armed.values().forEach(f -> {
       if (f.block() != null) {
         f.block().release();
@@ -94,7 +94,7 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
     calls.clear();
   }
 
-  List<Call> calls() {
+  public List<Call> calls() {
     return List.copyOf(calls);
   }
 
@@ -160,7 +160,7 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
   }
 
   /** A step held inside its activity: the test waits for it to be reached, acts, and releases it. */
-  static final class Block {
+  public static final class Block {
     private final String step;
     private final CountDownLatch reached = new CountDownLatch(1);
     private final CountDownLatch released = new CountDownLatch(1);
@@ -170,16 +170,16 @@ final class FaultInjection implements UnaryOperator<SwitchActivities> {
       this.step = step;
     }
 
-    boolean reached() {
+    public boolean reached() {
       return reached.getCount() == 0;
     }
 
-    void release() {
+    public void release() {
       released.countDown();
     }
 
     /** The locks the blocked call was given (null for a read-only step). */
-    LockSet locks() {
+    public LockSet locks() {
       return locks;
     }
 

@@ -1,7 +1,10 @@
 package io.pointsman.e2e.vitess;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -9,8 +12,15 @@ import io.pointsman.api.workflows.CompleteMigrationWorkflow;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.e2e.FaultInjection;
 import io.pointsman.engine.validate.ValidationReport;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -28,11 +38,14 @@ class PointsmanOnVitessTest {
   private static final String WORKFLOW = "commerce2customer";
   private static VitessCluster cluster;
   private static VitessWorker worker;
+  private static int switches;
+
+  private static final FaultInjection faults = new FaultInjection();
 
   @BeforeAll
   static void start() throws Exception {
     cluster = MoveTablesCluster.start(WORKFLOW);
-    worker = VitessWorker.start(cluster);
+    worker = VitessWorker.start(cluster, faults);
   }
 
   @AfterAll
@@ -45,17 +58,46 @@ class PointsmanOnVitessTest {
     }
   }
 
+  /**
+   * pointsman's keyspace lock is Vitess's: a vtctld command that locks the keyspace while pointsman
+   * holds it inside the write window (held there before the journal) queues behind it, and runs once
+   * the switch released it.
+   */
   @Test
   @Order(1)
-  void pointsmanSwitchesTrafficAndVtctldclientShowsItSwitched() throws Exception {
-    ActionResult result = switchTraffic();
+  void pointsmanSwitchesTrafficWhileAVtctldCommandWaitsForItsKeyspaceLock() throws Exception {
+    FaultInjection.Block held = faults.blockOnce("createJournals", FaultInjection.When.BEFORE);
+    SwitchTrafficWorkflow wf = worker.workflow(SwitchTrafficWorkflow.class,
+        Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "customer", WORKFLOW) + "-" + (++switches));
+    WorkflowClient.start(wf::switchTraffic, SwitchTrafficRequest.of(WORKFLOW, "customer"));
+    await("pointsman inside the write window").atMost(Duration.ofMinutes(2)).until(held::reached);
+    assertThat(lockKeys("customer")).as("pointsman's keyspace lock").hasSize(1);
+
+    CompletableFuture<String> vtctld = CompletableFuture.supplyAsync(() -> cluster.vtctldclient(
+        "SetKeyspaceDurabilityPolicy", "--durability-policy=none", "customer"));
+    await("vtctld queued behind pointsman's lock").atMost(Duration.ofSeconds(30))
+        .until(() -> lockKeys("customer").size() == 2);
+    assertThat(vtctld).as("vtctld's command while pointsman holds the keyspace").isNotDone();
+
+    held.release();
+    ActionResult result = WorkflowStub.fromTyped(wf).getResult(ActionResult.class);
     assertThat(result.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+    vtctld.get(60, TimeUnit.SECONDS);
+    assertThat(lockKeys("customer")).isEmpty();
+
     assertThat(vtctldState()).isEqualTo("All Reads Switched. Writes Switched");
     assertValid("ALL_SWITCHED");
     // a write through vtgate now lands on the target and is carried back to commerce by the reverse stream
     cluster.execute("customer", "insert into customer(customer_id, email) values (700, 'after@example.com')");
     assertThat(cluster.query("customer", "select email from customer where customer_id = 700"))
         .containsExactly(List.of("after@example.com"));
+  }
+
+  /** The keys under a keyspace's lock directory in etcd: one per holder or waiter, vtctld's and pointsman's alike. */
+  private static List<String> lockKeys(String keyspace) throws Exception {
+    ByteSequence prefix = ByteSequence.from("/vitess/global/keyspaces/" + keyspace + "/locks/", StandardCharsets.UTF_8);
+    return worker.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
+        .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getKey().toString(StandardCharsets.UTF_8)).toList();
   }
 
   @Test
@@ -90,8 +132,6 @@ class PointsmanOnVitessTest {
     }
     assertThat(cluster.vtctldclient("GetRoutingRules")).doesNotContain("commerce.customer");
   }
-
-  private static int switches;
 
   private static ActionResult switchTraffic() {
     return worker.workflow(SwitchTrafficWorkflow.class,

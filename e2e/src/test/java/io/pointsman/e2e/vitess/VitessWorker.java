@@ -8,6 +8,7 @@ import io.pointsman.activities.LockActivitiesImpl;
 import io.pointsman.activities.ShowActivitiesImpl;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.activities.ValidateActivitiesImpl;
+import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.request.PlainInputConverter;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.Services;
@@ -16,10 +17,10 @@ import io.pointsman.engine.primary.PrimaryBackend;
 import io.pointsman.engine.tablet.TabletRpcOptions;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.engine.validate.EndedExecutions;
 import io.pointsman.engine.validate.TopologyValidator;
 import io.pointsman.engine.validate.ValidationReport;
 import io.pointsman.engine.vtorc.FailoverToolCheck;
-import io.pointsman.engine.validate.EndedExecutions;
 import io.pointsman.workflows.WorkflowRegistration;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.client.WorkflowClient;
@@ -31,6 +32,7 @@ import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactoryOptions;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * pointsman's worker on a real {@link VitessCluster}: its workflows on the SDK's test server, its
@@ -43,7 +45,7 @@ final class VitessWorker implements AutoCloseable {
   final TestWorkflowEnvironment env;
   final TopologyValidator validator;
 
-  private VitessWorker(VitessCluster cluster) {
+  private VitessWorker(VitessCluster cluster, UnaryOperator<SwitchActivities> switchWrapper) {
     this.etcd = TestEtcd.client(cluster.env("POINTSMAN_VITESS_ETCD"));
     TopoPaths paths = TopoPaths.defaults();
     // never used with the TABLET backend; Services needs an account for its (lazy) MySQL pools
@@ -61,7 +63,7 @@ final class VitessWorker implements AutoCloseable {
     this.env = TestWorkflowEnvironment.newInstance(options.build());
     Worker worker = env.newWorker(Pointsman.TASK_QUEUE);
     WorkflowRegistration.registerWorkflows(worker);
-    worker.registerActivitiesImplementations(new SwitchActivitiesImpl(services), new CleanupActivitiesImpl(services),
+    worker.registerActivitiesImplementations(switchWrapper.apply(new SwitchActivitiesImpl(services)), new CleanupActivitiesImpl(services),
         new LockActivitiesImpl(services.locks()),
         new FailoverToolActivitiesImpl(new FailoverToolCheck(List::of, Duration.ofSeconds(5))),
         new JournalActivitiesImpl(services), new ShowActivitiesImpl(services),
@@ -70,7 +72,12 @@ final class VitessWorker implements AutoCloseable {
   }
 
   static VitessWorker start(VitessCluster cluster) {
-    return new VitessWorker(cluster);
+    return start(cluster, UnaryOperator.identity());
+  }
+
+  /** The same, with the switch activities wrapped (a {@link io.pointsman.e2e.FaultInjection}). */
+  static VitessWorker start(VitessCluster cluster, UnaryOperator<SwitchActivities> switchWrapper) {
+    return new VitessWorker(cluster, switchWrapper);
   }
 
   WorkflowClient client() {

@@ -227,9 +227,10 @@ class WorkerKilledOnVitessTest {
       // an observation for the log: whether vttablet still runs the dead client's statement
       log.info("{}: right after the kill: {}", point, fence.diagnostics());
     }
-    // The dead worker's raise is still queued in vttablet's ExecuteFetchAsDba, on vttablet's own
-    // connection: freed, it raises the fence row to the dead worker's token, which is below any the
-    // replacement's newer locks carry.
+    // The dead worker's raise stays queued on vttablet's own MariaDB connection: vttablet ends it
+    // neither when its client dies nor when the call's 30 s deadline passes (seen still waiting 40 s
+    // after the kill). Freed, it commits the dead worker's token; greatest() keeps that from lowering
+    // the row, and the replacement attaches to the same lock keys, so their tokens are the same.
     WorkerProcess b = startWorker(WorkerProcess.packagedJar());
     polling = b;
 

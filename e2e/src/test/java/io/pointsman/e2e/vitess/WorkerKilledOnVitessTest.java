@@ -229,8 +229,8 @@ class WorkerKilledOnVitessTest {
     }
     // The dead worker's raise stays queued on vttablet's own MariaDB connection: vttablet ends it
     // neither when its client dies nor when the call's 30 s deadline passes (seen still waiting 40 s
-    // after the kill). Freed, it commits the dead worker's token; greatest() keeps that from lowering
-    // the row, and the replacement attaches to the same lock keys, so their tokens are the same.
+    // after the kill). Freed, it commits the dead worker's token, and greatest() keeps that from
+    // lowering a row the replacement (attached to the same lock keys) raised meanwhile.
     WorkerProcess b = startWorker(WorkerProcess.packagedJar());
     polling = b;
 

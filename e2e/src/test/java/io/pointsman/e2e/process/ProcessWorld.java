@@ -45,7 +45,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -136,7 +135,7 @@ final class ProcessWorld implements AutoCloseable {
    *     of the SDK's test server in this JVM
    */
   static ProcessWorld start(boolean realTemporal) throws Exception {
-    Path jar = workerJar();
+    Path jar = WorkerProcess.packagedJar();
     Path dir = Files.createTempDirectory("pointsman-process-e2e");
     String root = "/pointsman-process-e2e/" + UUID.randomUUID();
     Sandbox sandbox = Sandbox.up(SandboxOptions.builder()
@@ -171,35 +170,6 @@ final class ProcessWorld implements AutoCloseable {
       world.close();
       throw e;
     }
-  }
-
-  /**
-   * The packaged worker. The sandbox module does not depend on it, so it is found by path: the
-   * reactor builds {@code worker} (package runs before this module's tests) ahead of {@code sandbox}.
-   */
-  private static Path workerJar() throws IOException {
-    Path target = Path.of("").toAbsolutePath().resolve("../worker/target").normalize();
-    String howToBuild = "; build it first: mvn -pl worker package -DskipTests (mvn verify over the reactor does)";
-    if (!Files.isDirectory(target)) {
-      throw new IllegalStateException("no " + target + howToBuild);
-    }
-    List<Path> jars = new ArrayList<>();
-    try (DirectoryStream<Path> s = Files.newDirectoryStream(target, "pointsman-worker-*.jar")) {
-      for (Path p : s) {
-        String name = p.getFileName().toString();
-        if (!name.endsWith("-tests.jar") && !name.endsWith("-sources.jar")) {
-          jars.add(p);
-        }
-      }
-    }
-    if (jars.size() != 1) {
-      throw new IllegalStateException("expected one worker jar in " + target + ", found " + jars + howToBuild);
-    }
-    if (!Files.isDirectory(target.resolve("lib"))) {
-      throw new IllegalStateException("the worker jar's dependencies are missing: no " + target.resolve("lib")
-          + howToBuild);
-    }
-    return jars.get(0);
   }
 
   /** Starts another worker process on this world's task queue. */

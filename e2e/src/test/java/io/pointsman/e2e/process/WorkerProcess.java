@@ -2,6 +2,7 @@ package io.pointsman.e2e.process;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * environment variables, so that killing or pausing it is what it would be in production: every
  * socket, lease renewal and in-flight transaction of that process dies or freezes with it.
  */
-final class WorkerProcess implements AutoCloseable {
+public final class WorkerProcess implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WorkerProcess.class);
 
   private final String name;
@@ -30,8 +31,37 @@ final class WorkerProcess implements AutoCloseable {
     this.logFile = logFile;
   }
 
+  /**
+   * The packaged worker. The e2e module does not depend on it, so it is found by path: the
+   * reactor builds {@code worker} (package runs before this module's tests) ahead of e2e.
+   */
+  public static Path packagedJar() throws IOException {
+    Path target = Path.of("").toAbsolutePath().resolve("../worker/target").normalize();
+    String howToBuild = "; build it first: mvn -pl worker package -DskipTests (mvn verify over the reactor does)";
+    if (!Files.isDirectory(target)) {
+      throw new IllegalStateException("no " + target + howToBuild);
+    }
+    List<Path> jars = new ArrayList<>();
+    try (DirectoryStream<Path> s = Files.newDirectoryStream(target, "pointsman-worker-*.jar")) {
+      for (Path p : s) {
+        String name = p.getFileName().toString();
+        if (!name.endsWith("-tests.jar") && !name.endsWith("-sources.jar")) {
+          jars.add(p);
+        }
+      }
+    }
+    if (jars.size() != 1) {
+      throw new IllegalStateException("expected one worker jar in " + target + ", found " + jars + howToBuild);
+    }
+    if (!Files.isDirectory(target.resolve("lib"))) {
+      throw new IllegalStateException("the worker jar's dependencies are missing: no " + target.resolve("lib")
+          + howToBuild);
+    }
+    return jars.get(0);
+  }
+
   /** Starts {@code java -jar <worker jar>} whose environment is exactly {@code env}; output goes to {@code logFile}. */
-  static WorkerProcess start(String name, Path jar, Map<String, String> env, Path logFile) throws IOException {
+  public static WorkerProcess start(String name, Path jar, Map<String, String> env, Path logFile) throws IOException {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     // Small heap and C1 only: two or three of these share two cores with the sandbox and the test.
     ProcessBuilder pb = new ProcessBuilder(List.of(java, "-Xmx384m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
@@ -45,25 +75,25 @@ final class WorkerProcess implements AutoCloseable {
     return new WorkerProcess(name, p, logFile);
   }
 
-  String name() {
+  public String name() {
     return name;
   }
 
-  long pid() {
+  public long pid() {
     return process.pid();
   }
 
-  boolean isAlive() {
+  public boolean isAlive() {
     return process.isAlive();
   }
 
   /** Whether its output so far contains {@code text}. */
-  boolean logged(String text) {
+  public boolean logged(String text) {
     return output().contains(text);
   }
 
   /** SIGKILL, and wait until the process is gone: no shutdown hook, no graceful release of anything. */
-  void kill() throws IOException, InterruptedException {
+  public void kill() throws IOException, InterruptedException {
     if (paused) {
       // SIGKILL ends a stopped process too; resuming first means a failed kill never leaves a frozen one
       resume();
@@ -89,7 +119,7 @@ final class WorkerProcess implements AutoCloseable {
   }
 
   /** The last {@code lines} lines of its output, for failure messages. */
-  String tail(int lines) {
+  public String tail(int lines) {
     List<String> all = List.of(output().split("\n"));
     return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
   }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -35,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * ran, and fails if any write failed. With vtctldclient doing the actions, that is how Vitess itself
  * behaves (measured: no write failed; vtgate held the writes up to about 2.3 s while a write switch
  * ran): the standard an action run by pointsman, checked against the same {@link Step}, is held to.
- * Last, the oracle itself is shown to fail: rows removed or copied behind vtgate's back are named.
+ * Last, the oracle itself is shown to fail: rows removed or copied behind vtgate's back are named,
+ * and writes vtgate refuses are recorded as failed with its message.
  */
 @Timeout(600)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -146,27 +148,73 @@ class RealVitessSwitchTest {
         + "'), (" + deleted + ", '" + VtgateLoad.email(deleted) + "'), (" + copied + ", '" + VtgateLoad.email(copied) + "')");
     assertThat(ledger.check("customer", List.of(kept, deleted, copied)).holds()).as("written through vtgate").isTrue();
 
-    for (VitessCluster.Tablet t : cluster.tablets()) {
-      if (t.keyspace().equals("customer") && t.type().equals("primary")) {
+    try {
+      for (VitessCluster.Tablet t : primaries("customer")) {
         try (Connection c = cluster.tabletDba(t); Statement st = c.createStatement()) {
           st.executeUpdate("delete from customer where customer_id = " + deleted);
-          // on the shard that has it this fails on the primary key; on the other it makes a second copy
+          // on the shard that has it this is ignored (primary key); on the other it makes a second copy
           st.executeUpdate("insert ignore into customer(customer_id, email) values (" + copied + ", '"
               + VtgateLoad.email(copied) + "')");
         }
       }
-    }
 
-    WriteLedger.Check check = ledger.check("customer", List.of(kept, deleted, copied, neverWritten));
-    assertThat(check.holds()).isFalse();
-    assertThat(check.viaVtgateMissing()).containsExactly(deleted, neverWritten);
-    assertThat(check.onShardsMissing()).containsExactly(deleted, neverWritten);
-    assertThat(check.viaVtgateDuplicated()).containsOnlyKeys(copied).containsEntry(copied, 2);
-    assertThat(check.onSeveralShards()).containsOnlyKeys(copied);
-    assertThat(check.onSeveralShards().get(copied)).containsExactlyInAnyOrder("-80", "80-");
-    assertThatThrownBy(() -> ledger.assertHolds("customer", List.of(kept, deleted, copied)))
-        .isInstanceOf(AssertionError.class).hasMessageContaining(String.valueOf(deleted))
-        .hasMessageContaining(String.valueOf(copied));
+      WriteLedger.Check check = ledger.check("customer", List.of(kept, deleted, copied, neverWritten));
+      assertThat(check.holds()).isFalse();
+      assertThat(check.viaVtgateMissing()).containsExactly(deleted, neverWritten);
+      assertThat(check.onShardsMissing()).containsExactly(deleted, neverWritten);
+      assertThat(check.viaVtgateDuplicated()).containsOnlyKeys(copied).containsEntry(copied, 2);
+      assertThat(check.onSeveralShards()).containsOnlyKeys(copied);
+      assertThat(check.onSeveralShards().get(copied)).containsExactlyInAnyOrder("-80", "80-");
+      assertThatThrownBy(() -> ledger.assertHolds("customer", List.of(kept, deleted, copied)))
+          .isInstanceOf(AssertionError.class).hasMessageContaining(String.valueOf(deleted))
+          .hasMessageContaining(String.valueOf(copied));
+    } finally {
+      // the copies would break the ledger of the next test: gone from every shard
+      for (VitessCluster.Tablet t : primaries("customer")) {
+        try (Connection c = cluster.tabletDba(t); Statement st = c.createStatement()) {
+          st.executeUpdate("delete from customer where customer_id in (" + kept + ", " + copied + ")");
+        }
+      }
+    }
+  }
+
+  private static List<VitessCluster.Tablet> primaries(String keyspace) {
+    return cluster.tablets().stream().filter(t -> t.keyspace().equals(keyspace) && t.type().equals("primary")).toList();
+  }
+
+  /**
+   * The load records a refused write as failed, with vtgate's message, and goes on with the next id:
+   * with the table renamed away on the primary of {@code 80-} (straight in MariaDB), the writes
+   * routed there fail and those routed to {@code -80} are acknowledged.
+   */
+  @Test
+  @Order(3)
+  void theLoadRecordsRefusedWritesWithTheirMessages() throws Exception {
+    VitessCluster.Tablet high = cluster.tablet(300);
+    VtgateLoad.LoadReport report;
+    try {
+      try (Connection c = cluster.tabletDba(high); Statement st = c.createStatement()) {
+        st.execute("rename table customer to customer_away");
+      }
+      try (VtgateLoad refused = new VtgateLoad(cluster, WRITES_PER_SECOND, 2, 300_000)) {
+        await("writes both acknowledged and refused").atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> {
+          VtgateLoad.LoadReport r = refused.snapshot();
+          return r.acked().size() >= 5 && r.failed().size() >= 5;
+        });
+        report = refused.stop();
+      }
+    } finally {
+      try (Connection c = cluster.tabletDba(high); Statement st = c.createStatement()) {
+        st.execute("rename table customer_away to customer");
+      }
+      cluster.vtctldclient("ReloadSchema", high.alias());
+    }
+    log.info("load with customer gone from 80-: {}", report.summary());
+    assertThat(report.failed()).allSatisfy(f -> assertThat(f.message()).contains("customer"));
+    List<Long> failedIds = report.failed().stream().map(VtgateLoad.FailedWrite::id).toList();
+    assertThat(report.acked()).doesNotContainAnyElementsOf(failedIds);
+    assertThat(report.acked().size() + failedIds.size()).as("every write ended one way or the other").isEqualTo(report.count());
+    ledger.assertHolds("customer", report.acked());
   }
 
   // ---- the actions: one method each, so that a pointsman variant can sit next to each one
@@ -213,8 +261,15 @@ class RealVitessSwitchTest {
     Duration took = Duration.ofNanos(System.nanoTime() - t0);
     assertState(step);
     long after = load.nextId();
-    await(step.name() + ": " + WRITES_AFTER_ACTION + " writes sent after it acknowledged").atMost(SETTLE)
-        .pollInterval(Duration.ofMillis(200)).until(() -> load.ackedFrom(after) >= WRITES_AFTER_ACTION);
+    try {
+      await(step.name() + ": " + WRITES_AFTER_ACTION + " writes sent after it acknowledged").atMost(SETTLE)
+          .pollInterval(Duration.ofMillis(200)).until(() -> load.ackedFrom(after) >= WRITES_AFTER_ACTION);
+    } catch (ConditionTimeoutException e) {
+      // the writes that failed meanwhile are the evidence: name them
+      List<VtgateLoad.FailedWrite> failed = load.snapshot().failed().stream().filter(f -> f.id() >= from).toList();
+      throw new AssertionError(e.getMessage() + "; " + failed.size() + " writes failed since the action started"
+          + (failed.isEmpty() ? "" : ", the first: " + failed.get(0) + ", the last: " + failed.get(failed.size() - 1)), e);
+    }
     VtgateLoad.LoadReport seen = load.snapshot();
     long until = load.nextId();
     WriteLedger.Check check = ledger.assertHolds(step.writesTo(), seen.acked());

@@ -267,7 +267,8 @@ class RealVitessSwitchTest {
     } catch (ConditionTimeoutException e) {
       // the writes that failed meanwhile are the evidence: name them
       List<VtgateLoad.FailedWrite> failed = load.snapshot().failed().stream().filter(f -> f.id() >= from).toList();
-      throw new AssertionError(e.getMessage() + "; " + failed.size() + " writes failed since the action started"
+      throw new AssertionError(e.getMessage() + "; " + load.inFlight() + " writes without an answer; " + failed.size()
+          + " writes failed since the action started"
           + (failed.isEmpty() ? "" : ", the first: " + failed.get(0) + ", the last: " + failed.get(failed.size() - 1)), e);
     }
     VtgateLoad.LoadReport seen = load.snapshot();

@@ -22,26 +22,32 @@ import org.slf4j.LoggerFactory;
  * A constant write load through a real vtgate, as an application sees it: {@code writesPerSecond}
  * single-row inserts into {@code customer} with no database selected, so that vtgate's routing rules
  * (not the client) decide which keyspace takes them. Each write has its own {@code customer_id},
- * increasing from {@code firstId}, and the email {@link #email(long)}; it is recorded as acknowledged
- * when its autocommit insert returned OK, and as failed with the driver's message otherwise. A failed
- * write is never tried again: the next write takes the next id, so the ledger can tell a lost
- * acknowledged write from one that was refused.
+ * increasing from {@code firstId}, and the email {@link #email(long)}. It is recorded once: as
+ * acknowledged when its autocommit insert returned OK, as failed with the driver's message
+ * otherwise, or, if it had no answer when {@link #stop()} gave up waiting, as failed with "no answer".
+ * A failed write is never tried again: the next write takes the next id, so the ledger can tell a
+ * lost acknowledged write from one that was refused.
  *
- * <p>A pacer thread hands each write at its scheduled time to a small pool of writers, each with a
- * connection of its own: a write that vtgate holds in its buffer during a switch delays only its
- * writer, and the others keep the rate. A writer whose write failed opens a new connection for the
- * next one (the failed one may be broken).
+ * <p>A pacer thread hands each write at its scheduled time to a pool of writers, each with a
+ * connection of its own, so that a write vtgate holds in its buffer during a switch delays only its
+ * writer. When every writer is held, the next writes wait for one; a write's latency runs from its
+ * scheduled time, so that wait counts, as it would for a client with that many connections. A writer
+ * whose write failed opens a new connection for the next one (the failed one may be broken).
  */
 public final class VtgateLoad implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(VtgateLoad.class);
-  private static final Duration STOP_WAIT = Duration.ofSeconds(90);
+  /** How long {@link #stop()} waits for writes in flight; longer than vtgate's 20 s buffering limit. */
+  private static final Duration STOP_WAIT = Duration.ofSeconds(45);
 
-  /** A write vtgate did not acknowledge: its id, when it was sent, how long it took, and why. */
-  public record FailedWrite(long id, Instant sentAt, Duration took, String message) {}
+  /**
+   * A write vtgate did not acknowledge: its id, when it was due to be sent, how long until it
+   * failed (or until the load gave up on it), and why.
+   */
+  public record FailedWrite(long id, Instant dueAt, Duration took, String message) {}
 
   /**
    * What the load saw: the acknowledged ids in increasing order, the failed writes, the slowest
-   * write (acknowledged or not) and how many writes were sent.
+   * write (acknowledged or not, from its scheduled time) and how many writes were sent.
    */
   public record LoadReport(List<Long> acked, List<FailedWrite> failed, Duration maxLatency, long count) {
     public LoadReport {
@@ -61,12 +67,16 @@ public final class VtgateLoad implements AutoCloseable {
   private final ExecutorService writers;
   private final ThreadLocal<Connection> connections = new ThreadLocal<>();
   private final List<Connection> opened = new ArrayList<>();
+  /** Writes sent and not yet recorded, id to their due time (nanoTime); removing one is recording it. */
+  private final ConcurrentHashMap<Long, Long> inFlight = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Long> acked = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<FailedWrite> failed = new ConcurrentLinkedQueue<>();
   /** id to how long its write took, acknowledged or failed: the slowest write of one action's window. */
   private final ConcurrentHashMap<Long, Long> latencyNanos = new ConcurrentHashMap<>();
   private final AtomicLong sent = new AtomicLong();
   private final AtomicLong maxLatencyNanos = new AtomicLong();
+  private final long startNanos = System.nanoTime();
+  private final Instant startInstant = Instant.now();
   private final Thread pacer;
   private volatile boolean stopping;
   private LoadReport finalReport;
@@ -105,9 +115,8 @@ public final class VtgateLoad implements AutoCloseable {
 
   /** Sends one write per period, on a fixed schedule from the start (a late tick does not shift the rest). */
   private void pace() {
-    long start = System.nanoTime();
     for (long tick = 0; !stopping; tick++) {
-      long due = start + tick * period.toNanos();
+      long due = startNanos + tick * period.toNanos();
       long wait;
       while (!stopping && (wait = due - System.nanoTime()) > 0) {
         LockSupport.parkNanos(wait);
@@ -116,14 +125,13 @@ public final class VtgateLoad implements AutoCloseable {
         return;
       }
       long id = nextId.getAndIncrement();
+      inFlight.put(id, due);
       sent.incrementAndGet();
-      writers.execute(() -> write(id));
+      writers.execute(() -> write(id, due));
     }
   }
 
-  private void write(long id) {
-    Instant sentAt = Instant.now();
-    long t0 = System.nanoTime();
+  private void write(long id, long due) {
     try {
       Connection c = connection();
       try (PreparedStatement st = c.prepareStatement("insert into customer(customer_id, email) values (?, ?)")) {
@@ -131,18 +139,32 @@ public final class VtgateLoad implements AutoCloseable {
         st.setString(2, email(id));
         st.executeUpdate();
       }
-      recordLatency(id, t0);
-      acked.add(id);
+      if (inFlight.remove(id) != null) {
+        recordLatency(id, due);
+        acked.add(id);
+      } else {
+        log.warn("write {} acknowledged after the load had given up on it (recorded as failed)", id);
+      }
     } catch (SQLException | RuntimeException e) {
-      Duration took = recordLatency(id, t0);
-      failed.add(new FailedWrite(id, sentAt, took, String.valueOf(e.getMessage())));
-      log.warn("write {} failed after {} ms: {}", id, took.toMillis(), e.getMessage());
+      if (inFlight.remove(id) != null) {
+        fail(id, due, String.valueOf(e.getMessage()));
+      }
       dropConnection();
     }
   }
 
-  private Duration recordLatency(long id, long t0) {
-    long took = System.nanoTime() - t0;
+  private void fail(long id, long due, String message) {
+    Duration took = recordLatency(id, due);
+    failed.add(new FailedWrite(id, dueAt(due), took, message));
+    log.warn("write {} failed after {} ms: {}", id, took.toMillis(), message);
+  }
+
+  private Instant dueAt(long dueNanos) {
+    return startInstant.plusNanos(dueNanos - startNanos);
+  }
+
+  private Duration recordLatency(long id, long due) {
+    long took = System.nanoTime() - due;
     latencyNanos.put(id, took);
     maxLatencyNanos.accumulateAndGet(took, Math::max);
     return Duration.ofNanos(took);
@@ -184,7 +206,12 @@ public final class VtgateLoad implements AutoCloseable {
     return acked.stream().filter(id -> id >= fromId).count();
   }
 
-  /** The slowest ended write with an id in {@code [fromId, toId)}; zero if none ended. */
+  /** How many writes were sent and have neither been acknowledged nor failed yet. */
+  public int inFlight() {
+    return inFlight.size();
+  }
+
+  /** The slowest recorded write with an id in {@code [fromId, toId)}; zero if none was recorded. */
   public Duration maxLatency(long fromId, long toId) {
     long max = 0;
     for (long id = fromId; id < toId; id++) {
@@ -201,8 +228,9 @@ public final class VtgateLoad implements AutoCloseable {
   }
 
   /**
-   * Stops sending, waits for the writes in flight to end (each is then acknowledged or failed), and
-   * returns what the load saw. A second call returns the same report.
+   * Stops sending, waits up to {@link #STOP_WAIT} for the writes in flight to end, records those
+   * still without an answer as failed ("no answer"), and returns what the load saw. Every write sent
+   * is then in exactly one of the report's lists. A second call returns the same report.
    */
   public synchronized LoadReport stop() {
     if (finalReport != null) {
@@ -210,11 +238,20 @@ public final class VtgateLoad implements AutoCloseable {
     }
     stopping = true;
     LockSupport.unpark(pacer);
+    boolean abandoned = false;
     try {
       pacer.join(STOP_WAIT.toMillis());
       writers.shutdown();
       if (!writers.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        throw new IllegalStateException("writes still in flight " + STOP_WAIT + " after the load stopped");
+        abandoned = true;
+        for (Long id : List.copyOf(inFlight.keySet())) {
+          Long due = inFlight.remove(id);
+          if (due != null) {
+            fail(id, due, "no answer " + STOP_WAIT.toSeconds() + " s after the load stopped");
+          }
+        }
+        // the writers still held are abandoned (daemon threads); aborting their connections ends them
+        writers.shutdownNow();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -223,7 +260,12 @@ public final class VtgateLoad implements AutoCloseable {
     synchronized (opened) {
       for (Connection c : opened) {
         try {
-          c.close();
+          if (abandoned) {
+            // close() would wait for the statement a held writer is in; abort() does not
+            c.abort(Runnable::run);
+          } else {
+            c.close();
+          }
         } catch (SQLException ignored) {
           // closing at the end: nothing depends on it
         }

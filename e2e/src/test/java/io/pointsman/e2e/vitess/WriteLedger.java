@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
@@ -42,13 +43,14 @@ public final class WriteLedger {
    * @param onShardsMissing acknowledged ids on no primary of the keyspace
    * @param onSeveralShards ids on more than one primary (or twice on one), with the shards
    * @param wrongEmail ids whose row does not have the email the load wrote
+   * @param vtgateReadError why vtgate refused the read, if it did (its comparisons are then left out)
    */
   public record Check(String servedKeyspace, int acknowledged, List<Long> viaVtgateMissing,
       SortedMap<Long, Integer> viaVtgateDuplicated, List<Long> onShardsMissing,
-      SortedMap<Long, List<String>> onSeveralShards, List<Long> wrongEmail) {
+      SortedMap<Long, List<String>> onSeveralShards, List<Long> wrongEmail, Optional<String> vtgateReadError) {
     public boolean holds() {
-      return viaVtgateMissing.isEmpty() && viaVtgateDuplicated.isEmpty() && onShardsMissing.isEmpty()
-          && onSeveralShards.isEmpty() && wrongEmail.isEmpty();
+      return vtgateReadError.isEmpty() && viaVtgateMissing.isEmpty() && viaVtgateDuplicated.isEmpty()
+          && onShardsMissing.isEmpty() && onSeveralShards.isEmpty() && wrongEmail.isEmpty();
     }
 
     public String describe() {
@@ -56,6 +58,7 @@ public final class WriteLedger {
         return "ledger holds on " + servedKeyspace + ": all " + acknowledged + " acknowledged writes there exactly once";
       }
       return "ledger broken on " + servedKeyspace + " (" + acknowledged + " acknowledged writes): "
+          + vtgateReadError.map(e -> "vtgate refused the read: " + e + ", ").orElse("")
           + "missing through vtgate " + head(viaVtgateMissing)
           + ", duplicated through vtgate " + head(viaVtgateDuplicated.entrySet())
           + ", missing on the primaries " + head(onShardsMissing)
@@ -85,14 +88,21 @@ public final class WriteLedger {
   /** Reads both ways now and compares with {@code acked}; see {@link Check}. */
   public Check check(String servedKeyspace, Collection<Long> acked) throws SQLException {
     SortedSet<Long> wanted = new TreeSet<>(acked);
-    SortedMap<Long, List<String>> viaVtgate = readViaVtgate();
+    SortedMap<Long, List<String>> viaVtgate = new TreeMap<>();
+    Optional<String> vtgateError = Optional.empty();
+    try {
+      viaVtgate = readViaVtgate();
+    } catch (SQLException e) {
+      // what the primaries hold is still worth naming: a switch that broke vtgate may have lost writes too
+      vtgateError = Optional.of(String.valueOf(e.getMessage()));
+    }
     SortedMap<Long, List<String>> onShards = readPrimaries(servedKeyspace);
 
     List<Long> vtgateMissing = new ArrayList<>();
     List<Long> shardsMissing = new ArrayList<>();
     TreeSet<Long> wrongEmail = new TreeSet<>();
     for (long id : wanted) {
-      if (!viaVtgate.containsKey(id)) {
+      if (vtgateError.isEmpty() && !viaVtgate.containsKey(id)) {
         vtgateMissing.add(id);
       }
       if (!onShards.containsKey(id)) {
@@ -115,7 +125,7 @@ public final class WriteLedger {
       }
     }
     return new Check(servedKeyspace, wanted.size(), vtgateMissing, vtgateDuplicated, shardsMissing, several,
-        List.copyOf(wrongEmail));
+        List.copyOf(wrongEmail), vtgateError);
   }
 
   /** id to the email of each row vtgate returns for it (more than one: a duplicate). */

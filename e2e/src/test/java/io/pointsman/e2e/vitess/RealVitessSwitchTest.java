@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.temporal.client.WorkflowFailedException;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -28,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * under a constant write load through vtgate, which runs with {@code --enable-buffer}: reads
  * switched, writes switched, traffic reversed, switched again, the workflow completed. After each
  * action the test checks three things: Vitess reports the state the action should leave (traffic
- * state, routing rules, streams, workflows); writes sent after the action are acknowledged; and
+ * state, routing rules, streams, workflows; pointsman's Status reads the same traffic state);
+ * writes sent after the action are acknowledged; and
  * every write acknowledged so far is in the keyspace the routing now serves, exactly once, on one
  * shard ({@link WriteLedger}).
  *
@@ -43,6 +46,7 @@ import org.slf4j.LoggerFactory;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealVitessSwitchTest {
   private static final Logger log = LoggerFactory.getLogger(RealVitessSwitchTest.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String WORKFLOW = "commerce2customer";
   private static final String REVERSE = WORKFLOW + "_reverse";
   /** Far above the seeded customers 1-3. */
@@ -82,6 +86,8 @@ class RealVitessSwitchTest {
   }
 
   private static VitessCluster cluster;
+  /** pointsman's worker on the cluster: its Status is read beside vtctld's after each action. */
+  private static PointsmanOnVitess pointsman;
   private static VtgateLoad load;
   private static WriteLedger ledger;
   private final List<Outcome> outcomes = new ArrayList<>();
@@ -93,12 +99,16 @@ class RealVitessSwitchTest {
     log.info("cluster up in {} ms, MoveTables {} created and copied in {} ms in all", cluster.startup().toMillis(),
         WORKFLOW, Duration.ofNanos(System.nanoTime() - t0).toMillis());
     ledger = new WriteLedger(cluster, FIRST_ID);
+    pointsman = PointsmanOnVitess.start(cluster);
   }
 
   @AfterAll
   static void stop() {
     if (load != null) {
       load.close();
+    }
+    if (pointsman != null) {
+      pointsman.close();
     }
     if (cluster != null) {
       cluster.close();
@@ -281,11 +291,13 @@ class RealVitessSwitchTest {
   }
 
   /** What Vitess reports after the step: traffic state, routing rules, streams and workflows. */
-  private void assertState(Step step) {
+  private void assertState(Step step) throws Exception {
     if (step.trafficState().isPresent()) {
       JsonNode status = cluster.vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
           "status", "--format", "json");
       assertThat(status.path("traffic_state").asText()).as(step.name() + " traffic state").isEqualTo(step.trafficState().get());
+      assertThat(JSON.readTree(pointsman.status("customer", WORKFLOW)).path("traffic_state").asText())
+          .as(step.name() + " traffic state pointsman reads").isEqualTo(step.trafficState().get());
       List<JsonNode> streams = cluster.moveTablesStreams("customer", WORKFLOW);
       assertThat(streams).as(step.name() + " forward streams").hasSize(2).allSatisfy(s -> {
         if (step.forwardFrozen()) {
@@ -304,6 +316,8 @@ class RealVitessSwitchTest {
           "status", "--format", "json")).hasMessageContaining("no streams found");
       assertThat(cluster.vtctldclientJson("GetRoutingRules").path("rules")).as("routing rules after Complete").isEmpty();
       assertThat(workflows("customer")).as("workflows left in customer").isEmpty();
+      assertThatThrownBy(() -> pointsman.status("customer", WORKFLOW)).as("pointsman's status after Complete")
+          .isInstanceOf(WorkflowFailedException.class);
     }
     assertThat(workflows("commerce")).as(step.name() + " workflows in commerce")
         .isEqualTo(step.reverseExists() ? List.of(REVERSE) : List.of());

@@ -301,6 +301,16 @@ public final class VitessCluster implements AutoCloseable {
     return DriverManager.getConnection(url, "app", "");
   }
 
+  /**
+   * A connection as vt_dba straight to the MariaDB under a tablet, with the keyspace's database
+   * ({@code vt_<keyspace>}) selected: what the tablet stores, behind vtgate's back.
+   */
+  public Connection tabletDba(Tablet t) throws SQLException {
+    String url = "jdbc:mysql://127.0.0.1:" + t.mysqlPort() + "/vt_" + t.keyspace()
+        + "?sslMode=DISABLED&allowPublicKeyRetrieval=true&connectTimeout=10000&socketTimeout=60000";
+    return DriverManager.getConnection(url, "vt_dba", env("POINTSMAN_VITESS_DB_PASSWORD"));
+  }
+
   /** Runs statements through vtgate, each on its own (vtgate autocommit). */
   public void execute(String keyspace, String... statements) throws SQLException {
     try (Connection c = vtgate(keyspace); Statement st = c.createStatement()) {

@@ -4,6 +4,9 @@
 # and mariadb-server with apt-get when they are missing, as scripts/test.sh does.
 #   ./scripts/bench.sh                 the full run (about 45 minutes on 2 cores), BENCHMARKS.md
 #   ./scripts/bench.sh --smoke --out /tmp/smoke.md   a few minutes of everything (CI runs this as a test)
+#   ./scripts/bench.sh --vitess [--rates 100,500] [--cycles 10] --out /tmp/vitess.md
+#                                      the anchor: vtctldclient and pointsman switching one MoveTables'
+#                                      writes on a real Vitess 24 cluster this script starts and stops
 #   ./scripts/bench.sh --help          every option
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +17,17 @@ mvn -B -q install -DskipTests
 # the worker's step-by-step log would bury the bench's own lines; POINTSMAN_LOG_LEVEL=INFO brings it back
 export POINTSMAN_LOG_LEVEL=${POINTSMAN_LOG_LEVEL:-WARN}
 jar=$(ls bench/target/pointsman-bench-*.jar | grep -v -e '-sources' -e '-tests' | head -n 1)
+case " $* " in
+  *" --vitess "*)
+    source scripts/vitess-cluster.sh
+    ensure_vitess_binaries >/dev/null
+    trap 'stop_vitess_cluster' EXIT
+    trap 'stop_vitess_cluster; exit 1' INT TERM
+    start_vitess_cluster
+    vitess_movetables_setup "$VITESS_CLUSTER_DIR/bench"
+    set +e
+    java -jar "$jar" "$@"
+    exit $?
+    ;;
+esac
 exec java -jar "$jar" "$@"

@@ -190,6 +190,11 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           Position wanted = Position.parse(sourcePositions.get(ref.sourceShard()));
           Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
           ShardRef target = target(info, ref.targetShard());
+          if (info.migrationType() == MigrationType.TABLES) {
+            // Not for a Reshard: setting the stop position restarts the stream, and a restarted
+            // stream cannot find its source now, whose query service the switch has just disabled.
+            streams(target).stopAt(target, (int) ref.id(), wanted, locks);
+          }
           ports(target).positions().waitFor(target, (int) ref.id(), wanted, left);
         });
         hb.checkCancelled();

@@ -61,13 +61,21 @@ public final class BenchMain implements Callable<Integer> {
   @Option(names = "--renew-locks", paramLabel = "N", description = "Locks kept alive at once (full: 100).")
   Integer renewLocks;
 
+  @Option(names = "--vitess", description = "Only the anchor series on a real Vitess 24 cluster: vtctldclient and "
+      + "pointsman switching the same MoveTables' writes, alternating (needs the cluster ./scripts/bench.sh --vitess "
+      + "starts); --rates (default 100,500) and --cycles (default 10) apply.")
+  boolean vitess;
+
   @Option(names = "--renew-for", paramLabel = "DURATION", description = "How long they are kept, e.g. 10m (full: 10m).")
   String renewFor;
 
   @Override
   public Integer call() throws Exception {
-    BenchPlan plan = plan();
     String command = "java -jar bench/target/pointsman-bench-*.jar " + String.join(" ", originalArgs);
+    if (vitess) {
+      return vitess(command.trim());
+    }
+    BenchPlan plan = plan();
     Bench bench = new Bench(plan, line -> System.out.println("bench: " + line));
     String report = bench.run().report(command.trim(), Machine.describe());
     Files.writeString(out, report, StandardCharsets.UTF_8);
@@ -77,6 +85,31 @@ public final class BenchMain implements Callable<Integer> {
   }
 
   private List<String> originalArgs = List.of();
+
+  private int vitess(String command) throws Exception {
+    List<Double> vitessRates = rates != null ? rates : List.of(100.0, 500.0);
+    int vitessCycles = cycles != null ? cycles : 10;
+    if (vitessCycles < 1) {
+      throw new IllegalArgumentException("--cycles must be at least 1, was " + vitessCycles);
+    }
+    java.time.Instant started = java.time.Instant.now();
+    List<VitessSeries.Block> blocks = new java.util.ArrayList<>();
+    try (VitessSeries series = new VitessSeries(VitessSeries.Cluster.fromEnv(System.getenv()),
+        line -> System.out.println("bench: " + line))) {
+      series.prepare();
+      long firstKey = 10_000_000;
+      for (double rate : vitessRates) {
+        blocks.add(series.measure(rate, vitessCycles, firstKey));
+        firstKey += 10_000_000;
+      }
+    }
+    String report = VitessReport.render(command, Machine.describe(), started,
+        java.time.Duration.between(started, java.time.Instant.now()), blocks);
+    Files.writeString(out, report, StandardCharsets.UTF_8);
+    System.out.println(report);
+    System.out.println("bench: report written to " + out.toAbsolutePath());
+    return 0;
+  }
 
   BenchPlan plan() {
     BenchPlan base = smoke ? BenchPlan.smoke() : BenchPlan.full();

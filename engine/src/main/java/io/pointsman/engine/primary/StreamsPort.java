@@ -1,5 +1,6 @@
 package io.pointsman.engine.primary;
 
+import io.pointsman.api.gtid.Position;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.SavedStream;
 import io.pointsman.engine.mysql.NewStream;
@@ -37,6 +38,16 @@ public interface StreamsPort {
 
   /** Stops the given streams with a message; returns how many of them exist there. */
   int stop(ShardRef shard, Collection<Integer> ids, String message, LockSet locks);
+
+  /**
+   * Has stream {@code id} run on to {@code pos} and stop there by itself (its stop position), as a
+   * switch's catch-up wants: a stream saves reaching a position at once when it is its stop
+   * position, where otherwise a position reached through transactions it filters out entirely is
+   * saved only after a second of idleness. Starts the stream again if an earlier pass stopped it
+   * short; a FROZEN stream is refused. The stream restarts to take the position, so its source
+   * tablet must be serving (a MoveTables' source is; a Reshard's is not once its writes stopped).
+   */
+  void stopAt(ShardRef shard, int id, Position pos, LockSet locks);
 
   /** Starts the workflow's streams: Running, message cleared, no stop position. */
   int start(ShardRef shard, String workflow, LockSet locks);

@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends numbered writes through a {@link Router} at a constant rate and records each one's send
+ * Sends numbered writes to a {@link WriteTarget} (the sandbox's {@link Router}, or a real vtgate) at a constant rate and records each one's send
  * time, answer time and outcome in a {@link LoadLog}. Write {@code n} is due at
  * {@code start + n / rate} on the monotonic clock, so the schedule does not drift however long
  * single writes take; writers take the next due write as soon as they are free. Stops by itself
@@ -26,7 +26,7 @@ public final class LoadWriter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LoadWriter.class);
   private static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-  private final Router router;
+  private final WriteTarget target;
   private final LoadOptions options;
   private final LoadLog loadLog;
   private final long total;
@@ -35,8 +35,8 @@ public final class LoadWriter implements AutoCloseable {
   private final CountDownLatch done;
   private final ExecutorService writers;
 
-  private LoadWriter(Router router, LoadOptions options) {
-    this.router = router;
+  private LoadWriter(WriteTarget target, LoadOptions options) {
+    this.target = target;
     this.options = options;
     this.total = options.totalWrites();
     this.done = new CountDownLatch(options.writers());
@@ -51,7 +51,12 @@ public final class LoadWriter implements AutoCloseable {
 
   /** Starts the writers at once; write 0 is due now. */
   public static LoadWriter start(Router router, LoadOptions options) {
-    LoadWriter w = new LoadWriter(Objects.requireNonNull(router, "router"), Objects.requireNonNull(options, "options"));
+    return start(WriteTarget.of(router), options);
+  }
+
+  /** Starts the writers at once against any target; write 0 is due now. */
+  public static LoadWriter start(WriteTarget target, LoadOptions options) {
+    LoadWriter w = new LoadWriter(Objects.requireNonNull(target, "target"), Objects.requireNonNull(options, "options"));
     log.info("load started: {} ({} writes)", options, w.total);
     for (int i = 0; i < options.writers(); i++) {
       w.writers.execute(w::writeLoop);
@@ -109,7 +114,7 @@ public final class LoadWriter implements AutoCloseable {
     }
     long sent = System.nanoTime();
     try {
-      router.execute(write);
+      target.send(write);
       loadLog.add(new LoadRecord(seq, write.shardingKey(), due, sent, System.nanoTime(), LoadRecord.Outcome.OK, ""));
     } catch (RuntimeException e) {
       long ack = System.nanoTime();
@@ -119,14 +124,14 @@ public final class LoadWriter implements AutoCloseable {
   }
 
   /**
-   * Stops scheduling, lets writes in flight finish (they may be buffered for up to the router's
-   * buffer window), then interrupts what is left.
+   * Stops scheduling, lets writes in flight finish (they may be buffered for up to the target's
+   * longest answer), then interrupts what is left.
    */
   @Override
   public void close() {
     stopped.set(true);
     writers.shutdown();
-    Duration grace = router.options().bufferWindow().plus(router.options().statementTimeout()).plusSeconds(5);
+    Duration grace = target.longestAnswer().plusSeconds(5);
     try {
       if (!writers.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
         writers.shutdownNow();

@@ -1,5 +1,6 @@
 package io.pointsman.engine.primary.direct;
 
+import io.pointsman.api.gtid.Position;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.SavedStream;
 import io.pointsman.engine.mysql.NewStream;
@@ -63,6 +64,14 @@ final class DirectStreams implements StreamsPort {
   @Override
   public int stop(ShardRef shard, Collection<Integer> ids, String message, LockSet locks) {
     return streams.stop(at(shard), ids, message, locks);
+  }
+
+  /**
+   * Nothing to do: the sandbox's stream runner records every position it passes, filtered-out
+   * transactions included, so a plain wait reaches the position as soon as the stream does.
+   */
+  @Override
+  public void stopAt(ShardRef shard, int id, Position pos, LockSet locks) {
   }
 
   @Override

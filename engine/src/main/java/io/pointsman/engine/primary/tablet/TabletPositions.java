@@ -11,11 +11,14 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * {@link PositionsPort} on vttablets: PrimaryPosition, and VReplicationWaitForPos with the caller's
- * deadline. vttablet fails a wait at once (gRPC UNKNOWN) for a missing or stopped stream; the stream
- * is then read to give the caller the same errors as {@link io.pointsman.engine.mysql.StreamWaiter}.
+ * {@link PositionsPort} on vttablets: PrimaryPosition, and a wait that reads the stream's row until
+ * it reaches the position, failing as {@link io.pointsman.engine.mysql.StreamWaiter} does for a
+ * missing or stopped stream and at the caller's deadline.
  */
 public final class TabletPositions implements PositionsPort {
+  /** How often a wait reads the stream's row. */
+  private static final Duration POLL = Duration.ofMillis(25);
+
   private final TabletManagerClient client;
   private final TabletPrimaries primaries;
 
@@ -29,6 +32,11 @@ public final class TabletPositions implements PositionsPort {
     return Position.parse(client.primaryPosition(primaries.resolve(shard).endpoint()));
   }
 
+  /**
+   * Polls the stream's row (VReplicationExec) until its position has {@code wanted}. vtctld calls
+   * VReplicationWaitForPos instead, whose tablet-side loop reads the row once a second: inside the
+   * write window that second is most of the wait.
+   */
   @Override
   public Position waitFor(ShardRef shard, int streamId, Position wanted, Duration timeout) {
     Objects.requireNonNull(wanted, "wanted");
@@ -36,22 +44,32 @@ public final class TabletPositions implements PositionsPort {
       throw PointsmanException.invalidArgument("no position to wait for on stream " + streamId + " of " + shard);
     }
     TabletPrimary p = primaries.resolve(shard);
-    try {
-      client.vreplicationWaitForPos(p.endpoint(), streamId, wanted.encode(), timeout);
-    } catch (PointsmanException e) {
-      if (e.code() == ErrorCode.DEADLINE_EXCEEDED || e.code() == ErrorCode.UNAVAILABLE) {
-        throw e;
-      }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
       StreamRows.Row row = StreamRows.byId(client, p, streamId).orElseThrow(() -> PointsmanException.notFound(
           "stream " + streamId + " does not exist on " + p));
+      // the position first: a stream that stops by itself at its stop position has arrived
+      if (row.pos().atLeast(wanted)) {
+        return row.pos();
+      }
       if (row.state() == StreamState.STOPPED || row.state() == StreamState.ERROR) {
         throw PointsmanException.failedPrecondition("stream " + streamId + " of workflow " + row.workflow() + " on " + p
             + " is " + row.state().column() + " at " + row.pos() + " before reaching " + wanted
             + (row.message().isEmpty() ? "" : "; message: " + row.message()));
       }
-      throw e;
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new PointsmanException(ErrorCode.DEADLINE_EXCEEDED, "stream " + streamId + " of workflow "
+            + row.workflow() + " on " + p + " did not reach " + wanted + " within " + timeout + "; it is "
+            + row.state().column() + " at " + row.pos()
+            + (row.message().isEmpty() ? "" : " (message: " + row.message() + ")"));
+      }
+      try {
+        Thread.sleep(Math.max(1, Math.min(POLL.toMillis(), left / 1_000_000)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw PointsmanException.unavailable("interrupted while waiting for stream " + streamId + " on " + p, e);
+      }
     }
-    return StreamRows.byId(client, p, streamId).map(StreamRows.Row::pos).orElseThrow(() -> PointsmanException.notFound(
-        "stream " + streamId + " vanished on " + p + " after reaching " + wanted));
   }
 }

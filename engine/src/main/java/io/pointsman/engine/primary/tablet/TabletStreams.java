@@ -182,6 +182,39 @@ public final class TabletStreams implements StreamsPort {
   }
 
   /**
+   * One VReplicationExec {@code update} of the stream's stop position (and state Running, message
+   * cleared, so that a stream an earlier pass stopped short runs on); vttablet restarts the stream's
+   * controller with it, and the stream stops itself on reaching the position. vtctld waits with
+   * VReplicationWaitForPos and then stops the streams instead.
+   */
+  @Override
+  public void stopAt(ShardRef shard, int id, Position pos, LockSet locks) {
+    TabletPrimary p = primaries.resolve(shard);
+    StreamRows.Row row = StreamRows.byId(client, p, id).orElseThrow(() -> PointsmanException.notFound(
+        "stream " + id + " does not exist on " + p));
+    if (Stream.FROZEN.equals(row.message())) {
+      throw PointsmanException.failedPrecondition("stream " + id + " of workflow " + row.workflow() + " on " + p
+          + " is FROZEN: its writes were switched");
+    }
+    if (row.state() == StreamState.STOPPED && row.pos().atLeast(pos)) {
+      return; // already there
+    }
+    fence.raise(shard, locks, "setting the stop position of stream " + id);
+    Outcomes.settle("setting the stop position of stream " + id + " on " + p,
+        () -> client.vreplicationExec(p.endpoint(), "update _vt.vreplication set state = "
+            + sqlString(StreamState.RUNNING.column()) + ", message = '', stop_pos = " + sqlString(pos.encode())
+            + " where id = " + id + " and db_name = " + sqlString(p.dbName())).rowsAffected(),
+        () -> pos.encode().equals(stopPos(p, id)),
+        () -> 1L);
+  }
+
+  private String stopPos(TabletPrimary p, int id) {
+    TabletQueryResult r = client.vreplicationExec(p.endpoint(), "select stop_pos from _vt.vreplication where id = " + id
+        + " and db_name = " + sqlString(p.dbName()));
+    return r.rows().isEmpty() ? null : r.value(0, "stop_pos");
+  }
+
+  /**
    * As vtctld starts the reverse streams: one VReplicationExec {@code update} of state and message
    * (UpdateVReplicationWorkflow refuses a FROZEN workflow, and only this clears the message).
    */
@@ -192,8 +225,8 @@ public final class TabletStreams implements StreamsPort {
     fence.raise(shard, locks, "starting workflow " + workflow);
     Outcomes.settle("starting workflow " + workflow + " on " + p,
         () -> client.vreplicationExec(p.endpoint(), "update _vt.vreplication set state = "
-            + sqlString(StreamState.RUNNING.column()) + ", message = '' where db_name = " + sqlString(p.dbName())
-            + " and workflow = " + sqlString(workflow)).rowsAffected(),
+            + sqlString(StreamState.RUNNING.column()) + ", message = '', stop_pos = null where db_name = "
+            + sqlString(p.dbName()) + " and workflow = " + sqlString(workflow)).rowsAffected(),
         // not the message: a started stream's controller at once writes "Picked source tablet: ..." there
         () -> read(p, workflow).stream().allMatch(s -> s.state() != StreamState.STOPPED && !s.isFrozen()),
         () -> 0L);

@@ -1,0 +1,181 @@
+package io.pointsman.bench;
+
+import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.TabletType;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.client.TemporalOptions;
+import io.pointsman.engine.etcd.EtcdOptions;
+import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.primary.PrimaryBackend;
+import io.pointsman.engine.tablet.TabletRpcOptions;
+import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.sandbox.load.LoadOptions;
+import io.pointsman.sandbox.load.LoadRecord;
+import io.pointsman.sandbox.load.LoadWriter;
+import io.pointsman.sandbox.load.VtgateWrites;
+import io.pointsman.sandbox.load.WriteFactory;
+import io.pointsman.worker.DevMode;
+import io.pointsman.worker.WorkerConfig;
+import io.temporal.client.WorkflowOptions;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The anchor: the same MoveTables write switch done by {@code vtctldclient} and by pointsman on the
+ * same real Vitess 24 cluster, under the same constant write load through vtgate (write buffering
+ * on), alternating: vtctldclient forward and back, then pointsman forward and back, {@code cycles}
+ * times per rate. The cluster and the MoveTables {@code commerce2customer} (copied, reads not yet
+ * switched) are the caller's ({@code scripts/bench.sh --vitess} starts them); pointsman runs as dev
+ * mode's worker on the cluster's etcd, reaching the tablets through their tablet-manager RPCs.
+ */
+final class VitessSeries implements AutoCloseable {
+  static final String WORKFLOW = "commerce2customer";
+  static final String TARGET = "customer";
+  private static final Duration SETTLE = Duration.ofSeconds(1);
+  /** vtgate's --buffer-max-failover-duration (20 s) and a statement's time. */
+  private static final Duration LONGEST_ANSWER = Duration.ofSeconds(30);
+
+  /** Where the cluster is, from {@code scripts/vitess-cluster.sh}'s variables. */
+  record Cluster(String etcd, String vtctld, int vtgateMysqlPort, Path vtctldclient) {
+    static Cluster fromEnv(Map<String, String> env) {
+      return new Cluster(require(env, "POINTSMAN_VITESS_ETCD"), require(env, "POINTSMAN_VTCTLD_GRPC"),
+          Integer.parseInt(require(env, "POINTSMAN_VTGATE_MYSQL_PORT")),
+          Path.of(require(env, "POINTSMAN_VITESS_BIN")).resolve("vtctldclient"));
+    }
+
+    private static String require(Map<String, String> env, String name) {
+      String v = env.get(name);
+      if (v == null || v.isBlank()) {
+        throw new IllegalArgumentException("--vitess needs " + name + " (run it as ./scripts/bench.sh --vitess, "
+            + "which starts the cluster)");
+      }
+      return v;
+    }
+  }
+
+  /** The switches at one rate, and what the load saw of every write of the block. */
+  record Block(double rate, double achievedRate, List<SwitchMeasurement> switches, long acknowledged,
+      List<Long> lost, List<Long> duplicated) {
+    List<SwitchMeasurement> by(String executor) {
+      return switches.stream().filter(s -> s.executor().equals(executor)).toList();
+    }
+  }
+
+  private final Cluster cluster;
+  private final DevMode dev;
+  private final TemporalSwitch pointsman;
+  private final VtctldSwitch vtctld;
+  private final Consumer<String> progress;
+
+  VitessSeries(Cluster cluster, Consumer<String> progress) {
+    this.cluster = cluster;
+    this.progress = progress;
+    this.dev = DevMode.start(BenchWorld.freePort(), new WorkerConfig(TemporalOptions.builder().build(),
+        EtcdOptions.builder().endpoints(cluster.etcd()).build(), TopoPaths.defaults(),
+        // the tablet backend never opens MySQL; the configuration needs an account all the same
+        MySqlOptions.builder().user("vt_dba").password("unused").build(), 0, Duration.ofSeconds(10), List.of(),
+        TabletRpcOptions.DEFAULTS, PrimaryBackend.TABLET));
+    this.pointsman = new TemporalSwitch(dev.worker().temporal().client());
+    this.vtctld = new VtctldSwitch(cluster.vtctldclient(), cluster.vtctld());
+  }
+
+  /** Switches reads with pointsman, so that the series moves writes only. */
+  void prepare() {
+    dev.worker().temporal().client().newWorkflowStub(SwitchTrafficWorkflow.class, WorkflowOptions.newBuilder()
+            .setTaskQueue(Pointsman.TASK_QUEUE).setWorkflowId("bench-vitess-reads").build())
+        .switchTraffic(SwitchTrafficRequest.of(WORKFLOW, TARGET)
+            .withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
+  }
+
+  Block measure(double rate, int cycles, long firstKey) throws InterruptedException {
+    List<SwitchMeasurement> switches = new ArrayList<>();
+    LoadWriter load;
+    long blockStart;
+    long blockEnd;
+    try (VtgateWrites target = new VtgateWrites("127.0.0.1", cluster.vtgateMysqlPort(), LONGEST_ANSWER)) {
+      load = LoadWriter.start(target, LoadOptions.builder()
+          .ratePerSecond(rate)
+          .writers((int) Math.min(1000, Math.max(16, Math.ceil(rate * 1.5))))
+          .duration(Duration.ofHours(2))
+          .writes(WriteFactory.customerInserts("customer", firstKey))
+          .build());
+      blockStart = System.nanoTime();
+      try {
+        Thread.sleep(SETTLE.toMillis());
+        for (int i = 0; i < cycles; i++) {
+          for (boolean viaPointsman : new boolean[] {false, true}) {
+            for (Direction d : Direction.values()) {
+              SwitchRun run = viaPointsman
+                  ? pointsman.switchWrites(TARGET, WORKFLOW, d, SwitchSeries.LOCK_TTL)
+                  : vtctld.switchWrites(TARGET, WORKFLOW, d);
+              switches.add(new SwitchMeasurement(run, null, java.util.Optional.empty()));
+              progress.accept(String.format("vitess %.0f/s cycle %d: %s %s in %d ms%s", rate, i + 1, run.executor(),
+                  d, run.took().toMillis(), steps(run)));
+              Thread.sleep(SETTLE.toMillis());
+            }
+          }
+        }
+      } finally {
+        blockEnd = System.nanoTime();
+        load.close();
+      }
+    }
+    List<LoadRecord> records = load.loadLog().records();
+    for (int i = 0; i < switches.size(); i++) {
+      SwitchMeasurement m = switches.get(i);
+      switches.set(i, new SwitchMeasurement(m.run(), WriteWindow.of(records, m.run().startNanos(), m.run().endNanos()),
+          m.history()));
+    }
+    List<Long> acked = records.stream().filter(LoadRecord::acknowledged).map(LoadRecord::key).toList();
+    Map<Long, Integer> found = readBack(firstKey);
+    List<Long> lost = acked.stream().filter(k -> !found.containsKey(k)).toList();
+    List<Long> duplicated = found.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
+    long acks = records.stream().filter(r -> r.acknowledged() && r.ackNanos() >= blockStart && r.ackNanos() <= blockEnd)
+        .count();
+    return new Block(rate, acks / ((blockEnd - blockStart) / 1e9), switches, acked.size(), lost, duplicated);
+  }
+
+  /** pointsman's steps inside the write window, for the progress line; vtctld reports none. */
+  private static String steps(SwitchRun run) {
+    if (run.steps().isEmpty()) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder(":");
+    for (StepTiming s : run.steps()) {
+      b.append(' ').append(s.name()).append(' ').append((s.endNanos() - s.startNanos()) / 1_000_000);
+    }
+    return b.toString();
+  }
+
+  /** Every row the load wrote, read back through vtgate where the routing serves them now, by key. */
+  private Map<Long, Integer> readBack(long firstKey) {
+    Map<Long, Integer> out = new HashMap<>();
+    String url = "jdbc:mysql://127.0.0.1:" + cluster.vtgateMysqlPort() + "/?sslMode=DISABLED";
+    try (Connection c = DriverManager.getConnection(url, "bench", ""); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("select customer_id from customer where customer_id >= " + firstKey)) {
+      while (rs.next()) {
+        out.merge(rs.getLong(1), 1, Integer::sum);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("reading the load's rows back through vtgate failed: " + e.getMessage(), e);
+    }
+    return out;
+  }
+
+  @Override
+  public void close() {
+    dev.close();
+  }
+}

@@ -8,6 +8,7 @@ import io.pointsman.activities.LockActivitiesImpl;
 import io.pointsman.activities.ShowActivitiesImpl;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.activities.ValidateActivitiesImpl;
+import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.TopologyReport;
@@ -22,10 +23,15 @@ import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.ShowWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.api.workflows.ValidateTopologyWorkflow;
+import io.pointsman.e2e.TemporalEndedExecutions;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.primary.PrimaryBackend;
+import io.pointsman.engine.tablet.TabletRpcOptions;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.engine.validate.TopologyValidator;
+import io.pointsman.engine.validate.ValidationReport;
 import io.pointsman.engine.vtorc.FailoverToolCheck;
 import io.pointsman.workflows.WorkflowRegistration;
 import io.temporal.api.enums.v1.IndexedValueType;
@@ -39,18 +45,16 @@ import io.temporal.worker.WorkerFactoryOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.UnaryOperator;
 
 /**
  * pointsman pointed at a real {@link VitessCluster}: the Temporal SDK's in-process test server with
  * one worker that runs pointsman's workflows and its real activities, their {@link Services} on the
- * cluster's etcd (Vitess's default roots, {@link TopoPaths#defaults()}) and on the tablets' MariaDB
- * as {@code vt_dba}, registered as the worker process registers them (no VTOrc). Each action is
- * started as the CLI starts it (its canonical workflow id, the request of the api module) and its
+ * cluster's etcd (Vitess's default roots, {@link TopoPaths#defaults()}) and on the primaries through
+ * vttablet's tablet-manager RPCs only ({@link PrimaryBackend#TABLET}: a MySQL write behind vttablet's
+ * back would fail the test), registered as the worker process registers them (no VTOrc). Each action
+ * is started as the CLI starts it (its canonical workflow id, the request of the api module) and its
  * result awaited.
- *
- * <p>Where the activities write MySQL themselves (a primary switch's streams, journal and denied
- * tables), a real vttablet does not see the change the way it sees vtctld's tablet-manager calls;
- * a read-only switch ({@code REPLICA}/{@code RDONLY}) writes only the topology (routing rules).
  */
 public final class PointsmanOnVitess implements AutoCloseable {
   private static final Duration ACTION_TIMEOUT = Duration.ofMinutes(5);
@@ -58,15 +62,22 @@ public final class PointsmanOnVitess implements AutoCloseable {
   private final Client etcd;
   private final Services services;
   private final TestWorkflowEnvironment env;
+  private final TopologyValidator validator;
 
   private PointsmanOnVitess(Client etcd, Services services, TestWorkflowEnvironment env) {
     this.etcd = etcd;
     this.services = services;
     this.env = env;
+    this.validator = new TopologyValidator(etcd, TopoPaths.defaults(), services);
   }
 
-  /** Starts the worker on the cluster's etcd and MariaDB servers. */
+  /** Starts the worker on the cluster's etcd and tablets. */
   public static PointsmanOnVitess start(VitessCluster cluster) {
+    return start(cluster, UnaryOperator.identity());
+  }
+
+  /** The same, with the switch activities wrapped (a {@link io.pointsman.e2e.FaultInjection}). */
+  public static PointsmanOnVitess start(VitessCluster cluster, UnaryOperator<SwitchActivities> switchWrapper) {
     Client etcd = TestEtcd.client(cluster.env("POINTSMAN_VITESS_ETCD"));
     Services services = null;
     try {
@@ -78,7 +89,7 @@ public final class PointsmanOnVitess implements AutoCloseable {
           .tlsMode(MySqlOptions.TlsMode.DISABLED)
           .allowPublicKeyRetrieval(true)
           .build();
-      services = new Services(etcd, paths, mysql);
+      services = new Services(etcd, paths, mysql, TabletRpcOptions.DEFAULTS, PrimaryBackend.TABLET);
       TestEnvironmentOptions.Builder options = TestEnvironmentOptions.newBuilder()
           .setWorkerFactoryOptions(WorkerFactoryOptions.newBuilder()
               .setWorkerInterceptors(WorkflowRegistration.interceptors()).build())
@@ -90,7 +101,7 @@ public final class PointsmanOnVitess implements AutoCloseable {
       TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(options.build());
       Worker worker = env.newWorker(Pointsman.TASK_QUEUE);
       WorkflowRegistration.registerWorkflows(worker);
-      worker.registerActivitiesImplementations(new SwitchActivitiesImpl(services), new CleanupActivitiesImpl(services),
+      worker.registerActivitiesImplementations(switchWrapper.apply(new SwitchActivitiesImpl(services)), new CleanupActivitiesImpl(services),
           new LockActivitiesImpl(services.locks()),
           new FailoverToolActivitiesImpl(FailoverToolCheck.of(List.of())),
           new JournalActivitiesImpl(services),
@@ -142,8 +153,27 @@ public final class PointsmanOnVitess implements AutoCloseable {
         .validate(ValidateRequest.of(workflow, targetKeyspace));
   }
 
+  /**
+   * What pointsman's validator finds in the workflow now, read in this process; lock keys are checked
+   * against this Temporal.
+   */
+  public ValidationReport validateHere(String targetKeyspace, String workflow) {
+    return validator.validate(targetKeyspace, workflow, TemporalEndedExecutions.of(client()));
+  }
+
+  /** A stub for a workflow of pointsman's under {@code id}, to start and await as a test needs. */
+  public <T> T workflow(Class<T> type, String id) {
+    return client().newWorkflowStub(type, WorkflowOptions.newBuilder().setTaskQueue(Pointsman.TASK_QUEUE)
+        .setWorkflowId(id).setWorkflowExecutionTimeout(ACTION_TIMEOUT).build());
+  }
+
   public Services services() {
     return services;
+  }
+
+  /** The cluster's etcd, as the worker sees it. */
+  public Client etcd() {
+    return etcd;
   }
 
   public WorkflowClient client() {

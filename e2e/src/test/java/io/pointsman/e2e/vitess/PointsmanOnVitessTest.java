@@ -37,7 +37,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 class PointsmanOnVitessTest {
   private static final String WORKFLOW = "commerce2customer";
   private static VitessCluster cluster;
-  private static VitessWorker worker;
+  private static PointsmanOnVitess worker;
   private static int switches;
 
   private static final FaultInjection faults = new FaultInjection();
@@ -45,7 +45,7 @@ class PointsmanOnVitessTest {
   @BeforeAll
   static void start() throws Exception {
     cluster = MoveTablesCluster.start(WORKFLOW);
-    worker = VitessWorker.start(cluster, faults);
+    worker = PointsmanOnVitess.start(cluster, faults);
   }
 
   @AfterAll
@@ -96,7 +96,7 @@ class PointsmanOnVitessTest {
   /** The keys under a keyspace's lock directory in etcd: one per holder or waiter, vtctld's and pointsman's alike. */
   private static List<String> lockKeys(String keyspace) throws Exception {
     ByteSequence prefix = ByteSequence.from("/vitess/global/keyspaces/" + keyspace + "/locks/", StandardCharsets.UTF_8);
-    return worker.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
+    return worker.etcd().getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
         .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getKey().toString(StandardCharsets.UTF_8)).toList();
   }
 
@@ -145,7 +145,7 @@ class PointsmanOnVitessTest {
   }
 
   private static void assertValid(String state) {
-    ValidationReport report = worker.validate("customer", WORKFLOW);
+    ValidationReport report = worker.validateHere("customer", WORKFLOW);
     assertThat(report.violations()).as(report.describe()).isEmpty();
     assertThat(report.state()).as(report.describe()).isEqualTo(state);
   }

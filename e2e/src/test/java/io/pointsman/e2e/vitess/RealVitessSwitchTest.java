@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pointsman.api.model.TabletType;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.engine.validate.ValidationReport;
 import io.temporal.client.WorkflowFailedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,17 +33,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A whole MoveTables cycle on a real Vitess 24 cluster (MariaDB, a REPLICA beside each primary)
- * under a constant write load through vtgate, which runs with {@code --enable-buffer}: reads
- * switched, writes switched, traffic reversed, switched again, the workflow completed. After each
- * action the test checks three things: Vitess reports the state the action should leave (traffic
- * state, routing rules, streams, workflows; pointsman's Status reads the same traffic state); writes
- * sent after the action are acknowledged; and every write acknowledged so far is in the keyspace the
- * routing now serves, exactly once, on one shard ({@link WriteLedger}).
+ * under a constant write load through vtgate, which runs with {@code --enable-buffer}, handed back
+ * and forth between pointsman and vtctldclient: pointsman switches reads, then writes; vtctldclient
+ * reverses and switches; pointsman reverses, switches and completes. After each action the test
+ * checks that Vitess reports the state the action should leave (traffic state, routing rules,
+ * streams, workflows; pointsman's Status reads the same traffic state and its validator finds no
+ * violation); that writes sent after the action are acknowledged; and that every write acknowledged
+ * so far is in the keyspace the routing now serves, exactly once, on one shard ({@link WriteLedger}).
  *
  * <p>It also records, per action, the writes that failed and the slowest write while the action
- * ran, and fails if any write failed. With vtctldclient doing the actions, that is how Vitess itself
- * behaves (measured: no write failed; vtgate held the writes 2.3-2.5 s while a write switch ran):
- * the standard an action run by pointsman, checked against the same {@link Step}, is held to. Last,
+ * ran, and fails if any write failed. With vtctldclient doing every action, that is how Vitess
+ * itself behaves (measured: no write failed; vtgate held the writes 2.3-2.5 s while a write switch
+ * ran): the standard pointsman's actions are held to, against the same {@link Step}s. Last,
  * the oracle itself is shown to fail: rows removed or copied behind vtgate's back are named, and
  * writes vtgate refuses are recorded as failed with its message.
  */
@@ -126,16 +130,22 @@ class RealVitessSwitchTest {
     Step created = new Step("created", Optional.of(NOT_SWITCHED), "commerce", "commerce", false, false);
     run(created, Driver.VTCTLDCLIENT, () -> { });
 
+    // the workflow handed back and forth: pointsman switches, vtctldclient reverses and switches,
+    // pointsman reverses, switches and completes; each side must take the other's state as its own
     run(new Step("SwitchTraffic reads", Optional.of(READS_SWITCHED), "commerce", "customer", false, false),
-        Driver.VTCTLDCLIENT, this::switchReadsWithVtctldclient);
+        Driver.POINTSMAN, this::switchReadsWithPointsman);
     run(new Step("SwitchTraffic writes", Optional.of(ALL_SWITCHED), "customer", "customer", true, true),
-        Driver.VTCTLDCLIENT, this::switchWritesWithVtctldclient);
+        Driver.POINTSMAN, this::switchWritesWithPointsman);
     run(new Step("ReverseTraffic", Optional.of(NOT_SWITCHED), "commerce", "commerce", false, true),
         Driver.VTCTLDCLIENT, this::reverseTrafficWithVtctldclient);
     run(new Step("SwitchTraffic", Optional.of(ALL_SWITCHED), "customer", "customer", true, true),
         Driver.VTCTLDCLIENT, this::switchTrafficWithVtctldclient);
+    run(new Step("ReverseTraffic", Optional.of(NOT_SWITCHED), "commerce", "commerce", false, true),
+        Driver.POINTSMAN, this::reverseTrafficWithPointsman);
+    run(new Step("SwitchTraffic", Optional.of(ALL_SWITCHED), "customer", "customer", true, true),
+        Driver.POINTSMAN, this::switchTrafficWithPointsman);
     run(new Step("Complete", Optional.empty(), "customer", "customer", false, false),
-        Driver.VTCTLDCLIENT, this::completeWithVtctldclient);
+        Driver.POINTSMAN, this::completeWithPointsman);
     completed = true;
 
     VtgateLoad.LoadReport report = load.stop();
@@ -256,6 +266,26 @@ class RealVitessSwitchTest {
 
   // ---- the actions: one method each, so that a pointsman variant can sit next to each one
 
+  void switchReadsWithPointsman() {
+    pointsman.switchTraffic("customer", WORKFLOW, List.of(TabletType.REPLICA, TabletType.RDONLY));
+  }
+
+  void switchWritesWithPointsman() {
+    pointsman.switchTraffic("customer", WORKFLOW, List.of(TabletType.PRIMARY));
+  }
+
+  void reverseTrafficWithPointsman() {
+    pointsman.reverseTraffic("customer", WORKFLOW, SwitchTrafficRequest.ALL_TABLET_TYPES);
+  }
+
+  void switchTrafficWithPointsman() {
+    pointsman.switchTraffic("customer", WORKFLOW, SwitchTrafficRequest.ALL_TABLET_TYPES);
+  }
+
+  void completeWithPointsman() {
+    pointsman.complete("customer", WORKFLOW);
+  }
+
   void switchReadsWithVtctldclient() {
     moveTables("SwitchTraffic", "--tablet-types", "rdonly,replica");
   }
@@ -347,6 +377,8 @@ class RealVitessSwitchTest {
           assertThat(s.path("state").asText()).isEqualTo("Running");
         }
       });
+      ValidationReport report = pointsman.validateHere("customer", WORKFLOW);
+      assertThat(report.violations()).as(step.name() + ": pointsman's validator\n" + report.describe()).isEmpty();
       assertThat(routedTo("customer")).as(step.name() + " primary writes of customer")
           .contains(step.writesTo() + ".customer");
       assertThat(routedTo("customer@replica")).as(step.name() + " replica reads of customer")

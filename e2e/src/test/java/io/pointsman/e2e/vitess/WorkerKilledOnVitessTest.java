@@ -103,15 +103,16 @@ class WorkerKilledOnVitessTest {
     /** The topology denies writes on the source; its primary has not been told yet (its first fenced change). */
     STOP_SOURCE_WRITES(100, 0, false),
     /**
-     * Before the journal: source writes stopped, positions gathered, streams caught up; stopping the
-     * target streams for cutover on customer/-80 (80-'s may be stopped already).
+     * Before the journal: source writes stopped, positions gathered; giving customer/-80's stream the
+     * source position as its stop position, its first fenced change (80-'s may be stopped already).
      */
     WAIT_FOR_CATCHUP(200, 0, true),
     /**
      * Past the point of no return: the journal is on commerce/0, the target streams are stopped;
-     * allowing writes on customer/-80 (its first fenced change after the journal), routing unchanged.
+     * allowing writes on customer/-80 (its first fenced change after the journal, past the stop
+     * position and the stop for cutover of waitForCatchup), routing unchanged.
      */
-    AFTER_CREATE_JOURNALS(200, 1, true);
+    AFTER_CREATE_JOURNALS(200, 2, true);
 
     /** The tablet whose primary's fence holds the worker: commerce/0 (100) or customer/-80 (200). */
     final int tablet;

@@ -199,7 +199,7 @@ _vc_start_vttablet() {
     --db-erepl-user vt_repl --db-erepl-password "$pw" \
     --health-check-interval 1s --heartbeat-on-demand-duration 5s \
     --queryserver-config-pool-size 4 --queryserver-config-stream-pool-size 8 \
-    --queryserver-config-transaction-cap 8 --app-pool-size 8 --dba-pool-size 4 \
+    --queryserver-config-transaction-cap 32 --app-pool-size 8 --dba-pool-size 4 \
     --service-map grpc-queryservice,grpc-tabletmanager,grpc-updatestream \
     --bind-address 127.0.0.1 --port "$http" --grpc-bind-address 127.0.0.1 --grpc-port "$grpc" \
     "${tls[@]}" \
@@ -209,6 +209,10 @@ _vc_start_vttablet() {
   echo $!
 }
 
+# vtgate buffers writes through a Reshard's cut-over; Vitess's default lets one shard be buffered
+# only once a minute (--buffer-min-time-between-failovers 1m), after which a second switch within the
+# minute fails its writes with "primary is not serving". The tests and demos switch back and forth
+# several times a minute, so the cluster allows it every second (POINTSMAN_VTGATE_BUFFER_MIN_TIME_BETWEEN_FAILOVERS).
 _vc_start_vtgate() {
   local mysql_port=$1 http=$2 grpc=$3
   mkdir -p "$VITESS_CLUSTER_DIR/vtgate"
@@ -221,6 +225,7 @@ _vc_start_vtgate() {
     --topo-global-root "$POINTSMAN_VITESS_GLOBAL_ROOT" \
     --cell "$POINTSMAN_VITESS_CELL" --cells-to-watch "$POINTSMAN_VITESS_CELL" \
     --tablet-types-to-wait PRIMARY --enable-buffer \
+    --buffer-min-time-between-failovers "${POINTSMAN_VTGATE_BUFFER_MIN_TIME_BETWEEN_FAILOVERS:-1s}" \
     --mysql-server-version "$POINTSMAN_VTGATE_MYSQL_SERVER_VERSION" \
     --mysql-server-port "$mysql_port" --mysql-server-bind-address 127.0.0.1 --mysql-auth-server-impl none \
     --service-map grpc-vtgateservice \

@@ -1,5 +1,7 @@
 package io.pointsman.e2e.vitess;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.etcd.jetcd.Client;
 import io.pointsman.activities.CleanupActivitiesImpl;
 import io.pointsman.activities.FailoverToolActivitiesImpl;
@@ -101,7 +103,8 @@ public final class PointsmanOnVitess implements AutoCloseable {
       TestWorkflowEnvironment env = TestWorkflowEnvironment.newInstance(options.build());
       Worker worker = env.newWorker(Pointsman.TASK_QUEUE);
       WorkflowRegistration.registerWorkflows(worker);
-      worker.registerActivitiesImplementations(switchWrapper.apply(new SwitchActivitiesImpl(services)), new CleanupActivitiesImpl(services),
+      worker.registerActivitiesImplementations(switchWrapper.apply(new SwitchActivitiesImpl(services)),
+          new CleanupActivitiesImpl(services),
           new LockActivitiesImpl(services.locks()),
           new FailoverToolActivitiesImpl(FailoverToolCheck.of(List.of())),
           new JournalActivitiesImpl(services),
@@ -126,7 +129,8 @@ public final class PointsmanOnVitess implements AutoCloseable {
   /** {@code pointsman MoveTables ReverseTraffic --tablet-types ...}; returns its result once it ended. */
   public ActionResult reverseTraffic(String targetKeyspace, String workflow, List<TabletType> tabletTypes) {
     SwitchTrafficRequest request = SwitchTrafficRequest.of(workflow, targetKeyspace).withTabletTypes(tabletTypes);
-    return stub(ReverseTrafficWorkflow.class, Pointsman.REVERSE_TRAFFIC, targetKeyspace, workflow).reverseTraffic(request);
+    return stub(ReverseTrafficWorkflow.class, Pointsman.REVERSE_TRAFFIC, targetKeyspace, workflow)
+        .reverseTraffic(request);
   }
 
   /** {@code pointsman MoveTables Complete}; returns its result once it ended. */
@@ -159,6 +163,13 @@ public final class PointsmanOnVitess implements AutoCloseable {
    */
   public ValidationReport validateHere(String targetKeyspace, String workflow) {
     return validator.validate(targetKeyspace, workflow, TemporalEndedExecutions.of(client()));
+  }
+
+  /** Fails unless pointsman's validator finds the workflow in {@code state} (e.g. ALL_SWITCHED) with no violation. */
+  public void assertValid(String targetKeyspace, String workflow, String state) {
+    ValidationReport report = validateHere(targetKeyspace, workflow);
+    assertThat(report.violations()).as(report.describe()).isEmpty();
+    assertThat(report.state()).as(report.describe()).isEqualTo(state);
   }
 
   /** A stub for a workflow of pointsman's under {@code id}, to start and await as a test needs. */

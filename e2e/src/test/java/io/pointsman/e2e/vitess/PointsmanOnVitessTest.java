@@ -6,14 +6,11 @@ import static org.awaitility.Awaitility.await;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.model.ActionResult;
-import io.pointsman.api.request.CompleteRequest;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
-import io.pointsman.api.workflows.CompleteMigrationWorkflow;
 import io.pointsman.api.workflows.Pointsman;
-import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.e2e.FaultInjection;
-import io.pointsman.engine.validate.ValidationReport;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
 import java.nio.charset.StandardCharsets;
@@ -36,9 +33,11 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PointsmanOnVitessTest {
   private static final String WORKFLOW = "commerce2customer";
+  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
+  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
+  private static final List<TabletType> ALL = SwitchTrafficRequest.ALL_TABLET_TYPES;
   private static VitessCluster cluster;
   private static PointsmanOnVitess worker;
-  private static int switches;
 
   private static final FaultInjection faults = new FaultInjection();
 
@@ -68,7 +67,7 @@ class PointsmanOnVitessTest {
   void pointsmanSwitchesTrafficWhileAVtctldCommandWaitsForItsKeyspaceLock() throws Exception {
     FaultInjection.Block held = faults.blockOnce("createJournals", FaultInjection.When.BEFORE);
     SwitchTrafficWorkflow wf = worker.workflow(SwitchTrafficWorkflow.class,
-        Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "customer", WORKFLOW) + "-" + (++switches));
+        Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "customer", WORKFLOW));
     WorkflowClient.start(wf::switchTraffic, SwitchTrafficRequest.of(WORKFLOW, "customer"));
     await("pointsman inside the write window").atMost(Duration.ofMinutes(2)).until(held::reached);
     assertThat(lockKeys("customer")).as("pointsman's keyspace lock").hasSize(1);
@@ -81,12 +80,12 @@ class PointsmanOnVitessTest {
 
     held.release();
     ActionResult result = WorkflowStub.fromTyped(wf).getResult(ActionResult.class);
-    assertThat(result.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(result.currentState()).isEqualTo(ALL_SWITCHED);
     vtctld.get(60, TimeUnit.SECONDS);
     assertThat(lockKeys("customer")).isEmpty();
 
-    assertThat(vtctldState()).isEqualTo("All Reads Switched. Writes Switched");
-    assertValid("ALL_SWITCHED");
+    assertThat(vtctldState()).isEqualTo(ALL_SWITCHED);
+    worker.assertValid("customer", WORKFLOW, "ALL_SWITCHED");
     // a write through vtgate now lands on the target and is carried back to commerce by the reverse stream
     cluster.execute("customer", "insert into customer(customer_id, email) values (700, 'after@example.com')");
     assertThat(cluster.query("customer", "select email from customer where customer_id = 700"))
@@ -104,49 +103,41 @@ class PointsmanOnVitessTest {
   @Order(2)
   void vtctldclientReversesWhatPointsmanSwitched() {
     cluster.vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "reversetraffic");
-    assertThat(vtctldState()).isEqualTo("Reads Not Switched. Writes Not Switched");
+    assertThat(vtctldState()).isEqualTo(NOT_SWITCHED);
   }
 
   @Test
   @Order(3)
   void afterVtctldclientSwitchesPointsmanReversesAndSwitchesAgain() {
     cluster.vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "switchtraffic");
-    assertThat(vtctldState()).isEqualTo("All Reads Switched. Writes Switched");
-    ActionResult reversed = worker.workflow(ReverseTrafficWorkflow.class,
-        Pointsman.workflowId(Pointsman.REVERSE_TRAFFIC, "customer", WORKFLOW) + "-1")
-        .reverseTraffic(SwitchTrafficRequest.of(WORKFLOW, "customer"));
-    assertThat(reversed.currentState()).isEqualTo("Reads Not Switched. Writes Not Switched");
-    assertThat(vtctldState()).isEqualTo("Reads Not Switched. Writes Not Switched");
-    assertValid("NOT_SWITCHED");
-    assertThat(switchTraffic().currentState()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(vtctldState()).isEqualTo(ALL_SWITCHED);
+    ActionResult reversed = worker.reverseTraffic("customer", WORKFLOW, ALL);
+    assertThat(reversed.currentState()).isEqualTo(NOT_SWITCHED);
+    assertThat(vtctldState()).isEqualTo(NOT_SWITCHED);
+    worker.assertValid("customer", WORKFLOW, "NOT_SWITCHED");
+    assertThat(switchAll().currentState()).isEqualTo(ALL_SWITCHED);
   }
 
   @Test
   @Order(4)
   void pointsmanCompletesAndNothingIsLeftForVtctldclient() {
-    ActionResult done = worker.workflow(CompleteMigrationWorkflow.class,
-        Pointsman.workflowId(Pointsman.COMPLETE_MIGRATION, "customer", WORKFLOW)).complete(CompleteRequest.of(WORKFLOW, "customer"));
-    assertThat(done.summary()).isEqualTo("Successfully completed the " + WORKFLOW + " workflow in the customer keyspace");
+    ActionResult done = worker.complete("customer", WORKFLOW);
+    assertThat(done.summary())
+        .isEqualTo("Successfully completed the " + WORKFLOW + " workflow in the customer keyspace");
     for (String keyspace : List.of("customer", "commerce")) {
       assertThat(cluster.vtctldclient("Workflow", "--keyspace", keyspace, "list")).doesNotContain(WORKFLOW);
     }
     assertThat(cluster.vtctldclient("GetRoutingRules")).doesNotContain("commerce.customer");
   }
 
-  private static ActionResult switchTraffic() {
-    return worker.workflow(SwitchTrafficWorkflow.class,
-        Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "customer", WORKFLOW) + "-" + (++switches))
-        .switchTraffic(SwitchTrafficRequest.of(WORKFLOW, "customer"));
+
+
+
+  private static ActionResult switchAll() {
+    return worker.switchTraffic("customer", WORKFLOW, ALL);
   }
 
   private static String vtctldState() {
-    return cluster.vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "status",
-        "--format", "json").path("traffic_state").asText();
-  }
-
-  private static void assertValid(String state) {
-    ValidationReport report = worker.validateHere("customer", WORKFLOW);
-    assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo(state);
+    return cluster.trafficState("MoveTables", "customer", WORKFLOW);
   }
 }

@@ -294,6 +294,15 @@ public final class VitessCluster implements AutoCloseable {
     return streams;
   }
 
+  /**
+   * The traffic state vtctld reports for a workflow ({@code command} {@code MoveTables} or
+   * {@code Reshard}), e.g. "All Reads Switched. Writes Switched".
+   */
+  public String trafficState(String command, String targetKeyspace, String workflow) {
+    return vtctldclientJson(command, "--workflow", workflow, "--target-keyspace", targetKeyspace, "status",
+        "--format", "json").path("traffic_state").asText();
+  }
+
   /** A connection to vtgate (MySQL protocol, no authentication) with {@code keyspace} as its database; empty for none. */
   public Connection vtgate(String keyspace) throws SQLException {
     String url = "jdbc:mysql://127.0.0.1:" + vtgateMysqlPort() + "/" + keyspace

@@ -59,6 +59,8 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
           removeFromVSchema(info.sourceKeyspace(), info.tables(), locks);
           topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
           topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
+          refresh(info.sourceKeyspace(), info.sourceShards());
+          refresh(info.targetKeyspace(), info.targetShards());
           topology.rebuildSrvVSchema(List.of(), locks);
           return;
         }
@@ -85,10 +87,7 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         }
         if (info.migrationType() == MigrationType.SHARDS) {
           topology.allowSourceWrites(info, locks);
-          for (String shard : info.sourceShards()) {
-            ShardRef source = source(info, shard);
-            services.primary(source).writeGate().refresh(source);
-          }
+          refresh(info.sourceKeyspace(), info.sourceShards());
         }
         if (!keepData) {
           for (String shard : info.targetShards()) {
@@ -114,6 +113,8 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         if (info.migrationType() == MigrationType.TABLES) {
           topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
           topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
+          refresh(info.targetKeyspace(), info.targetShards());
+          refresh(info.sourceKeyspace(), info.sourceShards());
         } else {
           topology.removeIdleTabletControls(info, locks);
         }
@@ -165,6 +166,17 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
     ActivityFailures.translate(() -> {
       services.store().delete(services.store().keys().unfinishedCleanup(targetKeyspace, workflow), locks);
     });
+  }
+
+  /**
+   * Has the shards' primaries apply the denied tables just removed from their records: a vttablet
+   * keeps enforcing what it last read until told to read again (nothing to do on direct MySQL).
+   */
+  private void refresh(String keyspace, List<String> shards) {
+    for (String shard : shards) {
+      ShardRef ref = new ShardRef(keyspace, shard);
+      services.primary(ref).writeGate().refresh(ref);
+    }
   }
 
   /** The reverse workflow's streams on the source shards that still exist. */

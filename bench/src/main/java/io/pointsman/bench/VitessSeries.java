@@ -22,9 +22,9 @@ import io.temporal.client.WorkflowOptions;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -46,6 +46,8 @@ final class VitessSeries implements AutoCloseable {
   private static final Duration SETTLE = Duration.ofSeconds(1);
   /** vtgate's --buffer-max-failover-duration (20 s) and a statement's time. */
   private static final Duration LONGEST_ANSWER = Duration.ofSeconds(30);
+  /** Keys read back a query: well under vttablet's 10,000-row limit. */
+  private static final long READ_PAGE = 5_000;
 
   /** Where the cluster is, from {@code scripts/vitess-cluster.sh}'s variables. */
   record Cluster(String etcd, String vtctld, int vtgateMysqlPort, Path vtctldclient) {
@@ -86,7 +88,7 @@ final class VitessSeries implements AutoCloseable {
         EtcdOptions.builder().endpoints(cluster.etcd()).build(), TopoPaths.defaults(),
         // the tablet backend never opens MySQL; the configuration needs an account all the same
         MySqlOptions.builder().user("vt_dba").password("unused").build(), 0, Duration.ofSeconds(10), List.of(),
-        TabletRpcOptions.DEFAULTS, PrimaryBackend.TABLET));
+        TabletRpcOptions.DEFAULTS, PrimaryBackend.TABLET, false));
     this.pointsman = new TemporalSwitch(dev.worker().temporal().client());
     this.vtctld = new VtctldSwitch(cluster.vtctldclient(), cluster.vtctld());
   }
@@ -139,7 +141,8 @@ final class VitessSeries implements AutoCloseable {
           m.history()));
     }
     List<Long> acked = records.stream().filter(LoadRecord::acknowledged).map(LoadRecord::key).toList();
-    Map<Long, Integer> found = readBack(firstKey);
+    long lastKey = records.stream().mapToLong(LoadRecord::key).max().orElse(firstKey);
+    Map<Long, Integer> found = readBack(firstKey, lastKey);
     List<Long> lost = acked.stream().filter(k -> !found.containsKey(k)).toList();
     List<Long> duplicated = found.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
     long acks = records.stream().filter(r -> r.acknowledged() && r.ackNanos() >= blockStart && r.ackNanos() <= blockEnd)
@@ -159,14 +162,23 @@ final class VitessSeries implements AutoCloseable {
     return b.toString();
   }
 
-  /** Every row the load wrote, read back through vtgate where the routing serves them now, by key. */
-  private Map<Long, Integer> readBack(long firstKey) {
+  /**
+   * Every row the load wrote, read back through vtgate where the routing serves them now, by key;
+   * in pages of key ranges, as vttablet returns at most 10,000 rows a query.
+   */
+  private Map<Long, Integer> readBack(long firstKey, long lastKey) {
     Map<Long, Integer> out = new HashMap<>();
     String url = "jdbc:mysql://127.0.0.1:" + cluster.vtgateMysqlPort() + "/?sslMode=DISABLED";
-    try (Connection c = DriverManager.getConnection(url, "bench", ""); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("select customer_id from customer where customer_id >= " + firstKey)) {
-      while (rs.next()) {
-        out.merge(rs.getLong(1), 1, Integer::sum);
+    try (Connection c = DriverManager.getConnection(url, "bench", "");
+        PreparedStatement ps = c.prepareStatement("select customer_id from customer where customer_id between ? and ?")) {
+      for (long from = firstKey; from <= lastKey; from += READ_PAGE) {
+        ps.setLong(1, from);
+        ps.setLong(2, Math.min(lastKey, from + READ_PAGE - 1));
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            out.merge(rs.getLong(1), 1, Integer::sum);
+          }
+        }
       }
     } catch (SQLException e) {
       throw new IllegalStateException("reading the load's rows back through vtgate failed: " + e.getMessage(), e);

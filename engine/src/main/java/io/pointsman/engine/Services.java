@@ -23,6 +23,7 @@ import io.pointsman.engine.primary.PrimaryBackend;
 import io.pointsman.engine.primary.PrimaryBackends;
 import io.pointsman.engine.primary.PrimaryPorts;
 import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.primary.TwoWallGate;
 import io.pointsman.engine.primary.direct.DirectPorts;
 import io.pointsman.engine.primary.tablet.TabletPorts;
 import io.pointsman.engine.tablet.TabletManagerClient;
@@ -60,6 +61,16 @@ public final class Services implements AutoCloseable {
   }
 
   public Services(Client etcd, TopoPaths paths, MySqlOptions mysql, TabletRpcOptions tabletRpc, PrimaryBackend backend) {
+    this(etcd, paths, mysql, tabletRpc, backend, false);
+  }
+
+  /**
+   * @param barrierBehindTablets whether pointsman's MySQL write barrier also goes up behind
+   *     vttablet's own wall on a real cluster ({@link TwoWallGate}); the account in {@code mysql}
+   *     must then reach the primaries' MySQL
+   */
+  public Services(Client etcd, TopoPaths paths, MySqlOptions mysql, TabletRpcOptions tabletRpc, PrimaryBackend backend,
+      boolean barrierBehindTablets) {
     this.store = new EtcdTopologyStore(etcd, paths);
     this.locks = new EtcdLockService(etcd, paths);
     this.pools = new ConnectionPools(mysql);
@@ -74,9 +85,14 @@ public final class Services implements AutoCloseable {
     this.saved = new SavedStreams(pools, fence, schema);
     this.tablets = new TabletManagerClient(tabletRpc);
     this.tabletPorts = TabletPorts.create(store, tablets, Optional.of(locks));
-    this.backends = new PrimaryBackends(backend, DirectPorts.create(primaries, streams, saved, waiter, positions,
-        journals, new JournalTimes(pools, schema), barrier, new TableDrops(pools, fence)), tabletPorts.ports(),
-        tabletPorts.primaries()::servesGrpc);
+    PrimaryPorts direct = DirectPorts.create(primaries, streams, saved, waiter, positions, journals,
+        new JournalTimes(pools, schema), barrier, new TableDrops(pools, fence));
+    PrimaryPorts tablet = tabletPorts.ports();
+    if (barrierBehindTablets) {
+      tablet = new PrimaryPorts(tablet.streams(), tablet.positions(), tablet.journals(),
+          new TwoWallGate(tablet.writeGate(), direct.writeGate()), tablet.tables());
+    }
+    this.backends = new PrimaryBackends(backend, direct, tablet, tabletPorts.primaries()::servesGrpc);
   }
 
   /** Whether vttablet's RPCs serve the shard's primary (real Vitess), rather than its MySQL directly. */

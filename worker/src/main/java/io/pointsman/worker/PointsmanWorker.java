@@ -111,7 +111,8 @@ public final class PointsmanWorker implements AutoCloseable {
 
       Client etcd = metrics.meter(EtcdClients.create(config.etcd()));
       opened.push(etcd);
-      Services services = new Services(etcd, config.topoPaths(), config.mysql(), config.tablets(), config.primaryBackend());
+      Services services = new Services(etcd, config.topoPaths(), config.mysql(), config.tablets(),
+          config.primaryBackend(), config.tabletWriteBarrier());
       opened.push(services);
 
       WorkerFactory factory = WorkerFactory.newInstance(temporal.client(),

@@ -56,7 +56,8 @@ final class ValidateMain {
       return 2;
     }
     try (Client etcd = EtcdClients.create(config.etcd());
-        Services services = new Services(etcd, config.topoPaths(), config.mysql(), config.tablets(), config.primaryBackend())) {
+        Services services = new Services(etcd, config.topoPaths(), config.mysql(), config.tablets(),
+          config.primaryBackend(), config.tabletWriteBarrier())) {
       ValidationReport report = new TopologyValidator(etcd, config.topoPaths(), services)
           .validate(targetKeyspace, workflow);
       out.println(report.describe());

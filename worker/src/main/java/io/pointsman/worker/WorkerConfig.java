@@ -35,6 +35,9 @@ import java.util.function.Supplier;
  * @param primaryBackend what serves the shard primaries ({@code POINTSMAN_PRIMARY_BACKEND}: {@code auto},
  *     the default, uses vttablet's RPCs where the primary's Tablet record has a gRPC port and MySQL
  *     directly elsewhere; {@code tablet} or {@code direct} force one)
+ * @param tabletWriteBarrier whether pointsman's MySQL write barrier also goes up behind vttablet's
+ *     own wall on a real cluster ({@code POINTSMAN_TABLET_WRITE_BARRIER}, off by default; needs an
+ *     account that reaches the primaries' MySQL)
  */
 public record WorkerConfig(
     TemporalOptions temporal,
@@ -45,7 +48,8 @@ public record WorkerConfig(
     Duration shutdownGrace,
     List<String> vtorcAddresses,
     TabletRpcOptions tablets,
-    PrimaryBackend primaryBackend) {
+    PrimaryBackend primaryBackend,
+    boolean tabletWriteBarrier) {
 
   public static final int DEFAULT_METRICS_PORT = 9464;
   public static final Duration DEFAULT_SHUTDOWN_GRACE = Duration.ofSeconds(30);
@@ -59,7 +63,7 @@ public record WorkerConfig(
       "MYSQL_PASSWORD_FILE", "MYSQL_TLS_MODE", "MYSQL_TLS_CA_FILE", "MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL",
       "MYSQL_POOL_SIZE", "METRICS_PORT", "WORKER_SHUTDOWN_GRACE",
       "VTORC_ADDRESSES", TabletTls.CA_FILE, TabletTls.CERT_FILE, TabletTls.KEY_FILE, TabletTls.SERVER_NAME,
-      "POINTSMAN_PRIMARY_BACKEND"};
+      "POINTSMAN_PRIMARY_BACKEND", "POINTSMAN_TABLET_WRITE_BARRIER"};
 
   public WorkerConfig {
     Objects.requireNonNull(temporal, "temporal");
@@ -78,7 +82,8 @@ public record WorkerConfig(
   /** Primaries served as their records say ({@link PrimaryBackend#AUTO}). */
   public WorkerConfig(TemporalOptions temporal, EtcdOptions etcd, TopoPaths topoPaths, MySqlOptions mysql,
       int metricsPort, Duration shutdownGrace, List<String> vtorcAddresses, TabletRpcOptions tablets) {
-    this(temporal, etcd, topoPaths, mysql, metricsPort, shutdownGrace, vtorcAddresses, tablets, PrimaryBackend.AUTO);
+    this(temporal, etcd, topoPaths, mysql, metricsPort, shutdownGrace, vtorcAddresses, tablets, PrimaryBackend.AUTO,
+        false);
   }
 
   /** Plaintext gRPC to tablets with the default deadlines. */
@@ -110,7 +115,8 @@ public record WorkerConfig(
         env.duration("WORKER_SHUTDOWN_GRACE", DEFAULT_SHUTDOWN_GRACE), vtorcAddresses(env),
         TabletRpcOptions.DEFAULTS.withTls(tabletTls(env)),
         build("POINTSMAN_PRIMARY_BACKEND", () -> PrimaryBackend.parse("POINTSMAN_PRIMARY_BACKEND",
-            env.get("POINTSMAN_PRIMARY_BACKEND").orElse(null))));
+            env.get("POINTSMAN_PRIMARY_BACKEND").orElse(null))),
+        env.bool("POINTSMAN_TABLET_WRITE_BARRIER").orElse(false));
   }
 
   private static TabletTls tabletTls(Env env) {
@@ -125,12 +131,12 @@ public record WorkerConfig(
   /** The same configuration against another Temporal (dev mode points it at its own server). */
   public WorkerConfig withTemporal(TemporalOptions other) {
     return new WorkerConfig(other, etcd, topoPaths, mysql, metricsPort, shutdownGrace, vtorcAddresses, tablets,
-        primaryBackend);
+        primaryBackend, tabletWriteBarrier);
   }
 
   public WorkerConfig withMetricsPort(int port) {
     return new WorkerConfig(temporal, etcd, topoPaths, mysql, port, shutdownGrace, vtorcAddresses, tablets,
-        primaryBackend);
+        primaryBackend, tabletWriteBarrier);
   }
 
   private static TemporalOptions temporal(Env env) {

@@ -111,7 +111,7 @@ public final class WorkerMain {
         "  VTTABLET_GRPC_CA_FILE, VTTABLET_GRPC_CERT_FILE, VTTABLET_GRPC_KEY_FILE (PKCS#8), VTTABLET_GRPC_SERVER_NAME",
         "  [plaintext; any turns TLS on for vttablet gRPC, as vttablet's --grpc-cert/--grpc-key/--grpc-ca need]",
         "  POINTSMAN_PRIMARY_BACKEND [auto: vttablet RPCs where the primary's record has a gRPC port, else MySQL;",
-        "  tablet, direct]",
+        "  tablet, direct]  POINTSMAN_TABLET_WRITE_BARRIER [false; true adds the MySQL barrier behind vttablet's]",
         "Dev mode also reads DEV_TEMPORAL_PORT [7233], DEV_DATA_DIR [a new temporary folder; temporal.db is kept",
         "there], POINTSMAN_TEMPORAL_BIN [~/.cache/pointsman/temporal-cli-v1.5.1/temporal; without it the SDK's",
         "in-memory test server], and defaults MYSQL_USER/MYSQL_PASSWORD to the sandbox's.");

@@ -52,6 +52,7 @@ class WorkerConfigTest {
     assertThat(c.tablets()).isEqualTo(TabletRpcOptions.DEFAULTS);
     assertThat(c.tablets().tls().enabled()).isFalse();
     assertThat(c.primaryBackend()).isEqualTo(PrimaryBackend.AUTO);
+    assertThat(c.tabletWriteBarrier()).isFalse();
   }
 
   @Test
@@ -87,6 +88,7 @@ class WorkerConfigTest {
     env.put("VTTABLET_GRPC_KEY_FILE", file("tablet-client.key", "key").toString());
     env.put("VTTABLET_GRPC_SERVER_NAME", "vttablet.internal");
     env.put("POINTSMAN_PRIMARY_BACKEND", "Tablet");
+    env.put("POINTSMAN_TABLET_WRITE_BARRIER", "true");
 
     WorkerConfig c = WorkerConfig.fromEnv(env);
 
@@ -121,6 +123,7 @@ class WorkerConfigTest {
         Optional.of("vttablet.internal")));
     assertThat(c.tablets().callTimeout()).isEqualTo(TabletRpcOptions.DEFAULTS.callTimeout());
     assertThat(c.primaryBackend()).isEqualTo(PrimaryBackend.TABLET);
+    assertThat(c.tabletWriteBarrier()).isTrue();
   }
 
   @ParameterizedTest
@@ -141,7 +144,8 @@ class WorkerConfigTest {
       "VTORC_ADDRESSES|http://vtorc:16000|VTORC_ADDRESSES: 'http://vtorc:16000' is not host:port",
       "VTORC_ADDRESSES|vtorc|VTORC_ADDRESSES: 'vtorc' is not host:port",
       "VTTABLET_GRPC_CA_FILE|/nonexistent/ca.pem|VTTABLET_GRPC_CA_FILE names /nonexistent/ca.pem, which is not a readable file",
-      "POINTSMAN_PRIMARY_BACKEND|vtgate|POINTSMAN_PRIMARY_BACKEND must be auto, tablet or direct, got 'vtgate'"})
+      "POINTSMAN_PRIMARY_BACKEND|vtgate|POINTSMAN_PRIMARY_BACKEND must be auto, tablet or direct, got 'vtgate'",
+      "POINTSMAN_TABLET_WRITE_BARRIER|sometimes|POINTSMAN_TABLET_WRITE_BARRIER must be true or false"})
   void aBadValueIsAnErrorNamingTheVariable(String name, String value, String message) {
     Map<String, String> env = new HashMap<>(Map.of("MYSQL_USER", "pointsman"));
     env.put(name, value);

@@ -13,19 +13,24 @@ import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
+import io.pointsman.engine.Services;
 import io.pointsman.engine.lock.EtcdLockService;
 import io.pointsman.engine.lock.HeldLock;
 import io.pointsman.engine.lock.LockOptions;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.Journal;
 import io.pointsman.engine.mysql.MySqlFence;
+import io.pointsman.engine.mysql.MySqlOptions;
 import io.pointsman.engine.mysql.NewStream;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WorkflowSubType;
 import io.pointsman.engine.mysql.WorkflowType;
+import io.pointsman.engine.mysql.WriteBarrier;
 import io.pointsman.engine.mysql.WriteScope;
+import io.pointsman.engine.primary.PrimaryBackend;
 import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.primary.TwoWallGate;
 import io.pointsman.engine.primary.tablet.TabletFence;
 import io.pointsman.engine.primary.tablet.TabletPorts;
 import io.pointsman.engine.primary.tablet.TabletPrimaries;
@@ -35,7 +40,9 @@ import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.topo.EtcdTopologyStore;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.topo.TopologyStore;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -230,6 +237,41 @@ class TabletPortsTest {
       assertThat(ports.journals().read(source, id)).contains(journal);
     } finally {
       client.vreplicationExec(cluster.tablet(200).endpoint(), "delete from _vt.resharding_journal where id = " + id);
+    }
+  }
+
+  /**
+   * With POINTSMAN_TABLET_WRITE_BARRIER the MySQL barrier goes up behind vttablet's wall: a write
+   * straight to the primary's MariaDB, past vttablet, is refused by the triggers while the table is
+   * denied, and goes through once both walls are down.
+   */
+  @Test
+  void theSecondWallRefusesAWriteThatBypassesVttablet() throws Exception {
+    MySqlOptions dba = MySqlOptions.builder().user("vt_dba").password(cluster.env("POINTSMAN_VITESS_DB_PASSWORD"))
+        .tlsMode(MySqlOptions.TlsMode.DISABLED).allowPublicKeyRetrieval(true).build();
+    VitessCluster.Tablet commerce = cluster.tablet(100);
+    try (Services services = new Services(etcd, TopoPaths.defaults(), dba, TabletRpcOptions.DEFAULTS,
+        PrimaryBackend.TABLET, true)) {
+      TwoWallGate gate = (TwoWallGate) services.primary(COMMERCE).writeGate();
+      WriteScope corder = WriteScope.tables(List.of("corder"));
+      try {
+        gate.deny(COMMERCE, corder, locks, Duration.ofSeconds(10));
+        assertThat(gate.denied(COMMERCE)).as("vttablet's wall").containsExactly("corder");
+        assertThat(gate.deniedInMysql(COMMERCE)).as("the triggers behind it").containsExactly("corder");
+        assertThatThrownBy(() -> {
+          try (Connection c = cluster.tabletDba(commerce); Statement st = c.createStatement()) {
+            st.executeUpdate("insert into corder(order_id, customer_id, sku, price) values (60, 1, 'SKU-BYPASS', 1)");
+          }
+        }).isInstanceOf(SQLException.class).hasMessageContaining(WriteBarrier.DENIED_MESSAGE_PREFIX);
+      } finally {
+        gate.allow(COMMERCE, corder, locks, Duration.ofSeconds(10));
+      }
+      assertThat(gate.denied(COMMERCE)).isEmpty();
+      assertThat(gate.deniedInMysql(COMMERCE)).isEmpty();
+      try (Connection c = cluster.tabletDba(commerce); Statement st = c.createStatement()) {
+        st.executeUpdate("insert into corder(order_id, customer_id, sku, price) values (61, 1, 'SKU-BYPASS', 1)");
+        st.executeUpdate("delete from corder where order_id = 61");
+      }
     }
   }
 

@@ -4,7 +4,7 @@
 # and mariadb-server with apt-get when they are missing, as scripts/test.sh does.
 #   ./scripts/bench.sh                 the full run (about 45 minutes on 2 cores), BENCHMARKS.md
 #   ./scripts/bench.sh --smoke --out /tmp/smoke.md   a few minutes of everything (CI runs this as a test)
-#   ./scripts/bench.sh --vitess [--rates 100,500] [--cycles 10] --out /tmp/vitess.md
+#   ./scripts/bench.sh --vitess [--rates 100,500] [--cycles 10] [--tablet-write-barrier] --out /tmp/vitess.md
 #                                      the anchor: vtctldclient and pointsman switching one MoveTables'
 #                                      writes on a real Vitess 24 cluster this script starts and stops
 #   ./scripts/bench.sh --help          every option
@@ -25,6 +25,7 @@ case " $* " in
     trap 'stop_vitess_cluster; exit 1' INT TERM
     start_vitess_cluster
     vitess_movetables_setup "$VITESS_CLUSTER_DIR/bench"
+    export POINTSMAN_VITESS_DB_PASSWORD   # the second wall (--tablet-write-barrier) connects to MariaDB as vt_dba
     set +e
     java -jar "$jar" "$@"
     exit $?

@@ -66,6 +66,10 @@ public final class BenchMain implements Callable<Integer> {
       + "starts); --rates (default 100,500) and --cycles (default 10) apply.")
   boolean vitess;
 
+  @Option(names = "--tablet-write-barrier", description = "With --vitess: pointsman also raises its MySQL barrier "
+      + "behind vttablet's wall (POINTSMAN_TABLET_WRITE_BARRIER), to measure the second wall.")
+  boolean tabletWriteBarrier;
+
   @Option(names = "--renew-for", paramLabel = "DURATION", description = "How long they are kept, e.g. 10m (full: 10m).")
   String renewFor;
 
@@ -94,7 +98,7 @@ public final class BenchMain implements Callable<Integer> {
     }
     java.time.Instant started = java.time.Instant.now();
     List<VitessSeries.Block> blocks = new java.util.ArrayList<>();
-    try (VitessSeries series = new VitessSeries(VitessSeries.Cluster.fromEnv(System.getenv()),
+    try (VitessSeries series = new VitessSeries(VitessSeries.Cluster.fromEnv(System.getenv()), tabletWriteBarrier,
         line -> System.out.println("bench: " + line))) {
       series.prepare();
       long firstKey = 10_000_000;
@@ -103,7 +107,7 @@ public final class BenchMain implements Callable<Integer> {
         firstKey += 10_000_000;
       }
     }
-    String report = VitessReport.render(command, Machine.describe(), started,
+    String report = VitessReport.render(command, tabletWriteBarrier, Machine.describe(), started,
         java.time.Duration.between(started, java.time.Instant.now()), blocks);
     Files.writeString(out, report, StandardCharsets.UTF_8);
     System.out.println(report);

@@ -11,7 +11,9 @@ import java.util.Optional;
 final class VitessReport {
   private VitessReport() {}
 
-  static String render(String command, Machine m, Instant started, Duration took, List<VitessSeries.Block> blocks) {
+  static String render(String command, boolean barrierBehindTablets, Machine m, Instant started, Duration took,
+      List<VitessSeries.Block> blocks) {
+    String ours = barrierBehindTablets ? "pointsman + MySQL barrier" : "pointsman";
     StringBuilder md = new StringBuilder();
     md.append("## pointsman vs vtctldclient on Vitess 24\n\n");
     md.append("`").append(command).append("`, started ").append(started.truncatedTo(ChronoUnit.SECONDS))
@@ -37,7 +39,7 @@ final class VitessReport {
         Stats total = Stats.ofDurations(s.stream().map(SwitchMeasurement::took).toList());
         long errors = s.stream().mapToLong(x -> x.window().errors()).sum();
         md.append(String.format(Locale.ROOT, "| %.0f / %.0f | %s | %d | %s | %s / %s | %d | %s |%n", b.rate(),
-            b.achievedRate(), executor.equals(Report.TEMPORAL) ? "pointsman" : executor, s.size(), w.summaryMillis(),
+            b.achievedRate(), executor.equals(Report.TEMPORAL) ? ours : executor, s.size(), w.summaryMillis(),
             Stats.millis(bb.p99()), Stats.millis(bb.max()), errors, total.summaryMillis()));
       }
     }

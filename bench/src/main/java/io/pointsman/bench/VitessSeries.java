@@ -50,11 +50,17 @@ final class VitessSeries implements AutoCloseable {
   private static final long READ_PAGE = 5_000;
 
   /** Where the cluster is, from {@code scripts/vitess-cluster.sh}'s variables. */
-  record Cluster(String etcd, String vtctld, int vtgateMysqlPort, Path vtctldclient) {
+  record Cluster(String etcd, String vtctld, int vtgateMysqlPort, Path vtctldclient, String dbPassword) {
     static Cluster fromEnv(Map<String, String> env) {
       return new Cluster(require(env, "POINTSMAN_VITESS_ETCD"), require(env, "POINTSMAN_VTCTLD_GRPC"),
           Integer.parseInt(require(env, "POINTSMAN_VTGATE_MYSQL_PORT")),
-          Path.of(require(env, "POINTSMAN_VITESS_BIN")).resolve("vtctldclient"));
+          Path.of(require(env, "POINTSMAN_VITESS_BIN")).resolve("vtctldclient"),
+          require(env, "POINTSMAN_VITESS_DB_PASSWORD"));
+    }
+
+    @Override
+    public String toString() {
+      return "Cluster[etcd=" + etcd + ", vtctld=" + vtctld + ", vtgate MySQL port " + vtgateMysqlPort + "]";
     }
 
     private static String require(Map<String, String> env, String name) {
@@ -81,16 +87,25 @@ final class VitessSeries implements AutoCloseable {
   private final VtctldSwitch vtctld;
   private final Consumer<String> progress;
 
-  VitessSeries(Cluster cluster, Consumer<String> progress) {
+  /**
+   * @param barrierBehindTablets whether pointsman's worker also raises its MySQL barrier behind
+   *     vttablet's wall ({@code POINTSMAN_TABLET_WRITE_BARRIER}), to measure what the second wall costs
+   */
+  VitessSeries(Cluster cluster, boolean barrierBehindTablets, Consumer<String> progress) {
     this.cluster = cluster;
     this.progress = progress;
     this.dev = DevMode.start(BenchWorld.freePort(), new WorkerConfig(TemporalOptions.builder().build(),
         EtcdOptions.builder().endpoints(cluster.etcd()).build(), TopoPaths.defaults(),
-        // the tablet backend never opens MySQL; the configuration needs an account all the same
-        MySqlOptions.builder().user("vt_dba").password("unused").build(), 0, Duration.ofSeconds(10), List.of(),
-        TabletRpcOptions.DEFAULTS, PrimaryBackend.TABLET, false));
+        dba(cluster), 0, Duration.ofSeconds(10), List.of(), TabletRpcOptions.DEFAULTS, PrimaryBackend.TABLET,
+        barrierBehindTablets));
     this.pointsman = new TemporalSwitch(dev.worker().temporal().client());
     this.vtctld = new VtctldSwitch(cluster.vtctldclient(), cluster.vtctld());
+  }
+
+  /** The cluster's DBA account: only the second wall (the MySQL barrier) connects with it. */
+  private static MySqlOptions dba(Cluster cluster) {
+    return MySqlOptions.builder().user("vt_dba").password(cluster.dbPassword())
+        .tlsMode(MySqlOptions.TlsMode.DISABLED).allowPublicKeyRetrieval(true).build();
   }
 
   /** Switches reads with pointsman, so that the series moves writes only. */

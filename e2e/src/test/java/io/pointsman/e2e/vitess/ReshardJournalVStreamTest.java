@@ -79,6 +79,8 @@ class ReshardJournalVStreamTest {
   private static final List<VStreamConsumer> chain = new ArrayList<>();
   private static int runs;
   private static int journalsFollowed;
+  private static int failedLogged;
+  private static String lastAction;
 
   @BeforeAll
   static void start() throws Exception {
@@ -129,6 +131,10 @@ class ReshardJournalVStreamTest {
    */
   @AfterEach
   void everyAcknowledgedWriteWasStreamedOnce() {
+    long next = load.nextId();
+    await("writes flow again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+        .until(() -> load.ackedFrom(next) >= 10);
+    logFailedWrites();
     List<Long> acked = load.snapshot().acked();
     await("the consumer received every acknowledged write").atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(200))
@@ -184,7 +190,26 @@ class ReshardJournalVStreamTest {
     }
   }
 
+  /**
+   * Logs how many writes failed since the last action started, by message: the tools' write
+   * availability, which this test reports and does not assert.
+   */
+  private static void logFailedWrites() {
+    List<VtgateLoad.FailedWrite> failed = load.snapshot().failed();
+    List<VtgateLoad.FailedWrite> recent = failed.subList(failedLogged, failed.size());
+    if (lastAction != null) {
+      log.info("writes failed during {} and after it until the next action: {} {}", lastAction, recent.size(), recent.stream()
+          .map(f -> f.message().replaceAll("\\(CallerID.*", "").replaceAll("[0-9]{4,}", "N"))
+          .collect(Collectors.groupingBy(m -> m.length() > 120 ? m.substring(0, 120) : m, TreeMap::new,
+              Collectors.counting())));
+    }
+    failedLogged = failed.size();
+    lastAction = null;
+  }
+
   private static void followOnce(String what, List<String> from, List<String> to, Supplier<String> action, String state) {
+    logFailedWrites();
+    lastAction = what;
     VStreamConsumer current = chain.get(chain.size() - 1);
     await(current + " has a position to resume from").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
         .until(() -> current.checkpoint().isPresent());

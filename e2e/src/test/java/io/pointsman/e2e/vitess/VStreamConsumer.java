@@ -35,8 +35,8 @@ import java.util.stream.Collectors;
  * the stream ended.
  */
 final class VStreamConsumer implements AutoCloseable {
-  /** A JOURNAL event and the shard whose stream delivered it. */
-  record JournalEvent(String keyspace, String shard, Journal journal) {}
+  /** A JOURNAL event, the shard whose stream delivered it, and when it arrived ({@link System#nanoTime()}). */
+  record JournalEvent(String keyspace, String shard, Journal journal, long receivedNanos) {}
 
   /** The last VGTID vtgate sent and how many row changes had arrived up to it: where a consumer resumes. */
   record Checkpoint(VGtid vgtid, int rows) {}
@@ -115,7 +115,7 @@ final class VStreamConsumer implements AutoCloseable {
         rowIds.add(firstColumn(image));
       }
     } else if (e.getType() == VEventType.JOURNAL) {
-      journals.add(new JournalEvent(e.getKeyspace(), e.getShard(), e.getJournal()));
+      journals.add(new JournalEvent(e.getKeyspace(), e.getShard(), e.getJournal(), System.nanoTime()));
     } else if (e.getType() == VEventType.VGTID) {
       // vtgate sends a transaction's VGTID after its rows: rows.size() counts them all
       checkpoint = new Checkpoint(e.getVgtid(), rowIds.size());

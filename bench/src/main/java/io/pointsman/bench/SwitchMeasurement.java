@@ -1,5 +1,6 @@
 package io.pointsman.bench;
 
+import io.pointsman.sandbox.load.LoadRecord;
 import io.pointsman.api.model.Direction;
 import java.time.Duration;
 import java.util.List;
@@ -37,5 +38,11 @@ record SwitchMeasurement(SwitchRun run, WriteWindow window, Optional<HistoryCost
       return Optional.empty();
     }
     return Optional.of(Duration.ofNanos(Math.max(0, route.get().endNanos() - stop.get().startNanos())));
+  }
+
+  /** The switches with what the writers saw of each, once every write of the load has been answered. */
+  static List<SwitchMeasurement> withWindows(List<SwitchMeasurement> switches, List<LoadRecord> records) {
+    return switches.stream().map(m -> new SwitchMeasurement(m.run(),
+        WriteWindow.of(records, m.run().startNanos(), m.run().endNanos()), m.history())).toList();
   }
 }

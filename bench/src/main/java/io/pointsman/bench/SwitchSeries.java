@@ -90,15 +90,11 @@ final class SwitchSeries {
       load.close();
     }
     List<LoadRecord> records = load.loadLog().records();
-    for (int i = 0; i < switches.size(); i++) {
-      SwitchMeasurement m = switches.get(i);
-      switches.set(i, new SwitchMeasurement(m.run(), WriteWindow.of(records, m.run().startNanos(),
-          m.run().endNanos()), m.history()));
-    }
+    List<SwitchMeasurement> measured = SwitchMeasurement.withWindows(switches, records);
     // every acknowledged write read back where the topology serves it now, once
     VerificationReport verified = new LoadVerifier(world.router, migration.loadTable(), "customer_id",
         TabletType.PRIMARY).verify(load.loadLog());
-    return new Block(migration, rate, achievedRate(load.loadLog(), blockStart, blockEnd), switches, verified);
+    return new Block(migration, rate, achievedRate(load.loadLog(), blockStart, blockEnd), measured, verified);
   }
 
   private SwitchMeasurement measureOne(boolean viaTemporal, Direction direction)

@@ -30,6 +30,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -137,7 +138,7 @@ final class VitessSeries implements AutoCloseable {
               SwitchRun run = viaPointsman
                   ? pointsman.switchWrites(TARGET, WORKFLOW, d, SwitchSeries.LOCK_TTL)
                   : vtctld.switchWrites(TARGET, WORKFLOW, d);
-              switches.add(new SwitchMeasurement(run, null, java.util.Optional.empty()));
+              switches.add(new SwitchMeasurement(run, null, Optional.empty()));
               progress.accept(String.format("vitess %.0f/s cycle %d: %s %s in %d ms%s", rate, i + 1, run.executor(),
                   d, run.took().toMillis(), steps(run)));
               Thread.sleep(SETTLE.toMillis());
@@ -150,11 +151,7 @@ final class VitessSeries implements AutoCloseable {
       }
     }
     List<LoadRecord> records = load.loadLog().records();
-    for (int i = 0; i < switches.size(); i++) {
-      SwitchMeasurement m = switches.get(i);
-      switches.set(i, new SwitchMeasurement(m.run(), WriteWindow.of(records, m.run().startNanos(), m.run().endNanos()),
-          m.history()));
-    }
+    List<SwitchMeasurement> measured = SwitchMeasurement.withWindows(switches, records);
     List<Long> acked = records.stream().filter(LoadRecord::acknowledged).map(LoadRecord::key).toList();
     long lastKey = records.stream().mapToLong(LoadRecord::key).max().orElse(firstKey);
     Map<Long, Integer> found = readBack(firstKey, lastKey);
@@ -162,7 +159,7 @@ final class VitessSeries implements AutoCloseable {
     List<Long> duplicated = found.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
     long acks = records.stream().filter(r -> r.acknowledged() && r.ackNanos() >= blockStart && r.ackNanos() <= blockEnd)
         .count();
-    return new Block(rate, acks / ((blockEnd - blockStart) / 1e9), switches, acked.size(), lost, duplicated);
+    return new Block(rate, acks / ((blockEnd - blockStart) / 1e9), measured, acked.size(), lost, duplicated);
   }
 
   /** pointsman's steps inside the write window, for the progress line; vtctld reports none. */

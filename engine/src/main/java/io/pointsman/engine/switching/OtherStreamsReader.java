@@ -1,6 +1,7 @@
 package io.pointsman.engine.switching;
 
 import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.engine.concurrent.FanOut;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.primary.PrimaryPorts;
 import io.pointsman.engine.primary.ShardRef;
@@ -29,23 +30,26 @@ public final class OtherStreamsReader {
 
   /** Refuses switching the writes of Reshard {@code w} while other workflows run on its source shards. */
   public void checkWriteSwitch(MigrationInfo w) {
-    List<OtherWorkflowStreams.Located> found = new ArrayList<>();
-    for (String shard : w.sourceShards()) {
-      found.addAll(onPrimary(w.sourceKeyspace(), shard));
-    }
+    List<ShardRef> shards = w.sourceShards().stream().map(s -> new ShardRef(w.sourceKeyspace(), s)).toList();
+    List<OtherWorkflowStreams.Located> found = onPrimaries(shards);
     VSchema vschema = store.get(store.keys().vschema(w.sourceKeyspace())).map(Versioned::value).orElse(null);
     OtherWorkflowStreams.checkWriteSwitch(w, found, vschema);
   }
 
   /** Refuses deleting Reshard {@code info}'s source shards while other workflows' streams need them. */
   public void checkSourceShardsDeletion(MigrationInfo info) {
-    List<OtherWorkflowStreams.Located> found = new ArrayList<>();
+    List<ShardRef> shards = new ArrayList<>();
     for (String keyspace : store.listKeyspaces()) {
       for (String shard : store.listShards(keyspace)) {
-        found.addAll(onPrimary(keyspace, shard));
+        shards.add(new ShardRef(keyspace, shard));
       }
     }
-    OtherWorkflowStreams.checkSourceShardsDeletion(info, found);
+    OtherWorkflowStreams.checkSourceShardsDeletion(info, onPrimaries(shards));
+  }
+
+  /** The streams on every one of the shards' primaries, read at once (a round trip to each). */
+  private List<OtherWorkflowStreams.Located> onPrimaries(List<ShardRef> shards) {
+    return FanOut.map(shards, ref -> onPrimary(ref.keyspace(), ref.shard())).stream().flatMap(List::stream).toList();
   }
 
   private List<OtherWorkflowStreams.Located> onPrimary(String keyspace, String shard) {

@@ -191,8 +191,9 @@ class ReshardJournalVStreamTest {
   }
 
   /**
-   * Logs how many writes failed since the last action started, by message: the tools' write
-   * availability, which this test reports and does not assert.
+   * Logs how many writes failed since the last action started, by message, and fails on any but
+   * vtgate's own at a Reshard cut-over ({@link VtgateLoad#VTGATE_RESHARD_BUG}), which it fails for
+   * either tool.
    */
   private static void logFailedWrites() {
     List<VtgateLoad.FailedWrite> failed = load.snapshot().failed();
@@ -204,7 +205,10 @@ class ReshardJournalVStreamTest {
               Collectors.counting())));
     }
     failedLogged = failed.size();
+    String during = lastAction;
     lastAction = null;
+    assertThat(recent).as("writes failed during " + during).allSatisfy(f ->
+        assertThat(f.message()).isEqualTo(VtgateLoad.VTGATE_RESHARD_BUG));
   }
 
   private static void followOnce(String what, List<String> from, List<String> to, Supplier<String> action, String state) {

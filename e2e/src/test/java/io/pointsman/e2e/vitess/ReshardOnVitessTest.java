@@ -44,17 +44,10 @@ class ReshardOnVitessTest {
   }
 
   /**
-   * vtgate 24's own failure on a Reshard's cut-over: a write it held in its buffer and sent again on
-   * the new shards fails so. vtctldclient's Reshard SwitchTraffic under the same load fails the same
-   * writes the same way (docs/real-vitess.md), so it is not pointsman's; every other failure is.
-   */
-  private static final String VTGATE_RESHARD_BUG = "VT13001: [BUG] unexpected 'autocommitted' state in transaction";
-
-  /**
    * After every action, under 50 inserts/s through vtgate throughout: writes flow again, no write
-   * has failed but by vtgate's own Reshard bug, and vtgate returns every acknowledged write exactly
-   * once (the primaries are not compared: a Reshard's source and target shards are one keyspace's,
-   * and the streams keep copies on both sides by design).
+   * has failed but by vtgate's own Reshard bug ({@link VtgateLoad#VTGATE_RESHARD_BUG}), and vtgate
+   * returns every acknowledged write exactly once (the primaries are not compared: a Reshard's source
+   * and target shards are one keyspace's, and the streams keep copies on both sides by design).
    */
   @AfterEach
   void theLoadLostNothing() throws Exception {
@@ -62,7 +55,8 @@ class ReshardOnVitessTest {
     await("writes flow again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
         .until(() -> load.ackedFrom(after) >= 10);
     VtgateLoad.LoadReport seen = load.snapshot();
-    assertThat(seen.failed()).as(seen.summary()).allSatisfy(f -> assertThat(f.message()).isEqualTo(VTGATE_RESHARD_BUG));
+    assertThat(seen.failed()).as(seen.summary())
+        .allSatisfy(f -> assertThat(f.message()).isEqualTo(VtgateLoad.VTGATE_RESHARD_BUG));
     WriteLedger.Check check = ledger.check("customer", seen.acked());
     assertThat(check.vtgateReadError()).as(check.describe()).isEmpty();
     assertThat(check.viaVtgateMissing()).as(check.describe()).isEmpty();

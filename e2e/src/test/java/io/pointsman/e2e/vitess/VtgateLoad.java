@@ -35,6 +35,13 @@ import org.slf4j.LoggerFactory;
  * whose write failed opens a new connection for the next one (the failed one may be broken).
  */
 public final class VtgateLoad implements AutoCloseable {
+  /**
+   * vtgate 24's own failure at a Reshard's cut-over: the first write of each connection after it
+   * fails so, whether vtctldclient or pointsman switched (docs/real-vitess.md); every other failure
+   * is the switch's.
+   */
+  public static final String VTGATE_RESHARD_BUG = "VT13001: [BUG] unexpected 'autocommitted' state in transaction";
+
   private static final Logger log = LoggerFactory.getLogger(VtgateLoad.class);
   /** How long {@link #stop()} waits for writes in flight; longer than vtgate's 20 s buffering limit. */
   private static final Duration STOP_WAIT = Duration.ofSeconds(45);

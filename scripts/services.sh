@@ -25,6 +25,10 @@ ensure_packages() {
   command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
   # Vitess 24's servers refuse to run as root; as root the tests start them in a user namespace
   command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
+  # the real-Vitess cluster script: the MariaDB client on vtgate and the tablets, python3 for free
+  # ports and for reading vtctldclient's JSON (a minimal image may lack either)
+  command -v mariadb >/dev/null 2>&1 || missing+=(mariadb-client)
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "installing ${missing[*]} with apt-get"
     local sudo=""

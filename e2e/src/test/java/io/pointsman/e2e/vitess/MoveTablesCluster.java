@@ -2,11 +2,9 @@ package io.pointsman.e2e.vitess;
 
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -57,8 +55,6 @@ final class MoveTablesCluster {
 
   /** Whether vtctld shows both streams of the workflow in {@code state} with no copy left. */
   static boolean allStreams(VitessCluster cluster, String workflow, String state) {
-    List<JsonNode> streams = cluster.moveTablesStreams("customer", workflow);
-    return streams.size() == 2 && streams.stream().allMatch(s -> s.path("state").asText().equals(state)
-        && (s.path("copy_states").isMissingNode() || s.path("copy_states").isEmpty()));
+    return cluster.allStreams("MoveTables", "customer", workflow, 2, state);
   }
 }

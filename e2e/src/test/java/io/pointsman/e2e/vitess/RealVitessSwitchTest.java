@@ -362,9 +362,7 @@ class RealVitessSwitchTest {
   /** What Vitess reports after the step: traffic state, routing rules, streams and workflows. */
   private void assertState(Step step) throws Exception {
     if (step.trafficState().isPresent()) {
-      JsonNode status = cluster.vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
-          "status", "--format", "json");
-      assertThat(status.path("traffic_state").asText()).as(step.name() + " traffic state")
+      assertThat(cluster.trafficState("MoveTables", "customer", WORKFLOW)).as(step.name() + " traffic state")
           .isEqualTo(step.trafficState().get());
       assertThat(JSON.readTree(pointsman.status("customer", WORKFLOW)).path("traffic_state").asText())
           .as(step.name() + " traffic state pointsman reads").isEqualTo(step.trafficState().get());

@@ -2,11 +2,9 @@ package io.pointsman.e2e.vitess;
 
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -38,17 +36,11 @@ final class ReshardCluster {
       cluster.vtctldclient("Reshard", "--workflow", workflow, "--target-keyspace", "customer", "create",
           "--source-shards", "0", "--target-shards", "-80,80-", "--skip-schema-copy");
       await("Reshard copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
-          .until(() -> allStreamsRunning(cluster, workflow));
+          .until(() -> cluster.allStreams("Reshard", "customer", workflow, 2, "Running"));
       return cluster;
     } catch (Exception | Error e) {
       cluster.close();
       throw e;
     }
-  }
-
-  private static boolean allStreamsRunning(VitessCluster cluster, String workflow) {
-    List<JsonNode> streams = cluster.workflowStreams("Reshard", "customer", workflow);
-    return streams.size() == 2 && streams.stream().allMatch(s -> s.path("state").asText().equals("Running")
-        && (s.path("copy_states").isMissingNode() || s.path("copy_states").isEmpty()));
   }
 }

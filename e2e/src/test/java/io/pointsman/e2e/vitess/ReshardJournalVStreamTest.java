@@ -333,7 +333,6 @@ class ReshardJournalVStreamTest {
   }
 
   private static String vtctldState() {
-    return cluster.vtctldclientJson("Reshard", "--workflow", WORKFLOW, "--target-keyspace", KEYSPACE, "status",
-        "--format", "json").path("traffic_state").asText();
+    return cluster.trafficState("Reshard", KEYSPACE, WORKFLOW);
   }
 }

@@ -184,6 +184,33 @@ class TabletPortsTest {
         .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
   }
 
+  /**
+   * A stream given the source's position as its stop position stops there by itself (what the
+   * catch-up of a MoveTables switch relies on), even when the last write before it belongs to the
+   * other shard's key range; starting the workflow again clears the stop position.
+   */
+  @Test
+  void aStreamGivenAStopPositionStopsThereAndStartingClearsIt() throws SQLException {
+    ShardRef t = TARGETS.get(0);
+    int id = ports.streams().read(t, WORKFLOW).get(0).id();
+    cluster.execute("commerce", "insert into customer(customer_id, email) values (402, 'stop-at@example.com')");
+    Position wanted = ports.positions().current(COMMERCE);
+    try {
+      ports.streams().stopAt(t, id, wanted, locks);
+      await("stream " + id + " on " + t + " stopped at its stop position").atMost(WAIT).until(() -> {
+        Stream st = ports.streams().read(t, WORKFLOW).get(0);
+        return st.state() == StreamState.STOPPED && st.pos().atLeast(wanted);
+      });
+      assertThat(ports.streams().read(t, WORKFLOW).get(0).stopPos()).isEqualTo(wanted);
+      assertThat(ports.positions().waitFor(t, id, wanted, WAIT).atLeast(wanted)).isTrue();
+    } finally {
+      ports.streams().start(t, WORKFLOW, locks);
+    }
+    Stream started = ports.streams().read(t, WORKFLOW).get(0);
+    assertThat(started.stopPos().isZero()).as("stop position after start: " + started.stopPos()).isTrue();
+    assertThat(started.state()).isNotEqualTo(StreamState.STOPPED);
+  }
+
   @Test
   void waitingOnAStoppedStreamFailsWithItsStateAndMessage() throws SQLException {
     ShardRef t = TARGETS.get(1);

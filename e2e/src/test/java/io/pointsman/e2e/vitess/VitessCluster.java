@@ -199,7 +199,7 @@ public final class VitessCluster implements AutoCloseable {
   }
 
   /** The repository: the parent of the module folder Maven runs the tests in. */
-  private static Path repoRoot() {
+  static Path repoRoot() {
     Path module = Paths.get("").toAbsolutePath();
     Path repo = module.getParent();
     if (repo == null || !Files.isRegularFile(repo.resolve("scripts/vitess-cluster.sh"))) {
@@ -279,6 +279,16 @@ public final class VitessCluster implements AutoCloseable {
    */
   public List<JsonNode> moveTablesStreams(String targetKeyspace, String workflow) {
     return workflowStreams("MoveTables", targetKeyspace, workflow);
+  }
+
+  /**
+   * Whether vtctld shows {@code count} streams of the workflow ({@code command} {@code MoveTables} or
+   * {@code Reshard}), all in {@code state} with no copy left.
+   */
+  public boolean allStreams(String command, String targetKeyspace, String workflow, int count, String state) {
+    List<JsonNode> streams = workflowStreams(command, targetKeyspace, workflow);
+    return streams.size() == count && streams.stream().allMatch(s -> s.path("state").asText().equals(state)
+        && (s.path("copy_states").isMissingNode() || s.path("copy_states").isEmpty()));
   }
 
   /** The same for a workflow of the given vtctldclient command ({@code MoveTables} or {@code Reshard}). */

@@ -2,7 +2,6 @@ package io.pointsman.e2e.vitess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,7 +22,7 @@ class VitessDemoTest {
   @Timeout(value = 8, unit = TimeUnit.MINUTES)
   void theVitessDemoSwitchesWithPointsmanAndLosesNoWrite() throws Exception {
     VitessBinaries.binary("vttablet"); // fails naming how to build them when missing
-    Path repo = repoRoot();
+    Path repo = VitessCluster.repoRoot();
     Path log = Files.createTempFile(Files.createDirectories(Paths.get("target")), "vitess-demo-", ".log");
     Process p = new ProcessBuilder("bash", repo.resolve("scripts/vitess-demo.sh").toString(), "--rate", "20")
         .directory(repo.toFile()).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -40,16 +39,5 @@ class VitessDemoTest {
         .contains("   vtctldclient status: Reads Not Switched. Writes Not Switched")
         .containsPattern("writes acknowledged: [1-9][0-9]*, failed: 0, rows found through vtgate: [1-9]")
         .contains("vtctldclient Workflow list (customer): []");
-  }
-
-  private static Path repoRoot() throws IOException {
-    Path dir = Paths.get("").toAbsolutePath();
-    while (dir != null && !Files.exists(dir.resolve("scripts/vitess-demo.sh"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IOException("scripts/vitess-demo.sh not found above " + Paths.get("").toAbsolutePath());
-    }
-    return dir;
   }
 }

@@ -21,8 +21,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
@@ -36,14 +34,11 @@ import java.util.stream.Collectors;
  * the lease is lost can still land; every later one of the old holder is refused.
  */
 public final class TabletFence implements FencePort {
-  /** pointsman's own database on the primaries, next to (never inside) Vitess's sidecar. */
-  public static final String DATABASE = "_pointsman";
-  static final String TABLE = DATABASE + ".lock_fence";
 
   private final TabletManagerClient client;
   private final TabletPrimaries primaries;
   private final Optional<LockService> locks;
-  private final Set<String> ensured = ConcurrentHashMap.newKeySet();
+  private final OwnTable table;
 
   /**
    * @param locks asked whether the locks are still held before each raise; empty to rely on the
@@ -53,6 +48,8 @@ public final class TabletFence implements FencePort {
     this.client = Objects.requireNonNull(client, "client");
     this.primaries = Objects.requireNonNull(primaries, "primaries");
     this.locks = Objects.requireNonNull(locks, "locks");
+    this.table = new OwnTable(client, "lock_fence",
+        "resource varbinary(512) not null, token bigint not null, updated_at datetime(6) not null, primary key (resource)");
   }
 
   @Override
@@ -65,7 +62,7 @@ public final class TabletFence implements FencePort {
     List<LockToken> claims = lockSet.locks().stream().sorted(Comparator.comparing(MySqlFence::resource)).toList();
     locks.ifPresent(service -> checkHeld(service, claims, shard, action));
     TabletPrimary primary = primaries.resolve(shard);
-    ensureTable(primary);
+    table.ensure(primary);
     // one statement raises every row and one reads them back, however many locks guard the change:
     // this runs before each change on a tablet, inside the write window
     StringBuilder values = new StringBuilder();
@@ -77,7 +74,7 @@ public final class TabletFence implements FencePort {
     // carry, and a stream that has only an empty transaction to apply records reaching it a second
     // later (vplayer saves an empty transaction's position when idle), all inside the write window.
     // Replicas do not need the rows: a promoted replica is refused by the switch's planned-primary check.
-    client.executeFetchAsDba(primary.endpoint(), new DbaQuery("insert into " + TABLE
+    client.executeFetchAsDba(primary.endpoint(), new DbaQuery("insert into " + table.name()
         + " (resource, token, updated_at) values " + values
         + " on duplicate key update token = greatest(token, values(token)), updated_at = now(6)", "",
         DbaQuery.DEFAULT_MAX_ROWS, true, false));
@@ -100,7 +97,7 @@ public final class TabletFence implements FencePort {
   private Map<String, Long> readAll(TabletPrimary primary, List<LockToken> claims) {
     String in = claims.stream().map(l -> sqlString(MySqlFence.resource(l))).distinct().collect(Collectors.joining(", "));
     TabletQueryResult r = client.executeFetchAsDba(primary.endpoint(),
-        DbaQuery.of("select resource, token from " + TABLE + " where resource in (" + in + ")"));
+        DbaQuery.of("select resource, token from " + table.name() + " where resource in (" + in + ")"));
     Map<String, Long> out = new HashMap<>();
     for (List<String> row : r.rows()) {
       out.put(row.get(0), Long.parseLong(row.get(1)));
@@ -111,7 +108,7 @@ public final class TabletFence implements FencePort {
   @Override
   public OptionalLong highestToken(ShardRef shard, String resource) {
     TabletPrimary primary = primaries.resolve(shard);
-    ensureTable(primary);
+    table.ensure(primary);
     return read(primary, resource);
   }
 
@@ -128,19 +125,7 @@ public final class TabletFence implements FencePort {
 
   private OptionalLong read(TabletPrimary primary, String resource) {
     TabletQueryResult r = client.executeFetchAsDba(primary.endpoint(),
-        DbaQuery.of("select token from " + TABLE + " where resource = " + sqlString(resource)));
+        DbaQuery.of("select token from " + table.name() + " where resource = " + sqlString(resource)));
     return r.rows().isEmpty() ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(r.rows().get(0).get(0)));
-  }
-
-  /** Creates the fence table once per tablet and process; both statements are idempotent. */
-  private void ensureTable(TabletPrimary primary) {
-    if (ensured.contains(primary.endpoint().address())) {
-      return;
-    }
-    client.executeFetchAsDba(primary.endpoint(), DbaQuery.of("create database if not exists " + DATABASE));
-    client.executeFetchAsDba(primary.endpoint(), DbaQuery.of("create table if not exists " + TABLE
-        + " (resource varbinary(512) not null, token bigint not null, updated_at datetime(6) not null,"
-        + " primary key (resource)) engine = InnoDB"));
-    ensured.add(primary.endpoint().address());
   }
 }

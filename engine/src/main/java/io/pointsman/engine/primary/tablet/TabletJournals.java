@@ -18,8 +18,6 @@ import io.pointsman.engine.tablet.DbaQuery;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@link JournalsPort} on vttablets: VReplicationExec on {@code _vt.resharding_journal}, as vtctld
@@ -27,18 +25,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * counterpart is {@link io.pointsman.engine.mysql.ReshardingJournals}.
  */
 public final class TabletJournals implements JournalsPort {
-  /** When pointsman wrote each journal, next to its fence table. */
-  static final String TIMES = TabletFence.DATABASE + ".journal_time";
 
   private final TabletManagerClient client;
   private final TabletPrimaries primaries;
   private final FencePort fence;
-  private final Set<String> timesReady = ConcurrentHashMap.newKeySet();
+  private final OwnTable times;
 
   public TabletJournals(TabletManagerClient client, TabletPrimaries primaries, FencePort fence) {
     this.client = Objects.requireNonNull(client, "client");
     this.primaries = Objects.requireNonNull(primaries, "primaries");
     this.fence = Objects.requireNonNull(fence, "fence");
+    this.times = new OwnTable(client, "journal_time", "id bigint not null, written_at bigint not null, primary key (id)");
   }
 
   @Override
@@ -66,9 +63,9 @@ public final class TabletJournals implements JournalsPort {
   @Override
   public Optional<JournalTime> writtenAt(ShardRef source, long id) {
     TabletPrimary p = primaries.resolve(source);
-    ensureTimes(p);
+    times.ensure(p);
     TabletQueryResult r = client.executeFetchAsDba(p.endpoint(), DbaQuery.of("select written_at, unix_timestamp() - written_at"
-        + " from " + TIMES + " where id = " + id));
+        + " from " + times.name() + " where id = " + id));
     if (r.rows().isEmpty()) {
       return Optional.empty();
     }
@@ -82,19 +79,9 @@ public final class TabletJournals implements JournalsPort {
    * vttablet runs: a crash between the two leaves the journal without a time, read as Vitess's.
    */
   private void stamp(TabletPrimary p, long id) {
-    ensureTimes(p);
-    client.executeFetchAsDba(p.endpoint(), DbaQuery.of("insert ignore into " + TIMES
+    times.ensure(p);
+    client.executeFetchAsDba(p.endpoint(), DbaQuery.of("insert ignore into " + times.name()
         + " (id, written_at) values (" + id + ", unix_timestamp())"));
-  }
-
-  private void ensureTimes(TabletPrimary p) {
-    if (timesReady.contains(p.endpoint().address())) {
-      return;
-    }
-    client.executeFetchAsDba(p.endpoint(), DbaQuery.of("create database if not exists " + TabletFence.DATABASE));
-    client.executeFetchAsDba(p.endpoint(), DbaQuery.of("create table if not exists " + TIMES
-        + " (id bigint not null, written_at bigint not null, primary key (id)) engine = InnoDB"));
-    timesReady.add(p.endpoint().address());
   }
 
   @Override

@@ -257,10 +257,12 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     VSchema sourceVSchema = services.store().get(services.store().keys().vschema(info.sourceKeyspace()))
         .map(v -> v.value()).orElse(new VSchema(false, null, null));
     Map<String, KeyRange> sourceRanges = new LinkedHashMap<>();
+    Map<String, PrimaryTablet> sourcePrimaries = new LinkedHashMap<>();
     Map<String, List<NewStream>> bySourceShard = new LinkedHashMap<>();
     for (String s : info.sourceShards()) {
       sourceRanges.put(s, services.store().getRequired(services.store().keys().shard(info.sourceKeyspace(), s))
           .value().keyRange());
+      sourcePrimaries.put(s, services.primaries().tablet(info.sourceKeyspace(), s));
       bySourceShard.put(s, new ArrayList<>());
     }
     List<List<Stream>> forwardByTarget = FanOut.map(info.targetShards(), shard -> {
@@ -272,7 +274,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       PrimaryTablet target = services.primaries().tablet(info.targetKeyspace(), targetShard);
       for (Stream forward : forwardByTarget.get(i)) {
         String sourceShard = forward.source().shard();
-        PrimaryTablet source = services.primaries().tablet(info.sourceKeyspace(), sourceShard);
+        PrimaryTablet source = sourcePrimaries.get(sourceShard);
         bySourceShard.get(sourceShard).add(ReverseStreams.reverse(new ReverseStreams.Spec(info.targetKeyspace(),
             targetShard, forward, Position.parse(targetPositions.get(targetShard)), info.sourceKeyspace(),
             sourceRanges.get(sourceShard), sourceVSchema, source.tablet().dbName(), target.alias().cell(),

@@ -30,6 +30,7 @@ import io.pointsman.engine.validate.EndedExecutions;
 import io.pointsman.engine.validate.TopologyValidator;
 import io.pointsman.engine.validate.ValidationReport;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
+import io.pointsman.sandbox.cluster.Folders;
 import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.ReshardSpec;
 import io.pointsman.sandbox.cluster.Sandbox;
@@ -383,5 +384,7 @@ final class SwitchWorld implements AutoCloseable {
     services.close();
     etcd.close();
     sandbox.close();
+    // the primaries' data (about 0.5 GB a world); a full run starts some forty worlds
+    Folders.deleteTree(sandbox.options().dataDir());
   }
 }

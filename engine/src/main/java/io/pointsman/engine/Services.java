@@ -86,11 +86,10 @@ public final class Services implements AutoCloseable {
     this.tablets = new TabletManagerClient(tabletRpc);
     this.tabletPorts = TabletPorts.create(store, tablets, Optional.of(locks));
     PrimaryPorts direct = DirectPorts.create(primaries, streams, saved, waiter, positions, journals,
-        new JournalTimes(pools, schema), barrier, new TableDrops(pools, fence));
+        new JournalTimes(pools, schema), barrier, new TableDrops(pools, fence), pools);
     PrimaryPorts tablet = tabletPorts.ports();
     if (barrierBehindTablets) {
-      tablet = new PrimaryPorts(tablet.streams(), tablet.positions(), tablet.journals(),
-          new TwoWallGate(tablet.writeGate(), direct.writeGate()), tablet.tables());
+      tablet = tablet.withWriteGate(new TwoWallGate(tablet.writeGate(), direct.writeGate()));
     }
     this.backends = new PrimaryBackends(backend, direct, tablet, tabletPorts.primaries()::servesGrpc);
   }

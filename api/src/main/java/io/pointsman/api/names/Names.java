@@ -56,6 +56,11 @@ public final class Names {
     return identifier("table", name);
   }
 
+  /** A MySQL column name (a VSchema's auto-increment column); the same rules as a table name. */
+  public static String column(String name) {
+    return identifier("column", name);
+  }
+
   /** A MySQL database name (Vitess's {@code vt_<keyspace>} or a db_name_override). */
   public static String database(String name) {
     return identifier("database", name);

@@ -21,6 +21,11 @@ public final class SqlIdentifiers {
     return "`" + Names.table(name) + "`";
   }
 
+  /** A quoted column name: {@code `customer_id`}. */
+  public static String column(String name) {
+    return "`" + Names.column(name) + "`";
+  }
+
   /** A quoted, database-qualified table name: {@code `vt_customer`.`customer`}. */
   public static String qualified(String database, String table) {
     return database(database) + "." + table(table);

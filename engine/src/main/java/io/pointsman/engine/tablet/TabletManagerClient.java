@@ -21,10 +21,13 @@ import org.slf4j.LoggerFactory;
 import tabletmanagerdata.Tabletmanagerdata.CreateVReplicationWorkflowRequest;
 import tabletmanagerdata.Tabletmanagerdata.DeleteVReplicationWorkflowRequest;
 import tabletmanagerdata.Tabletmanagerdata.ExecuteFetchAsDbaRequest;
+import tabletmanagerdata.Tabletmanagerdata.GetMaxValueForSequencesRequest;
 import tabletmanagerdata.Tabletmanagerdata.PrimaryPositionRequest;
 import tabletmanagerdata.Tabletmanagerdata.ReadVReplicationWorkflowRequest;
 import tabletmanagerdata.Tabletmanagerdata.ReadVReplicationWorkflowResponse;
 import tabletmanagerdata.Tabletmanagerdata.RefreshStateRequest;
+import tabletmanagerdata.Tabletmanagerdata.ResetSequencesRequest;
+import tabletmanagerdata.Tabletmanagerdata.UpdateSequenceTablesRequest;
 import tabletmanagerdata.Tabletmanagerdata.UpdateVReplicationWorkflowRequest;
 import tabletmanagerdata.Tabletmanagerdata.VReplicationExecRequest;
 import tabletmanagerdata.Tabletmanagerdata.VReplicationWaitForPosRequest;
@@ -165,6 +168,32 @@ public final class TabletManagerClient implements AutoCloseable {
         .build();
     return TabletProtos.result(call("ExecuteFetchAsDba", tablet, !isRead(q.sql()), options.callTimeout(),
         stub -> stub.executeFetchAsDba(req)).getResult());
+  }
+
+  /**
+   * The highest value of each using column on this tablet, by backing sequence table. The database,
+   * table and column names must come backtick-quoted, as the tablet requires.
+   */
+  public Map<String, Long> getMaxValueForSequences(TabletEndpoint tablet,
+      List<GetMaxValueForSequencesRequest.SequenceMetadata> sequences) {
+    return call("GetMaxValueForSequences", tablet, false, options.callTimeout(),
+        stub -> stub.getMaxValueForSequences(GetMaxValueForSequencesRequest.newBuilder().addAllSequences(sequences)
+            .build())).getMaxValuesBySequenceTableMap();
+  }
+
+  /**
+   * Raises each sequence table's next id to one above its given max value (never lowers it; the
+   * tablet creates a missing sequence table), then has the tablet forget the values it cached.
+   */
+  public void updateSequenceTables(TabletEndpoint tablet, List<UpdateSequenceTablesRequest.SequenceMetadata> sequences) {
+    call("UpdateSequenceTables", tablet, true, options.callTimeout(),
+        stub -> stub.updateSequenceTables(UpdateSequenceTablesRequest.newBuilder().addAllSequences(sequences).build()));
+  }
+
+  /** Has the tablet forget the sequence values it cached for these tables (those that are sequences). */
+  public void resetSequences(TabletEndpoint tablet, List<String> tables) {
+    call("ResetSequences", tablet, true, options.callTimeout(),
+        stub -> stub.resetSequences(ResetSequencesRequest.newBuilder().addAllTables(tables).build()));
   }
 
   private <T> T call(String rpc, TabletEndpoint tablet, boolean mutating, Duration deadline,

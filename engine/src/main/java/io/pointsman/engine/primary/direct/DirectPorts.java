@@ -1,5 +1,6 @@
 package io.pointsman.engine.primary.direct;
 
+import io.pointsman.engine.mysql.ConnectionPools;
 import io.pointsman.engine.mysql.JournalTimes;
 import io.pointsman.engine.mysql.PrimaryPositions;
 import io.pointsman.engine.mysql.PrimaryResolver;
@@ -17,9 +18,9 @@ public final class DirectPorts {
 
   public static PrimaryPorts create(PrimaryResolver primaries, VReplicationStreams streams, SavedStreams saved,
       StreamWaiter waiter, PrimaryPositions positions, ReshardingJournals journals, JournalTimes times,
-      WriteBarrier barrier, TableDrops tables) {
+      WriteBarrier barrier, TableDrops tables, ConnectionPools pools) {
     return new PrimaryPorts(new DirectStreams(primaries, streams, saved), new DirectPositions(primaries, positions, waiter),
         new DirectJournals(primaries, journals, times), new DirectWriteGate(primaries, barrier),
-        new DirectTables(primaries, tables, barrier));
+        new DirectTables(primaries, tables, barrier), new DirectSequences(primaries, pools));
   }
 }

@@ -5,6 +5,7 @@ import io.pointsman.engine.primary.FencePort;
 import io.pointsman.engine.primary.JournalsPort;
 import io.pointsman.engine.primary.PositionsPort;
 import io.pointsman.engine.primary.PrimaryPorts;
+import io.pointsman.engine.primary.SequencesPort;
 import io.pointsman.engine.primary.StreamsPort;
 import io.pointsman.engine.primary.TablesPort;
 import io.pointsman.engine.primary.WriteGatePort;
@@ -21,7 +22,8 @@ public record TabletPorts(
     PositionsPort positions,
     JournalsPort journals,
     WriteGatePort writeGate,
-    TablesPort tables) {
+    TablesPort tables,
+    SequencesPort sequences) {
 
   /**
    * @param locks asked before each fence raise whether the locks are still held; empty to rely on
@@ -35,11 +37,12 @@ public record TabletPorts(
         new TabletPositions(client, primaries),
         new TabletJournals(client, primaries, fence),
         new TabletWriteGate(topo, client, primaries, fence),
-        new TabletTables(client, primaries, fence));
+        new TabletTables(client, primaries, fence),
+        new TabletSequences(client, primaries));
   }
 
   /** The ports a switch uses, as one {@link PrimaryPorts}. */
   public PrimaryPorts ports() {
-    return new PrimaryPorts(streams, positions, journals, writeGate, tables);
+    return new PrimaryPorts(streams, positions, journals, writeGate, tables, sequences);
   }
 }

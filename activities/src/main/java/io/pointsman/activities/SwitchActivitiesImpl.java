@@ -9,6 +9,8 @@ import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.SavedStream;
+import io.pointsman.api.model.SequencePlan;
+import io.pointsman.api.model.SequenceValue;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
@@ -25,6 +27,8 @@ import io.pointsman.engine.mysql.WriteScope;
 import io.pointsman.engine.primary.PrimaryPorts;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.StreamsPort;
+import io.pointsman.engine.sequences.SequencePlanner;
+import io.pointsman.engine.sequences.TargetSequences;
 import io.pointsman.engine.switching.MigrationReader;
 import io.pointsman.engine.switching.OtherStreamsReader;
 import io.pointsman.engine.switching.TopologySwitcher;
@@ -57,6 +61,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   private final MigrationReader reader;
   private final PrimaryFencing fencing;
   private final OtherStreamsReader others;
+  private final SequencePlanner sequencePlanner;
   private final Clock clock;
 
   public SwitchActivitiesImpl(Services services) {
@@ -69,6 +74,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     this.reader = new MigrationReader(services.store(), services::primary);
     this.fencing = new PrimaryFencing(services.primaries());
     this.others = new OtherStreamsReader(services.store(), services::primary);
+    this.sequencePlanner = new SequencePlanner(services.store());
     this.clock = clock;
   }
 
@@ -302,6 +308,39 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
+  public SequencePlan planSequences(MigrationInfo info, boolean initializeTargetSequences) {
+    return ActivityFailures.translate(() -> sequencePlanner.plan(info, initializeTargetSequences));
+  }
+
+  @Override
+  public List<SequenceValue> readSequenceValues(MigrationInfo info, SequencePlan plan) {
+    return ActivityFailures.translate(() -> sequences(info).values(info, plan));
+  }
+
+  @Override
+  public void resetSequences(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    ActivityFailures.translate(() -> {
+      checkHeld(locks);
+      sequences(info).resetSources(info);
+    });
+  }
+
+  @Override
+  public Map<String, Long> initializeTargetSequences(MigrationInfo info, SequencePlan plan, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    return ActivityFailures.translate(() -> {
+      // Writes are stopped everywhere, so the highest ids read now stay the highest until the
+      // target takes writes; and a sequence only moves up, so no fence guards the update.
+      checkHeld(locks);
+      Map<String, Long> highest = sequences(info).initialize(info, plan);
+      log.info("sequences of {} moved past the highest ids on {}: {}", info.qualifiedName(), info.targetKeyspace(),
+          highest);
+      return highest;
+    });
+  }
+
+  @Override
   public void createJournals(MigrationInfo info, Map<String, String> sourcePositions,
       Map<String, String> targetPositions, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
@@ -442,6 +481,15 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       ShardRef ref = new ShardRef(keyspace, shard);
       ports(ref).writeGate().refresh(ref);
     });
+  }
+
+  /**
+   * The sequences of this switch, each shard checked against its planned primary; a sequence
+   * table's keyspace may be outside the switch, and a shard it planned none for passes unchecked.
+   */
+  private TargetSequences sequences(MigrationInfo info) {
+    return new TargetSequences(services.store(), (keyspace, shard) -> fencing.check(info, keyspace, shard),
+        shard -> ports(shard).sequences());
   }
 
   /** What serves the shard's primary: vttablet's RPCs or its MySQL. */

@@ -63,6 +63,12 @@ final class Requests {
       n.put("force", true);
     }
     if (s.initializeTargetSequences) {
+      // vtctldclient registers the flag on MoveTables SwitchTraffic only
+      if (!"SwitchTraffic".equals(spec.name()) || !"MoveTables".equals(group.groupName())) {
+        throw new ParameterException(spec.commandLine(), "invalid value for --initialize-target-sequences: "
+            + "it applies to MoveTables SwitchTraffic only, as in vtctldclient (this is " + group.groupName() + " "
+            + spec.name() + ")");
+      }
       n.put("initializeTargetSequences", true);
     }
     return decode(spec, n, SwitchTrafficRequest::fromJson);

@@ -45,8 +45,8 @@ final class SwitchFlags {
   List<String> shards = new ArrayList<>();
 
   @Option(names = "--initialize-target-sequences",
-      description = "Initialize the target's sequence tables as writes switch (MoveTables into a sharded keyspace). "
-          + "Not supported yet: true is refused (default: false).")
+      description = "MoveTables SwitchTraffic from an unsharded keyspace: as writes switch, move each sequence the "
+          + "target's VSchema gives a moved table past the highest id on the target (default: false).")
   boolean initializeTargetSequences;
 
   @Option(names = "--dry-run",

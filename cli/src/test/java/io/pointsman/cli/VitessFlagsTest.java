@@ -10,8 +10,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * vtctldclient's --force, --shards, --initialize-target-sequences, --ignore-source-keyspace and
- * --delete-batch-size: taken by name with vtctldclient's defaults; set to what pointsman cannot do,
- * a usage error that names the flag and why, before Temporal is contacted (exit 2, nothing started).
+ * --delete-batch-size: taken by name with vtctldclient's defaults; set to what pointsman cannot do
+ * (or, for --initialize-target-sequences, on a command vtctldclient does not give it), a usage error
+ * that names the flag and why, before Temporal is contacted (exit 2, nothing started).
  */
 class VitessFlagsTest {
   private static final String[] MOVETABLES = {"MoveTables", "-w", "commerce2customer", "--target-keyspace",
@@ -36,6 +37,9 @@ class VitessFlagsTest {
     assertThat(sw.flags.force).isFalse();
     assertThat(sw.flags.shards).isEmpty();
     assertThat(sw.request()).isEqualTo(SwitchTrafficRequest.of("wf", "ks"));
+    SwitchTrafficCommand sequences = CliRun.parse(SwitchTrafficCommand.class, "MoveTables", "-w", "wf",
+        "--target-keyspace", "ks", "SwitchTraffic", "--initialize-target-sequences");
+    assertThat(sequences.request()).isEqualTo(SwitchTrafficRequest.of("wf", "ks").withInitializeTargetSequences(true));
     MoveTablesCompleteCommand complete = CliRun.parse(MoveTablesCompleteCommand.class, "MoveTables", "-w", "wf",
         "--target-keyspace", "ks", "Complete");
     assertThat(complete.request()).isEqualTo(CompleteRequest.of("wf", "ks"));
@@ -53,8 +57,8 @@ class VitessFlagsTest {
         List.of("SwitchTraffic", "--shards", "-80", "invalid value for --shards: cannot be honoured (-80)"),
         List.of("ReverseTraffic", "--shards", "-80,80-", "invalid value for --shards: cannot be honoured (-80,80-)"),
         List.of("SwitchTraffic", "--force", "invalid value for --force: cannot be honoured"),
-        List.of("SwitchTraffic", "--initialize-target-sequences",
-            "invalid value for --initialize-target-sequences: cannot be honoured"),
+        List.of("ReverseTraffic", "--initialize-target-sequences",
+            "invalid value for --initialize-target-sequences: it applies to MoveTables SwitchTraffic only"),
         List.of("Complete", "--shards", "80-", "invalid value for --shards: cannot be honoured (80-)"),
         List.of("Complete", "--ignore-source-keyspace", "invalid value for --ignore-source-keyspace: cannot be"),
         List.of("Cancel", "--shards", "-80", "invalid value for --shards: cannot be honoured (-80)"),

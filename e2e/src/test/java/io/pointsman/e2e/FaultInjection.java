@@ -6,6 +6,8 @@ import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.SavedStream;
+import io.pointsman.api.model.SequencePlan;
+import io.pointsman.api.model.SequenceValue;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
@@ -330,6 +332,26 @@ public final class FaultInjection implements UnaryOperator<SwitchActivities> {
     @Override
     public void restoreReverseVReplication(MigrationInfo info, List<SavedStream> saved, LockSet locks) {
       run("restoreReverseVReplication", locks, () -> real.restoreReverseVReplication(info, saved, locks));
+    }
+
+    @Override
+    public SequencePlan planSequences(MigrationInfo info, boolean initializeTargetSequences) {
+      return call("planSequences", null, () -> real.planSequences(info, initializeTargetSequences));
+    }
+
+    @Override
+    public List<SequenceValue> readSequenceValues(MigrationInfo info, SequencePlan plan) {
+      return call("readSequenceValues", null, () -> real.readSequenceValues(info, plan));
+    }
+
+    @Override
+    public void resetSequences(MigrationInfo info, LockSet locks) {
+      run("resetSequences", locks, () -> real.resetSequences(info, locks));
+    }
+
+    @Override
+    public Map<String, Long> initializeTargetSequences(MigrationInfo info, SequencePlan plan, LockSet locks) {
+      return call("initializeTargetSequences", locks, () -> real.initializeTargetSequences(info, plan, locks));
     }
 
     @Override

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * vtctldclient's flags that pointsman takes by name but cannot act on when set ({@code --shards},
- * {@code --force}, {@code --initialize-target-sequences}, {@code --ignore-source-keyspace}): a request
+ * {@code --force}, {@code --ignore-source-keyspace}, and {@code --initialize-target-sequences} on
+ * ReverseTraffic, which vtctldclient does not give it): a request
  * carrying one, started as the UI or a script would start it, fails at once naming the field and
  * why, runs no activity, and leaves etcd and every primary exactly as they were.
  */
@@ -38,8 +39,9 @@ class VitessOnlyFlagsRefusalTest {
     refused(Pointsman.REVERSE_TRAFFIC, Map.of("shards", List.of("-80", "80-")),
         "'shards' cannot be honoured (-80,80-)");
     refused(Pointsman.SWITCH_TRAFFIC, Map.of("force", true), "'force' cannot be honoured");
-    refused(Pointsman.SWITCH_TRAFFIC, Map.of("initializeTargetSequences", true),
-        "'initializeTargetSequences' cannot be honoured");
+    refused(Pointsman.REVERSE_TRAFFIC, Map.of("initializeTargetSequences", true),
+        "initializeTargetSequences applies to MoveTables SwitchTraffic only (as in vtctldclient), not to"
+            + " ReverseTraffic");
     refused(Pointsman.COMPLETE_MIGRATION, Map.of("shards", List.of("80-")), "'shards' cannot be honoured (80-)");
     refused(Pointsman.COMPLETE_MIGRATION, Map.of("ignoreSourceKeyspace", true),
         "'ignoreSourceKeyspace' cannot be honoured");

@@ -3,6 +3,7 @@ package io.pointsman.workflows;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.SequenceValue;
 import io.pointsman.api.model.StreamRef;
 import io.pointsman.api.model.TabletType;
 import java.util.ArrayList;
@@ -57,7 +58,8 @@ final class SwitchPlan {
         + (direction == Direction.FORWARD ? "to the target" : "to the source") + ": nothing to do");
   }
 
-  void writes(MigrationInfo w, Map<String, String> sourcePositions, String timeout, boolean reverseReplication) {
+  void writes(MigrationInfo w, Map<String, String> sourcePositions, String timeout, boolean reverseReplication,
+      boolean resetSequences, List<SequenceValue> sequences) {
     String what = w.migrationType() == MigrationType.TABLES ? "tables " + w.tables() : "shards " + w.sourceShards();
     // Vitess locks keyspaces only; pointsman also holds the shard locks, so no reparent runs meanwhile.
     w.sourceShards().forEach(shard -> shardLocks.add(w.sourceKeyspace() + "/" + shard));
@@ -68,7 +70,15 @@ final class SwitchPlan {
         + positions(w.sourceKeyspace(), sourcePositions));
     lines.add("Deny writes on the source primaries (write barrier) and drain transactions in flight");
     lines.add("Wait for vreplication on stopped streams to catch up for up to " + timeout);
+    if (resetSequences) {
+      lines.add("The sequence caches will be reset on the source since sequence tables are being moved");
+    }
     lines.add("Create reverse vreplication workflow " + w.reverseWorkflow());
+    if (!sequences.isEmpty()) {
+      lines.add("The following sequence backing tables used by tables being moved will be initialized:");
+      sequences.forEach(v -> lines.add("\tBacking table: " + v.backingTable() + ", current value " + v.current()
+          + ", new value " + v.next()));
+    }
     lines.add("Create journal entries on source databases (migration id " + w.migrationId() + ")");
     // Reshard enables the target shards' primaries; MoveTables lifts the tables' denial on the target.
     String enabled = w.migrationType() == MigrationType.TABLES ? what : "shards " + w.targetShards();

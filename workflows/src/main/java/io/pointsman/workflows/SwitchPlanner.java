@@ -6,6 +6,8 @@ import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.model.SequencePlan;
+import io.pointsman.api.model.SequenceValue;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
@@ -212,7 +214,15 @@ final class SwitchPlanner {
     if (p.switchWrites() && !w.frozen()) {
       ShardPositions now = unlocked.run("gatherPositions", "current positions for the plan",
           () -> quick.gatherPositions(w));
-      plan.writes(w, now.source(), GoDurations.format(request.timeout()), request.enableReverseReplication());
+      SequencePlan sequences = w.migrationType() == MigrationType.TABLES && Versions.sequences()
+          ? unlocked.run("planSequences", "what the switch would do to sequences",
+              () -> quick.planSequences(w, request.initializeTargetSequences()))
+          : SequencePlan.NONE;
+      List<SequenceValue> values = sequences.initialize().isEmpty() ? List.of()
+          : unlocked.run("readSequenceValues", WriteSwitch.sequenceTables(sequences),
+              () -> quick.readSequenceValues(w, sequences));
+      plan.writes(w, now.source(), GoDurations.format(request.timeout()), request.enableReverseReplication(),
+          sequences.resetSourceSequences(), values);
     } else if (request.includesPrimary()) {
       plan.writesAlreadySwitched(w.frozen() ? "the workflow is frozen" : start.summary());
     }

@@ -6,6 +6,7 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.request.GoDurations;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
@@ -52,7 +53,20 @@ final class TrafficSwitch extends LockedAction<Plan> {
   // runs, and queries (the CLI's live progress) wait for that task; they gain nothing from speed.
   @Override
   protected Plan plan() {
-    return planner.initial();
+    // vtctldclient offers the flag on MoveTables SwitchTraffic only; elsewhere Vitess ignores it
+    if (request.initializeTargetSequences() && direction == Direction.BACKWARD) {
+      throw sequencesRefused("ReverseTraffic of workflow " + request.targetKeyspace() + "." + request.workflow());
+    }
+    Plan p = planner.initial();
+    if (request.initializeTargetSequences() && p.info().migrationType() != MigrationType.TABLES) {
+      throw sequencesRefused("a Reshard (workflow " + p.info().qualifiedName() + ")");
+    }
+    return p;
+  }
+
+  private static ApplicationFailure sequencesRefused(String what) {
+    return ApplicationFailure.newNonRetryableFailure("initializeTargetSequences applies to MoveTables SwitchTraffic"
+        + " only (as in vtctldclient), not to " + what + "; nothing was changed", ErrorCode.INVALID_ARGUMENT.name());
   }
 
   @Override

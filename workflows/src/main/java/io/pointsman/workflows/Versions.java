@@ -24,7 +24,18 @@ final class Versions {
    */
   static final String REFUSE_STREAM_MIGRATION = "refuse-stream-migration";
 
+  /**
+   * A MoveTables write switch handles sequences as Vitess does: planned from the VSchemas under
+   * the keyspace locks (and in a dry run), the source's cached ids dropped when sequence tables
+   * move, and the target's sequences initialized before the journal when asked.
+   */
+  static final String SEQUENCES = "sequences-in-the-write-switch";
+
   private Versions() {}
+
+  static boolean sequences() {
+    return Workflow.getVersion(SEQUENCES, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
 
   static boolean refuseStreamMigration() {
     return Workflow.getVersion(REFUSE_STREAM_MIGRATION, Workflow.DEFAULT_VERSION, 1) >= 1;

@@ -5,7 +5,9 @@ import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.SavedStream;
+import io.pointsman.api.model.SequencePlan;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.request.GoDurations;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -109,6 +111,8 @@ final class WriteSwitch {
       log.info("workflow {} is frozen: writes were already switched", w.qualifiedName());
       return;
     }
+    // Read before the write window, under the keyspace locks: nothing in it changes VSchemas.
+    SequencePlan sequences = planSequences(w);
     if (Workflow.getVersion(SHARD_LOCKS, Workflow.DEFAULT_VERSION, 1) >= 1) {
       progress.phase("locking shards");
       List<String> shards = shardsOf(w);
@@ -166,6 +170,11 @@ final class WriteSwitch {
       }
       targetPositions = steps.run("waitForCatchup", "up to " + GoDurations.format(request.timeout()),
           () -> criticalWithinTimeout.waitForCatchup(f, sourcePositions, request.timeout(), keeper.locks()));
+      if (sequences.resetSourceSequences()) {
+        // No undo: a dropped cache is reloaded from the sequence table on the next id asked for.
+        steps.run("resetSequences", "cached ids of the moved sequence tables dropped on " + w.sourceKeyspace(),
+            () -> critical.resetSequences(f, keeper.locks()));
+      }
       if (localChain) {
         compensations.starting("createReverseVReplication");
       } else {
@@ -176,6 +185,11 @@ final class WriteSwitch {
       }
       steps.run("createReverseVReplication", w.reverseWorkflow() + " Stopped from the target positions",
           () -> critical.createReverseVReplication(f, targetPositions, keeper.locks()));
+      if (!sequences.initialize().isEmpty()) {
+        // No undo: a sequence only moves up, and an id it skips is never handed out.
+        steps.run("initializeTargetSequences", sequenceTables(sequences) + " past the highest ids on "
+            + w.targetKeyspace(), () -> critical.initializeTargetSequences(f, sequences, keeper.locks()));
+      }
     } else {
       ShardPositions now = steps.run("gatherPositions", "resuming after the journal",
           () -> critical.gatherPositions(f));
@@ -191,6 +205,23 @@ final class WriteSwitch {
     pastPointOfNoReturn = true;
     compensations.clear();
     finishForward(f, critical);
+  }
+
+  /**
+   * What the switch does to sequences ({@link Versions#SEQUENCES}): nothing for a Reshard, and for
+   * runs from before the change.
+   */
+  private SequencePlan planSequences(MigrationInfo w) {
+    if (w.migrationType() != MigrationType.TABLES || !Versions.sequences()) {
+      return SequencePlan.NONE;
+    }
+    boolean initialize = request.initializeTargetSequences();
+    return steps.run("planSequences", initialize ? "sequences of the moved tables, to initialize"
+        : "do sequence tables move?", () -> quick.planSequences(w, initialize));
+  }
+
+  static String sequenceTables(SequencePlan plan) {
+    return plan.initialize().stream().map(s -> s.qualifiedBackingTable()).distinct().sorted().toList().toString();
   }
 
   private static List<String> shardsOf(MigrationInfo w) {

@@ -37,7 +37,7 @@ class ReverseTrafficTest {
     assertThat(h.calls().stream().filter(c -> !c.equals("holdLocks")).toList()).containsExactly(
         "buildTrafficSwitcher", "getWorkflowState", "buildTrafficSwitcher", "acquireLocks",
         "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "switchReads REPLICA BACKWARD",
-        "switchReads RDONLY BACKWARD", "acquireLocks", "checkFailoverTools", "planPrimaries",
+        "switchReads RDONLY BACKWARD", "planSequences", "acquireLocks", "checkFailoverTools", "planPrimaries",
         "readReverseStreams", "checkJournals", "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
         "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication",

@@ -17,6 +17,7 @@ import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.PrimaryTerm;
+import io.pointsman.api.model.SequencePlan;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.model.StreamRef;
 import io.pointsman.api.model.WorkflowState;
@@ -310,7 +311,12 @@ final class SwitchHarness implements AutoCloseable {
       case "waitForCatchup":
         return Map.of("-80", "MySQL56/b:1-5", "80-", "MySQL56/c:1-5");
       case "readReverseStreams":
+      case "readSequenceValues":
         return List.of();
+      case "planSequences":
+        return SequencePlan.NONE;
+      case "initializeTargetSequences":
+        return Map.of();
       case "gatherPositions":
         return new ShardPositions(Map.of("0", "MySQL56/a:1-10"), Map.of("-80", "MySQL56/b:1-5"));
       case "acquireLocks":

@@ -8,6 +8,9 @@ import io.pointsman.api.lock.LockToken;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.PrimaryTerm;
+import io.pointsman.api.model.SequenceMetadata;
+import io.pointsman.api.model.SequencePlan;
+import io.pointsman.api.model.SequenceValue;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowFailedException;
@@ -37,6 +40,8 @@ class TrafficSwitchTest {
   private static final String REPLICA_BACK = "switchReads REPLICA BACKWARD";
   private static final String RDONLY_BACK = "switchReads RDONLY BACKWARD";
   /** What a failure after the reads and before the journal undoes, newest first. */
+  private static final SequencePlan SEQUENCES = new SequencePlan(true,
+      List.of(new SequenceMetadata("customer", "customer_id", "commerce", "customer_seq")));
   private static final List<String> UNDO_ALL = List.of("restoreReverseVReplication", "restartStreams",
       "allowSourceWrites", RDONLY_BACK, REPLICA_BACK);
   private static final Set<String> UNDO_STEPS = Set.of("restoreReverseVReplication", "restartStreams",
@@ -59,8 +64,8 @@ class TrafficSwitchTest {
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "acquireLocks", "holdLocks",
         "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "switchReads REPLICA FORWARD",
-        "switchReads RDONLY FORWARD", "acquireLocks", "holdLocks", "checkFailoverTools", "planPrimaries",
-        "readReverseStreams", "checkJournals",
+        "switchReads RDONLY FORWARD", "planSequences", "acquireLocks", "holdLocks", "checkFailoverTools",
+        "planPrimaries", "readReverseStreams", "checkJournals",
         "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
         "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication",
@@ -386,8 +391,65 @@ class TrafficSwitchTest {
             "Stop writes on keyspace commerce for tables [customer]: [keyspace:commerce;shard:0;position:MySQL56/a:1-10]",
             "Unlock shard customer/80-", "Unlock shard customer/-80", "Unlock shard commerce/0",
             "Unlock keyspace customer");
-    assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "gatherPositions")
-        .doesNotContainAnyElementsOf(MUTATING);
+    assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "gatherPositions",
+        "planSequences").doesNotContainAnyElementsOf(MUTATING);
+  }
+
+  /** docs/sequences.md §2: the sequence steps sit where Vitess runs them, around the reverse streams. */
+  @Test
+  void aSwitchWithSequencesResetsAndInitializesThemInVitessOrder() {
+    h.override("planSequences", inv -> SEQUENCES);
+
+    Object result = h.switchTraffic(SwitchHarness.request().withInitializeTargetSequences(true));
+
+    assertThat(result).isInstanceOf(ActionResult.class);
+    assertThat(h.calls()).containsSubsequence("planSequences", "acquireLocks", "stopSourceWrites", "waitForCatchup",
+        "resetSequences", "createReverseVReplication", "initializeTargetSequences", "createJournals",
+        "allowTargetWrites");
+    assertThat(h.invocations("planSequences")).containsExactly(List.of(SwitchHarness.INFO, true));
+    assertThat(h.invocations("initializeTargetSequences").findFirst().orElseThrow().get(1)).isEqualTo(SEQUENCES);
+  }
+
+  /** Nothing to undo for the sequences themselves: a sequence moved up skips ids, never repeats one. */
+  @Test
+  void aFailedSequenceInitializationRollsTheSwitchBackWithoutTheJournal() {
+    h.override("planSequences", inv -> SEQUENCES);
+    h.fail("initializeTargetSequences");
+
+    Object result = h.switchTraffic(SwitchHarness.request().withInitializeTargetSequences(true));
+
+    assertThat(failure(result)).hasMessageContaining("injected failure of initializeTargetSequences")
+        .hasMessageContaining("Everything the switch changed was rolled back");
+    assertThat(undoCalls()).containsExactlyElementsOf(UNDO_ALL);
+    assertThat(h.calls()).doesNotContain("createJournals", "allowTargetWrites", "changeRouting");
+  }
+
+  @Test
+  void aDryRunListsTheSequencesItWouldInitializeWithTheirValues() {
+    h.override("planSequences", inv -> SEQUENCES);
+    h.override("readSequenceValues", inv -> List.of(new SequenceValue("commerce", "customer_seq", 1, 501)));
+
+    Object result = h.switchTraffic(SwitchHarness.request().withInitializeTargetSequences(true).withDryRun(true));
+
+    assertThat(((ActionResult) result).dryRunResults()).containsSubsequence(
+        "Wait for vreplication on stopped streams to catch up for up to 30s",
+        "The sequence caches will be reset on the source since sequence tables are being moved",
+        "Create reverse vreplication workflow commerce2customer_reverse",
+        "The following sequence backing tables used by tables being moved will be initialized:",
+        "\tBacking table: customer_seq, current value 1, new value 501",
+        "Create journal entries on source databases (migration id 42)");
+    assertThat(h.calls()).doesNotContainAnyElementsOf(MUTATING).doesNotContain("resetSequences",
+        "initializeTargetSequences");
+  }
+
+  @Test
+  void reverseTrafficRefusesInitializeTargetSequencesBeforeTheLocks() {
+    Object result = h.reverseTraffic(SwitchHarness.request().withInitializeTargetSequences(true));
+
+    assertThat(failure(result)).hasMessageContaining("initializeTargetSequences applies to MoveTables SwitchTraffic"
+        + " only").hasMessageContaining("not to ReverseTraffic");
+    assertThat(failure(result).getType()).isEqualTo("INVALID_ARGUMENT");
+    assertThat(h.calls()).as("refused before any step").isEmpty();
   }
 
   /**

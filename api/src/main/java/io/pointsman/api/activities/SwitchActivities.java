@@ -4,6 +4,8 @@ import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.SavedStream;
+import io.pointsman.api.model.SequencePlan;
+import io.pointsman.api.model.SequenceValue;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
@@ -102,6 +104,32 @@ public interface SwitchActivities {
    * streams of a failed ReverseTraffic (vitessio/vitess#14276); this puts them back.
    */
   void restoreReverseVReplication(MigrationInfo info, List<SavedStream> saved, LockSet locks);
+
+  /**
+   * What the write switch does to sequences (read-only), as Vitess decides it: for a MoveTables,
+   * whether the moved tables include sequence tables, whose ids the source primaries cached; and,
+   * when {@code initializeTargetSequences} is asked and the source keyspace is unsharded, the
+   * sequence of every moved table the target's VSchema gives one. Refuses, not retried, a sequence
+   * table no unsharded keyspace has (FAILED_PRECONDITION, naming it). Nothing for a Reshard.
+   */
+  SequencePlan planSequences(MigrationInfo info, boolean initializeTargetSequences);
+
+  /** For a dry run: each planned sequence's next id now and once initialized (read-only). */
+  List<SequenceValue> readSequenceValues(MigrationInfo info, SequencePlan plan);
+
+  /**
+   * Has the source primaries forget the sequence values they cached (Vitess's ResetSequences), once
+   * writes stopped. Harmless to repeat, so it has no undo.
+   */
+  void resetSequences(MigrationInfo info, LockSet locks);
+
+  /**
+   * Moves each planned sequence past the highest id of its table on every target primary, and has
+   * the primary serving it forget its cached values, before writes reach the target. A sequence only
+   * ever moves up, so a rerun is harmless and the step has no undo: an id skipped is never reused.
+   * Returns the highest id found for each sequence table.
+   */
+  Map<String, Long> initializeTargetSequences(MigrationInfo info, SequencePlan plan, LockSet locks);
 
   /** Writes the journal on every source primary that lacks it: the point of no return. */
   void createJournals(MigrationInfo info, Map<String, String> sourcePositions, Map<String, String> targetPositions,

@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param timeout how long to wait for catch-up after writes stopped (minimum 1s)
  * @param lockTtl the TTL of every lock this action takes; renewal keeps it alive
  * @param maxLockHold renewal stops after this long, so a stuck run cannot hold locks forever
+ * @param initializeTargetSequences vtctldclient's {@code --initialize-target-sequences} of MoveTables
+ *     SwitchTraffic: move the target's sequences past the moved rows' ids as writes switch
  */
 public record SwitchTrafficRequest(
     String workflow,
@@ -33,7 +35,8 @@ public record SwitchTrafficRequest(
     boolean enableReverseReplication,
     boolean dryRun,
     Duration lockTtl,
-    Duration maxLockHold) {
+    Duration maxLockHold,
+    boolean initializeTargetSequences) {
 
   public static final List<TabletType> ALL_TABLET_TYPES = TabletType.SWITCHED;
 
@@ -85,6 +88,10 @@ public record SwitchTrafficRequest(
     return copy(Map.of("maxLockHold", GoDurations.format(d)));
   }
 
+  public SwitchTrafficRequest withInitializeTargetSequences(boolean initialize) {
+    return copy(Map.of("initializeTargetSequences", initialize));
+  }
+
   public boolean includesPrimary() {
     return tabletTypes.contains(TabletType.PRIMARY);
   }
@@ -114,10 +121,10 @@ public record SwitchTrafficRequest(
     // vtctldclient's flags pointsman takes at their defaults only
     VitessOnlyFields.shards(f);
     VitessOnlyFields.force(f);
-    VitessOnlyFields.initializeTargetSequences(f);
+    boolean sequences = f.bool("initializeTargetSequences", false);
     f.rejectUnknown();
     return new SwitchTrafficRequest(workflow, targetKeyspace, types.stream().distinct().toList(), cells, timeout,
-        lag, reverse, dry, locks.ttl(), locks.maxHold());
+        lag, reverse, dry, locks.ttl(), locks.maxHold(), sequences);
   }
 
   @JsonValue
@@ -133,6 +140,10 @@ public record SwitchTrafficRequest(
     m.put("dryRun", dryRun);
     m.put("lockTtl", GoDurations.format(lockTtl));
     m.put("maxLockHold", GoDurations.format(maxLockHold));
+    if (initializeTargetSequences) {
+      // only when set: inputs recorded before the field existed read the same
+      m.put("initializeTargetSequences", true);
+    }
     return m;
   }
 

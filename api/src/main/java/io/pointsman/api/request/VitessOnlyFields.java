@@ -30,14 +30,6 @@ final class VitessOnlyFields {
     }
   }
 
-  /** {@code initializeTargetSequences} (MoveTables SwitchTraffic): must be false. */
-  static void initializeTargetSequences(RequestFields f) {
-    if (f.bool("initializeTargetSequences", false)) {
-      throw f.fail("initializeTargetSequences", "cannot be honoured: pointsman does not initialize the target "
-          + "keyspace's sequence tables when writes switch");
-    }
-  }
-
   /** {@code ignoreSourceKeyspace} (MoveTables Complete and Cancel): must be false. */
   static void ignoreSourceKeyspace(RequestFields f) {
     if (f.bool("ignoreSourceKeyspace", false)) {

@@ -178,7 +178,7 @@ class RealVitessSwitchTest {
     assertThat(ledger.check("customer", List.of(kept, deleted, copied)).holds()).as("written through vtgate").isTrue();
 
     try {
-      for (VitessCluster.Tablet t : primaries("customer")) {
+      for (VitessCluster.Tablet t : cluster.primaries("customer")) {
         try (Connection c = cluster.tabletDba(t); Statement st = c.createStatement()) {
           st.executeUpdate("delete from customer where customer_id = " + deleted);
           // on the shard that has it this is ignored (primary key); on the other it makes a second copy
@@ -199,16 +199,12 @@ class RealVitessSwitchTest {
           .hasMessageContaining(String.valueOf(copied));
     } finally {
       // the copies would break the ledger of the next test: gone from every shard
-      for (VitessCluster.Tablet t : primaries("customer")) {
+      for (VitessCluster.Tablet t : cluster.primaries("customer")) {
         try (Connection c = cluster.tabletDba(t); Statement st = c.createStatement()) {
           st.executeUpdate("delete from customer where customer_id in (" + kept + ", " + copied + ")");
         }
       }
     }
-  }
-
-  private static List<VitessCluster.Tablet> primaries(String keyspace) {
-    return cluster.tablets().stream().filter(t -> t.keyspace().equals(keyspace) && t.type().equals("primary")).toList();
   }
 
   /**

@@ -225,6 +225,11 @@ public final class VitessCluster implements AutoCloseable {
   }
 
   /** The tablet with this uid (100, 200, 300 in the default layout). */
+  /** The tablets started as their shard's primary in {@code keyspace}. */
+  public List<Tablet> primaries(String keyspace) {
+    return tablets().stream().filter(t -> t.keyspace().equals(keyspace) && t.type().equals("primary")).toList();
+  }
+
   public Tablet tablet(int uid) {
     String alias = String.format("%s-%010d", "zone1", uid);
     return tablets.stream().filter(t -> t.alias().equals(alias)).findFirst()

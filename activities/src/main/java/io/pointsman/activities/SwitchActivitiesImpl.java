@@ -62,6 +62,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   private final PrimaryFencing fencing;
   private final OtherStreamsReader others;
   private final SequencePlanner sequencePlanner;
+  private final ReverseReplicationCheck reverseReplication;
   private final Clock clock;
 
   public SwitchActivitiesImpl(Services services) {
@@ -75,6 +76,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     this.fencing = new PrimaryFencing(services.primaries());
     this.others = new OtherStreamsReader(services.store(), services::primary);
     this.sequencePlanner = new SequencePlanner(services.store());
+    this.reverseReplication = new ReverseReplicationCheck(services::primary);
     this.clock = clock;
   }
 
@@ -116,6 +118,11 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       }
       return "";
     });
+  }
+
+  @Override
+  public String checkReverseReplication(MigrationInfo info, List<String> cells) {
+    return ActivityFailures.translate(() -> reverseReplication.problems(info, cells));
   }
 
   @Override

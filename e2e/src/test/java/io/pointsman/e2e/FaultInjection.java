@@ -335,6 +335,11 @@ public final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
+    public String checkReverseReplication(MigrationInfo info, List<String> cells) {
+      return call("checkReverseReplication", null, () -> real.checkReverseReplication(info, cells));
+    }
+
+    @Override
     public SequencePlan planSequences(MigrationInfo info, boolean initializeTargetSequences) {
       return call("planSequences", null, () -> real.planSequences(info, initializeTargetSequences));
     }

@@ -31,7 +31,18 @@ final class Versions {
    */
   static final String SEQUENCES = "sequences-in-the-write-switch";
 
+  /**
+   * Before anything changes, a switch of writes that will start reverse replication asks what
+   * Vitess asks first: may the source primaries manage the reverse streams, and can the reverse
+   * streams read from the target shards.
+   */
+  static final String CHECK_REVERSE_REPLICATION = "check-reverse-replication";
+
   private Versions() {}
+
+  static boolean checkReverseReplication() {
+    return Workflow.getVersion(CHECK_REVERSE_REPLICATION, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
 
   static boolean sequences() {
     return Workflow.getVersion(SEQUENCES, Workflow.DEFAULT_VERSION, 1) >= 1;

@@ -36,7 +36,8 @@ class ReverseTrafficTest {
     assertThat(r.currentState()).isEqualTo(NOTHING_SWITCHED.summary());
     assertThat(h.calls().stream().filter(c -> !c.equals("holdLocks")).toList()).containsExactly(
         "buildTrafficSwitcher", "getWorkflowState", "buildTrafficSwitcher", "acquireLocks",
-        "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "switchReads REPLICA BACKWARD",
+        "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "checkReverseReplication",
+        "switchReads REPLICA BACKWARD",
         "switchReads RDONLY BACKWARD", "planSequences", "acquireLocks", "checkFailoverTools", "planPrimaries",
         "readReverseStreams", "checkJournals", "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",

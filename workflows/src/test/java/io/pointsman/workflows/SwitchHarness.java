@@ -303,6 +303,7 @@ final class SwitchHarness implements AutoCloseable {
         return ((MigrationInfo) inv.getArgument(0)).withPlannedPrimaries(PLANNED_PRIMARIES);
       case "canSwitch":
       case "checkFailoverTools":
+      case "checkReverseReplication":
         return "";
       case "checkJournals":
         return false;

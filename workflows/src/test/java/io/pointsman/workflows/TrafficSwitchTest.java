@@ -63,7 +63,7 @@ class TrafficSwitchTest {
 
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "acquireLocks", "holdLocks",
-        "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "switchReads REPLICA FORWARD",
+        "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "checkReverseReplication", "switchReads REPLICA FORWARD",
         "switchReads RDONLY FORWARD", "planSequences", "acquireLocks", "holdLocks", "checkFailoverTools",
         "planPrimaries", "readReverseStreams", "checkJournals",
         "stopSourceWrites",
@@ -440,6 +440,28 @@ class TrafficSwitchTest {
         "Create journal entries on source databases (migration id 42)");
     assertThat(h.calls()).doesNotContainAnyElementsOf(MUTATING).doesNotContain("resetSequences",
         "initializeTargetSequences");
+  }
+
+  /** vitessio/vitess#16794: asked before anything changes, and a problem refuses the whole switch. */
+  @Test
+  void aSwitchWhoseReverseReplicationCouldNotRunIsRefusedBeforeTheReadsSwitch() {
+    h.override("checkReverseReplication", inv -> "no tablets were available to stream from in the customer keyspace");
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(failure(result)).hasMessageContaining("cannot switch writes for workflow customer.commerce2customer"
+        + " with reverse replication: no tablets were available to stream from in the customer keyspace; nothing was"
+        + " changed");
+    assertThat(failure(result).getType()).isEqualTo("FAILED_PRECONDITION");
+    assertThat(h.calls()).doesNotContain("switchReads REPLICA FORWARD", "switchReads RDONLY FORWARD",
+        "stopSourceWrites").endsWith("releaseLocks");
+  }
+
+  @Test
+  void withoutReverseReplicationItIsNotAsked() {
+    assertThat(h.switchTraffic(SwitchHarness.request().withEnableReverseReplication(false)))
+        .isInstanceOf(ActionResult.class);
+    assertThat(h.calls()).doesNotContain("checkReverseReplication");
   }
 
   @Test

@@ -38,6 +38,15 @@ public interface SwitchActivities {
   String canSwitch(MigrationInfo info, Duration maxReplicationLagAllowed);
 
   /**
+   * Why writes cannot switch with reverse replication now, or "" when they can (read-only): Vitess's
+   * checks before such a switch. Each source primary's filtered-replication user must be able to
+   * manage the reverse streams' sidecar rows, and each target shard needs a healthy tablet
+   * of the workflow's tablet types in {@code cells} (the workflow's cells when empty, else the
+   * primary's) for the reverse streams to read from.
+   */
+  String checkReverseReplication(MigrationInfo info, List<String> cells);
+
+  /**
    * Refuses (FAILED_PRECONDITION, not retried) switching the writes of a Reshard while the primaries
    * of its source shards run other workflows' streams, which Vitess migrates to the target shards
    * and pointsman cannot yet. Nothing for a MoveTables (read-only).

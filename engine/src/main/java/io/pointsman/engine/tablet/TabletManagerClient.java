@@ -2,13 +2,16 @@ package io.pointsman.engine.tablet;
 
 import binlogdata.Binlogdata;
 import com.google.protobuf.ByteString;
+import io.grpc.Context;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.BinlogSource;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -28,9 +31,14 @@ import tabletmanagerdata.Tabletmanagerdata.ReadVReplicationWorkflowResponse;
 import tabletmanagerdata.Tabletmanagerdata.RefreshStateRequest;
 import tabletmanagerdata.Tabletmanagerdata.ResetSequencesRequest;
 import tabletmanagerdata.Tabletmanagerdata.UpdateSequenceTablesRequest;
+import tabletmanagerdata.Tabletmanagerdata.ValidateVReplicationPermissionsRequest;
+import tabletmanagerdata.Tabletmanagerdata.ValidateVReplicationPermissionsResponse;
 import tabletmanagerdata.Tabletmanagerdata.UpdateVReplicationWorkflowRequest;
 import tabletmanagerdata.Tabletmanagerdata.VReplicationExecRequest;
 import tabletmanagerdata.Tabletmanagerdata.VReplicationWaitForPosRequest;
+import io.vitess.proto.Query.StreamHealthRequest;
+import io.vitess.proto.Query.StreamHealthResponse;
+import queryservice.QueryGrpc;
 import tabletmanagerservice.TabletManagerGrpc;
 import tabletmanagerservice.TabletManagerGrpc.TabletManagerBlockingStub;
 
@@ -194,6 +202,51 @@ public final class TabletManagerClient implements AutoCloseable {
   public void resetSequences(TabletEndpoint tablet, List<String> tables) {
     call("ResetSequences", tablet, true, options.callTimeout(),
         stub -> stub.resetSequences(ResetSequencesRequest.newBuilder().addAllTables(tables).build()));
+  }
+
+  /**
+   * Whether the tablet's filtered-replication user may manage VReplication's sidecar tables, as the
+   * tablet tests it; empty from a tablet that predates the RPC (Vitess 20 and older).
+   */
+  public Optional<ValidateVReplicationPermissionsResponse> validateVReplicationPermissions(TabletEndpoint tablet) {
+    try {
+      return Optional.of(call("ValidateVReplicationPermissions", tablet, false, options.callTimeout(),
+          stub -> stub.validateVReplicationPermissions(ValidateVReplicationPermissionsRequest.getDefaultInstance())));
+    } catch (PointsmanException e) {
+      if (e.getCause() instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.UNIMPLEMENTED) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The tablet's first health report, from its query service (on the same port as the tablet
+   * manager): what vtgate and Vitess's tablet picker judge a tablet by.
+   */
+  public StreamHealthResponse health(TabletEndpoint tablet) {
+    // the stream runs until cancelled: its context is cancelled once the first report is in
+    Context.CancellableContext call = Context.current().withCancellation();
+    try {
+      return call.call(() -> {
+        Iterator<StreamHealthResponse> reports = QueryGrpc.newBlockingStub(channel(tablet))
+            .withDeadlineAfter(options.callTimeout().toNanos(), TimeUnit.NANOSECONDS)
+            .streamHealth(StreamHealthRequest.getDefaultInstance());
+        if (!reports.hasNext()) {
+          throw PointsmanException.unavailable("tablet " + tablet.alias() + " at " + tablet.address()
+              + " ended its health stream without a report", null);
+        }
+        return reports.next();
+      });
+    } catch (StatusRuntimeException e) {
+      throw TabletRpcErrors.translate("StreamHealth", tablet, false, e, options.tls());
+    } catch (PointsmanException e) {
+      throw e;
+    } catch (Exception e) {
+      throw PointsmanException.internal("StreamHealth on tablet " + tablet.alias() + " failed", e);
+    } finally {
+      call.cancel(null);
+    }
   }
 
   private <T> T call(String rpc, TabletEndpoint tablet, boolean mutating, Duration deadline,

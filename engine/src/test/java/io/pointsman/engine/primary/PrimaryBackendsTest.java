@@ -69,7 +69,8 @@ class PrimaryBackendsTest {
   /** Distinct port sets; the choice is what is tested, so their parts must never be called. */
   private static PrimaryPorts ports() {
     return new PrimaryPorts(proxy(StreamsPort.class), proxy(PositionsPort.class), proxy(JournalsPort.class),
-        proxy(WriteGatePort.class), proxy(TablesPort.class), proxy(SequencesPort.class));
+        proxy(WriteGatePort.class), proxy(TablesPort.class), proxy(SequencesPort.class),
+        proxy(StreamReadinessPort.class));
   }
 
   private static <T> T proxy(Class<T> type) {

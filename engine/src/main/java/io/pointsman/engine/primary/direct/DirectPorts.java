@@ -21,6 +21,7 @@ public final class DirectPorts {
       WriteBarrier barrier, TableDrops tables, ConnectionPools pools) {
     return new PrimaryPorts(new DirectStreams(primaries, streams, saved), new DirectPositions(primaries, positions, waiter),
         new DirectJournals(primaries, journals, times), new DirectWriteGate(primaries, barrier),
-        new DirectTables(primaries, tables, barrier), new DirectSequences(primaries, pools));
+        new DirectTables(primaries, tables, barrier), new DirectSequences(primaries, pools),
+        new DirectStreamReadiness(primaries));
   }
 }

@@ -6,6 +6,7 @@ import io.pointsman.engine.primary.JournalsPort;
 import io.pointsman.engine.primary.PositionsPort;
 import io.pointsman.engine.primary.PrimaryPorts;
 import io.pointsman.engine.primary.SequencesPort;
+import io.pointsman.engine.primary.StreamReadinessPort;
 import io.pointsman.engine.primary.StreamsPort;
 import io.pointsman.engine.primary.TablesPort;
 import io.pointsman.engine.primary.WriteGatePort;
@@ -23,7 +24,8 @@ public record TabletPorts(
     JournalsPort journals,
     WriteGatePort writeGate,
     TablesPort tables,
-    SequencesPort sequences) {
+    SequencesPort sequences,
+    StreamReadinessPort readiness) {
 
   /**
    * @param locks asked before each fence raise whether the locks are still held; empty to rely on
@@ -38,11 +40,12 @@ public record TabletPorts(
         new TabletJournals(client, primaries, fence),
         new TabletWriteGate(topo, client, primaries, fence),
         new TabletTables(client, primaries, fence),
-        new TabletSequences(client, primaries));
+        new TabletSequences(client, primaries),
+        new TabletStreamReadiness(topo, client, primaries));
   }
 
   /** The ports a switch uses, as one {@link PrimaryPorts}. */
   public PrimaryPorts ports() {
-    return new PrimaryPorts(streams, positions, journals, writeGate, tables, sequences);
+    return new PrimaryPorts(streams, positions, journals, writeGate, tables, sequences, readiness);
   }
 }

@@ -120,7 +120,7 @@ class CancelOnVitessTest {
     assertCommerceServes(30);
   }
 
-  /** With only the reads switched, Cancel sends them back to commerce along with the rest. */
+  /** With only the reads switched to customer, Cancel removes the rules that send them there with the rest. */
   @Test
   @Order(4)
   void pointsmanCancelsAWorkflowWhoseReadsItSwitched() throws Exception {
@@ -185,12 +185,14 @@ class CancelOnVitessTest {
     assertThat(cluster().query("commerce", "select customer_id from customer order by customer_id"))
         .extracting(row -> row.get(0)).containsExactlyElementsOf(customers);
     long price = Long.parseLong(onTablet(commerce, "select price from corder where order_id = 1").get(0));
-    cluster().execute("commerce", "insert into customer(customer_id, email) values (" + newCustomer + ", 'new@example.com')",
+    cluster().execute("commerce",
+        "insert into customer(customer_id, email) values (" + newCustomer + ", 'new@example.com')",
         "update corder set price = price + 1 where order_id = 1");
     customers.add(String.valueOf(newCustomer));
     assertThat(onTablet(commerce, "select email from customer where customer_id = " + newCustomer))
         .containsExactly("new@example.com");
-    assertThat(onTablet(commerce, "select price from corder where order_id = 1")).containsExactly(String.valueOf(price + 1));
+    assertThat(onTablet(commerce, "select price from corder where order_id = 1"))
+        .containsExactly(String.valueOf(price + 1));
     assertThat(cluster().query("commerce", "select email from customer where customer_id = " + newCustomer))
         .containsExactly(List.of("new@example.com"));
   }
@@ -215,8 +217,8 @@ class CancelOnVitessTest {
   private static List<String> streamRows() throws Exception {
     List<String> rows = new ArrayList<>();
     for (VitessCluster.Tablet t : cluster().tablets()) {
-      for (String row : onTablet(t, "select concat_ws(' | ', id, workflow, state, message, source) from _vt.vreplication"
-          + " where workflow in ('" + WORKFLOW + "', '" + REVERSE + "') order by id")) {
+      for (String row : onTablet(t, "select concat_ws(' | ', id, workflow, state, message, source)"
+          + " from _vt.vreplication where workflow in ('" + WORKFLOW + "', '" + REVERSE + "') order by id")) {
         rows.add(t.alias() + ": " + row);
       }
     }
@@ -241,7 +243,8 @@ class CancelOnVitessTest {
 
   /** A one-column query straight on the MariaDB under a tablet. */
   private static List<String> onTablet(VitessCluster.Tablet t, String sql) throws Exception {
-    try (Connection c = cluster().tabletDba(t); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+    try (Connection c = cluster().tabletDba(t); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
       List<String> out = new ArrayList<>();
       while (rs.next()) {
         out.add(rs.getString(1));

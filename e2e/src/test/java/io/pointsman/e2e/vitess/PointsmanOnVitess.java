@@ -14,11 +14,13 @@ import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.TopologyReport;
+import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.PlainInputConverter;
 import io.pointsman.api.request.ShowRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.request.ValidateRequest;
+import io.pointsman.api.workflows.CancelMigrationWorkflow;
 import io.pointsman.api.workflows.CompleteMigrationWorkflow;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
@@ -137,6 +139,12 @@ public final class PointsmanOnVitess implements AutoCloseable {
   public ActionResult complete(String targetKeyspace, String workflow) {
     return stub(CompleteMigrationWorkflow.class, Pointsman.COMPLETE_MIGRATION, targetKeyspace, workflow)
         .complete(CompleteRequest.of(workflow, targetKeyspace));
+  }
+
+  /** {@code pointsman MoveTables Cancel}; returns its result once it ended. */
+  public ActionResult cancel(String targetKeyspace, String workflow) {
+    return stub(CancelMigrationWorkflow.class, Pointsman.CANCEL_MIGRATION, targetKeyspace, workflow)
+        .cancel(CancelRequest.of(workflow, targetKeyspace));
   }
 
   /** {@code pointsman MoveTables show}: vtctldclient's JSON. */

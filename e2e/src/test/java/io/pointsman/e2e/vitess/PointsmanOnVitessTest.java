@@ -18,12 +18,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * pointsman switches a MoveTables workflow that vtctldclient created and real VReplication copied,
@@ -36,26 +35,12 @@ class PointsmanOnVitessTest {
   private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
   private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final List<TabletType> ALL = SwitchTrafficRequest.ALL_TABLET_TYPES;
-  private static VitessCluster cluster;
-  private static PointsmanOnVitess worker;
 
   private static final FaultInjection faults = new FaultInjection();
 
-  @BeforeAll
-  static void start() throws Exception {
-    cluster = MoveTablesCluster.start(WORKFLOW);
-    worker = PointsmanOnVitess.start(cluster, faults);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (worker != null) {
-      worker.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW))
+      .withSwitchWrapper(faults);
 
   /**
    * pointsman's keyspace lock is Vitess's: a vtctld command that locks the keyspace while pointsman
@@ -66,13 +51,13 @@ class PointsmanOnVitessTest {
   @Order(1)
   void pointsmanSwitchesTrafficWhileAVtctldCommandWaitsForItsKeyspaceLock() throws Exception {
     FaultInjection.Block held = faults.blockOnce("createJournals", FaultInjection.When.BEFORE);
-    SwitchTrafficWorkflow wf = worker.workflow(SwitchTrafficWorkflow.class,
+    SwitchTrafficWorkflow wf = worker().workflow(SwitchTrafficWorkflow.class,
         Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "customer", WORKFLOW));
     WorkflowClient.start(wf::switchTraffic, SwitchTrafficRequest.of(WORKFLOW, "customer"));
     await("pointsman inside the write window").atMost(Duration.ofMinutes(2)).until(held::reached);
     assertThat(lockKeys("customer")).as("pointsman's keyspace lock").hasSize(1);
 
-    CompletableFuture<String> vtctld = CompletableFuture.supplyAsync(() -> cluster.vtctldclient(
+    CompletableFuture<String> vtctld = CompletableFuture.supplyAsync(() -> cluster().vtctldclient(
         "SetKeyspaceDurabilityPolicy", "--durability-policy=none", "customer"));
     await("vtctld queued behind pointsman's lock").atMost(Duration.ofSeconds(30))
         .until(() -> lockKeys("customer").size() == 2);
@@ -85,59 +70,67 @@ class PointsmanOnVitessTest {
     assertThat(lockKeys("customer")).isEmpty();
 
     assertThat(vtctldState()).isEqualTo(ALL_SWITCHED);
-    worker.assertValid("customer", WORKFLOW, "ALL_SWITCHED");
+    worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
     // a write through vtgate now lands on the target and is carried back to commerce by the reverse stream
-    cluster.execute("customer", "insert into customer(customer_id, email) values (700, 'after@example.com')");
-    assertThat(cluster.query("customer", "select email from customer where customer_id = 700"))
+    cluster().execute("customer", "insert into customer(customer_id, email) values (700, 'after@example.com')");
+    assertThat(cluster().query("customer", "select email from customer where customer_id = 700"))
         .containsExactly(List.of("after@example.com"));
   }
 
   /** The keys under a keyspace's lock directory in etcd: one per holder or waiter, vtctld's and pointsman's alike. */
   private static List<String> lockKeys(String keyspace) throws Exception {
     ByteSequence prefix = ByteSequence.from("/vitess/global/keyspaces/" + keyspace + "/locks/", StandardCharsets.UTF_8);
-    return worker.etcd().getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
+    return worker().etcd().getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
         .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getKey().toString(StandardCharsets.UTF_8)).toList();
   }
 
   @Test
   @Order(2)
   void vtctldclientReversesWhatPointsmanSwitched() {
-    cluster.vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "reversetraffic");
+    cluster().vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "reversetraffic");
     assertThat(vtctldState()).isEqualTo(NOT_SWITCHED);
   }
 
   @Test
   @Order(3)
   void afterVtctldclientSwitchesPointsmanReversesAndSwitchesAgain() {
-    cluster.vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "switchtraffic");
+    cluster().vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "switchtraffic");
     assertThat(vtctldState()).isEqualTo(ALL_SWITCHED);
-    ActionResult reversed = worker.reverseTraffic("customer", WORKFLOW, ALL);
+    ActionResult reversed = worker().reverseTraffic("customer", WORKFLOW, ALL);
     assertThat(reversed.currentState()).isEqualTo(NOT_SWITCHED);
     assertThat(vtctldState()).isEqualTo(NOT_SWITCHED);
-    worker.assertValid("customer", WORKFLOW, "NOT_SWITCHED");
+    worker().assertValid("customer", WORKFLOW, "NOT_SWITCHED");
     assertThat(switchAll().currentState()).isEqualTo(ALL_SWITCHED);
   }
 
   @Test
   @Order(4)
   void pointsmanCompletesAndNothingIsLeftForVtctldclient() {
-    ActionResult done = worker.complete("customer", WORKFLOW);
+    ActionResult done = worker().complete("customer", WORKFLOW);
     assertThat(done.summary())
         .isEqualTo("Successfully completed the " + WORKFLOW + " workflow in the customer keyspace");
     for (String keyspace : List.of("customer", "commerce")) {
-      assertThat(cluster.vtctldclient("Workflow", "--keyspace", keyspace, "list")).doesNotContain(WORKFLOW);
+      assertThat(cluster().vtctldclient("Workflow", "--keyspace", keyspace, "list")).doesNotContain(WORKFLOW);
     }
-    assertThat(cluster.vtctldclient("GetRoutingRules")).doesNotContain("commerce.customer");
+    assertThat(cluster().vtctldclient("GetRoutingRules")).doesNotContain("commerce.customer");
   }
 
 
 
 
   private static ActionResult switchAll() {
-    return worker.switchTraffic("customer", WORKFLOW, ALL);
+    return worker().switchTraffic("customer", WORKFLOW, ALL);
   }
 
   private static String vtctldState() {
-    return cluster.trafficState("MoveTables", "customer", WORKFLOW);
+    return cluster().trafficState("MoveTables", "customer", WORKFLOW);
+  }
+
+  private static VitessCluster cluster() {
+    return VITESS.cluster();
+  }
+
+  private static PointsmanOnVitess worker() {
+    return VITESS.worker();
   }
 }

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * pointsman switches a Reshard workflow ({@code customer/0} into {@code -80,80-}) that vtctldclient
@@ -27,20 +28,19 @@ class ReshardOnVitessTest {
   private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
   private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final List<TabletType> ALL = SwitchTrafficRequest.ALL_TABLET_TYPES;
-  private static VitessCluster cluster;
-  private static PointsmanOnVitess worker;
 
   /** Far above the seeded customers 1-4 and the test's own 700. */
   private static final long FIRST_ID = 100_000;
   private static VtgateLoad load;
   private static WriteLedger ledger;
 
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> ReshardCluster.start(WORKFLOW));
+
   @BeforeAll
-  static void start() throws Exception {
-    cluster = ReshardCluster.start(WORKFLOW);
-    worker = PointsmanOnVitess.start(cluster);
-    ledger = new WriteLedger(cluster, FIRST_ID);
-    load = new VtgateLoad(cluster, 50, 8, FIRST_ID);
+  static void startTheLoad() {
+    ledger = new WriteLedger(cluster(), FIRST_ID);
+    load = new VtgateLoad(cluster(), 50, 8, FIRST_ID);
   }
 
   /**
@@ -65,15 +65,9 @@ class ReshardOnVitessTest {
   }
 
   @AfterAll
-  static void stop() {
+  static void stopTheLoad() {
     if (load != null) {
       load.close();
-    }
-    if (worker != null) {
-      worker.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
@@ -82,16 +76,16 @@ class ReshardOnVitessTest {
   void pointsmanSwitchesTheReshardAndVtgateServesFromTheNewShards() throws Exception {
     assertThat(switchAll().currentState()).isEqualTo(ALL_SWITCHED);
     assertThat(vtctldState()).isEqualTo(ALL_SWITCHED);
-    worker.assertValid("customer", WORKFLOW, "ALL_SWITCHED");
-    cluster.execute("customer", "insert into customer(customer_id, email) values (700, 'after@example.com')");
-    assertThat(cluster.query("customer", "select email from customer where customer_id = 700"))
+    worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
+    cluster().execute("customer", "insert into customer(customer_id, email) values (700, 'after@example.com')");
+    assertThat(cluster().query("customer", "select email from customer where customer_id = 700"))
         .containsExactly(List.of("after@example.com"));
   }
 
   @Test
   @Order(2)
   void vtctldclientReversesItAndPointsmanSwitchesAgain() {
-    cluster.vtctldclient("Reshard", "--workflow", WORKFLOW, "--target-keyspace", "customer", "reversetraffic");
+    cluster().vtctldclient("Reshard", "--workflow", WORKFLOW, "--target-keyspace", "customer", "reversetraffic");
     assertThat(vtctldState()).isEqualTo(NOT_SWITCHED);
     assertThat(switchAll().currentState()).isEqualTo(ALL_SWITCHED);
     assertThat(vtctldState()).isEqualTo(ALL_SWITCHED);
@@ -100,22 +94,22 @@ class ReshardOnVitessTest {
   @Test
   @Order(3)
   void pointsmanReversesAndSwitchesAgain() {
-    ActionResult reversed = worker.reverseTraffic("customer", WORKFLOW, ALL);
+    ActionResult reversed = worker().reverseTraffic("customer", WORKFLOW, ALL);
     assertThat(reversed.currentState()).isEqualTo(NOT_SWITCHED);
     assertThat(vtctldState()).isEqualTo(NOT_SWITCHED);
-    worker.assertValid("customer", WORKFLOW, "NOT_SWITCHED");
+    worker().assertValid("customer", WORKFLOW, "NOT_SWITCHED");
     assertThat(switchAll().currentState()).isEqualTo(ALL_SWITCHED);
   }
 
   @Test
   @Order(4)
   void pointsmanCompletesAndNothingIsLeftForVtctldclient() throws Exception {
-    ActionResult done = worker.complete("customer", WORKFLOW);
+    ActionResult done = worker().complete("customer", WORKFLOW);
     assertThat(done.summary())
         .isEqualTo("Successfully completed the " + WORKFLOW + " workflow in the customer keyspace");
-    assertThat(cluster.vtctldclient("Workflow", "--keyspace", "customer", "list")).doesNotContain(WORKFLOW);
-    assertThat(cluster.vtctldclient("FindAllShardsInKeyspace", "customer")).doesNotContain("\"0\"");
-    assertThat(cluster.query("customer", "select count(*) from customer where customer_id < " + FIRST_ID))
+    assertThat(cluster().vtctldclient("Workflow", "--keyspace", "customer", "list")).doesNotContain(WORKFLOW);
+    assertThat(cluster().vtctldclient("FindAllShardsInKeyspace", "customer")).doesNotContain("\"0\"");
+    assertThat(cluster().query("customer", "select count(*) from customer where customer_id < " + FIRST_ID))
         .containsExactly(List.of("5"));
   }
 
@@ -123,10 +117,18 @@ class ReshardOnVitessTest {
 
 
   private static ActionResult switchAll() {
-    return worker.switchTraffic("customer", WORKFLOW, ALL);
+    return worker().switchTraffic("customer", WORKFLOW, ALL);
   }
 
   private static String vtctldState() {
-    return cluster.trafficState("Reshard", "customer", WORKFLOW);
+    return cluster().trafficState("Reshard", "customer", WORKFLOW);
+  }
+
+  private static VitessCluster cluster() {
+    return VITESS.cluster();
+  }
+
+  private static PointsmanOnVitess worker() {
+    return VITESS.worker();
   }
 }

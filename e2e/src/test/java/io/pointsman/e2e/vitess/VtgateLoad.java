@@ -1,20 +1,16 @@
 package io.pointsman.e2e.vitess;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
+import io.pointsman.sandbox.load.LoadOptions;
+import io.pointsman.sandbox.load.LoadRecord;
+import io.pointsman.sandbox.load.LoadWriter;
+import io.pointsman.sandbox.load.VtgateWrites;
+import io.pointsman.sandbox.router.Write;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,16 +19,16 @@ import org.slf4j.LoggerFactory;
  * single-row inserts into {@code customer} with no database selected, so that vtgate's routing rules
  * (not the client) decide which keyspace takes them. Each write has its own {@code customer_id},
  * increasing from {@code firstId}, and the email {@link #email(long)}. It is recorded once: as
- * acknowledged when its autocommit insert returned OK, as failed with the driver's message
- * otherwise, or, if it had no answer when {@link #stop()} gave up waiting, as failed with "no answer".
- * A failed write is never tried again: the next write takes the next id, so the ledger can tell a
- * lost acknowledged write from one that was refused.
+ * acknowledged when its autocommit insert returned OK, as failed with vtgate's message otherwise,
+ * or, if it had no answer when {@link #stop()} gave up waiting, as failed with "no answer". A failed
+ * write is never tried again: the next write takes the next id, so the ledger can tell a lost
+ * acknowledged write from one that was refused.
  *
- * <p>A pacer thread hands each write at its scheduled time to a pool of writers, each with a
- * connection of its own, so that a write vtgate holds in its buffer during a switch delays only its
- * writer. When every writer is held, the next writes wait for one; a write's latency runs from its
- * scheduled time, so that wait counts, as it would for a client with that many connections. A writer
- * whose write failed opens a new connection for the next one (the failed one may be broken).
+ * <p>A view over the bench's load: a {@link LoadWriter} (the fixed schedule, the writers, the
+ * record of every write and the giving up on unanswered ones) sending to {@link VtgateWrites} (a
+ * connection per writer, dropped after a failed write), read back here by {@code customer_id}. A
+ * write's latency runs from its scheduled time, so the wait for a free writer counts, as it would
+ * for a client with that many connections.
  */
 public final class VtgateLoad implements AutoCloseable {
   /**
@@ -43,8 +39,6 @@ public final class VtgateLoad implements AutoCloseable {
   public static final String VTGATE_RESHARD_BUG = "VT13001: [BUG] unexpected 'autocommitted' state in transaction";
 
   private static final Logger log = LoggerFactory.getLogger(VtgateLoad.class);
-  /** How long {@link #stop()} waits for writes in flight; longer than vtgate's 20 s buffering limit. */
-  private static final Duration STOP_WAIT = Duration.ofSeconds(45);
 
   /**
    * A write vtgate did not acknowledge: its id, when it was due to be sent, how long until it
@@ -68,24 +62,15 @@ public final class VtgateLoad implements AutoCloseable {
     }
   }
 
-  private final VitessCluster cluster;
-  private final Duration period;
-  private final AtomicLong nextId;
-  private final ExecutorService writers;
-  private final ThreadLocal<Connection> connections = new ThreadLocal<>();
-  private final List<Connection> opened = new ArrayList<>();
-  /** Writes sent and not yet recorded, id to their due time (nanoTime); removing one is recording it. */
-  private final ConcurrentHashMap<Long, Long> inFlight = new ConcurrentHashMap<>();
-  private final ConcurrentLinkedQueue<Long> acked = new ConcurrentLinkedQueue<>();
-  private final ConcurrentLinkedQueue<FailedWrite> failed = new ConcurrentLinkedQueue<>();
-  /** id to how long its write took, acknowledged or failed: the slowest write of one action's window. */
-  private final ConcurrentHashMap<Long, Long> latencyNanos = new ConcurrentHashMap<>();
-  private final AtomicLong sent = new AtomicLong();
-  private final AtomicLong maxLatencyNanos = new AtomicLong();
-  private final long startNanos = System.nanoTime();
-  private final Instant startInstant = Instant.now();
-  private final Thread pacer;
-  private volatile boolean stopping;
+  /** Longer than vtgate's 20 s buffering limit; {@link #stop()} waits this plus 5 s for writes in flight. */
+  private static final Duration LONGEST_ANSWER = Duration.ofSeconds(40);
+  private static final String INSERT = "insert into customer(customer_id, email) values (?, ?)";
+
+  private final long firstId;
+  private final VtgateWrites target;
+  private final LoadWriter writer;
+  /** The wall-clock time of the schedule's start (write 0's due time), for {@link FailedWrite#dueAt()}. */
+  private final Instant startInstant;
   private LoadReport finalReport;
 
   /**
@@ -102,17 +87,15 @@ public final class VtgateLoad implements AutoCloseable {
     if (writers < 1) {
       throw new IllegalArgumentException("writers must be at least 1, not " + writers);
     }
-    this.cluster = Objects.requireNonNull(cluster, "cluster");
-    this.period = Duration.ofNanos(1_000_000_000L / writesPerSecond);
-    this.nextId = new AtomicLong(firstId);
-    this.writers = Executors.newFixedThreadPool(writers, r -> {
-      Thread t = new Thread(r, "vtgate-load-writer");
-      t.setDaemon(true);
-      return t;
-    });
-    this.pacer = new Thread(this::pace, "vtgate-load-pacer");
-    pacer.setDaemon(true);
-    pacer.start();
+    Objects.requireNonNull(cluster, "cluster");
+    this.firstId = firstId;
+    this.target = new VtgateWrites("127.0.0.1", cluster.vtgateMysqlPort(), LONGEST_ANSWER);
+    // as many writes as a run may schedule: until stop(), however long a test runs (55 h at 50 writes/s)
+    Duration runsUpTo = Duration.ofSeconds(LoadOptions.MAX_WRITES / writesPerSecond);
+    LoadOptions options = LoadOptions.builder().ratePerSecond(writesPerSecond).writers(writers).duration(runsUpTo)
+        .writes(seq -> Write.of("customer", firstId + seq, INSERT, firstId + seq, email(firstId + seq))).build();
+    this.startInstant = Instant.now();
+    this.writer = LoadWriter.start(target, options);
   }
 
   /** The email of the write with this id: the ledger reads it back. */
@@ -120,163 +103,68 @@ public final class VtgateLoad implements AutoCloseable {
     return "load-" + id + "@example.com";
   }
 
-  /** Sends one write per period, on a fixed schedule from the start (a late tick does not shift the rest). */
-  private void pace() {
-    for (long tick = 0; !stopping; tick++) {
-      long due = startNanos + tick * period.toNanos();
-      long wait;
-      while (!stopping && (wait = due - System.nanoTime()) > 0) {
-        LockSupport.parkNanos(wait);
-      }
-      if (stopping) {
-        return;
-      }
-      long id = nextId.getAndIncrement();
-      inFlight.put(id, due);
-      sent.incrementAndGet();
-      writers.execute(() -> write(id, due));
-    }
-  }
-
-  private void write(long id, long due) {
-    try {
-      Connection c = connection();
-      try (PreparedStatement st = c.prepareStatement("insert into customer(customer_id, email) values (?, ?)")) {
-        st.setLong(1, id);
-        st.setString(2, email(id));
-        st.executeUpdate();
-      }
-      if (inFlight.remove(id) != null) {
-        recordLatency(id, due);
-        acked.add(id);
-      } else {
-        log.warn("write {} acknowledged after the load had given up on it (recorded as failed)", id);
-      }
-    } catch (SQLException | RuntimeException e) {
-      if (inFlight.remove(id) != null) {
-        fail(id, due, String.valueOf(e.getMessage()));
-      }
-      dropConnection();
-    }
-  }
-
-  private void fail(long id, long due, String message) {
-    Duration took = recordLatency(id, due);
-    failed.add(new FailedWrite(id, dueAt(due), took, message));
-    log.warn("write {} failed after {} ms: {}", id, took.toMillis(), message);
-  }
-
-  private Instant dueAt(long dueNanos) {
-    return startInstant.plusNanos(dueNanos - startNanos);
-  }
-
-  private Duration recordLatency(long id, long due) {
-    long took = System.nanoTime() - due;
-    latencyNanos.put(id, took);
-    maxLatencyNanos.accumulateAndGet(took, Math::max);
-    return Duration.ofNanos(took);
-  }
-
-  private Connection connection() throws SQLException {
-    Connection c = connections.get();
-    if (c == null) {
-      // no database: the table name alone, resolved by vtgate's routing rules, as an application would
-      c = cluster.vtgate("");
-      c.setAutoCommit(true);
-      connections.set(c);
-      synchronized (opened) {
-        opened.add(c);
-      }
-    }
-    return c;
-  }
-
-  private void dropConnection() {
-    Connection c = connections.get();
-    connections.remove();
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException ignored) {
-        // it failed already; a new one is opened for the next write
-      }
-    }
-  }
-
   /** The id the next write will take: writes from here on are sent after this call. */
   public long nextId() {
-    return nextId.get();
+    return firstId + writer.nextDue();
   }
 
   /** How many writes with an id of {@code fromId} or more were acknowledged so far. */
   public long ackedFrom(long fromId) {
-    return acked.stream().filter(id -> id >= fromId).count();
+    return writer.loadLog().records().stream().filter(r -> r.acknowledged() && r.key() >= fromId).count();
   }
 
   /** How many writes were sent and have neither been acknowledged nor failed yet. */
   public int inFlight() {
-    return inFlight.size();
+    return writer.inFlight();
   }
 
   /** The slowest recorded write with an id in {@code [fromId, toId)}; zero if none was recorded. */
   public Duration maxLatency(long fromId, long toId) {
-    long max = 0;
-    for (long id = fromId; id < toId; id++) {
-      max = Math.max(max, latencyNanos.getOrDefault(id, 0L));
-    }
-    return Duration.ofNanos(max);
+    return writer.loadLog().records().stream().filter(r -> r.key() >= fromId && r.key() < toId)
+        .map(VtgateLoad::latency).max(Comparator.naturalOrder()).orElse(Duration.ZERO);
   }
 
-  /** What the load saw so far; the writes in flight are in neither list yet. */
+  /** What the load saw so far; the writes in flight are in neither list yet. Failures in the order they came. */
   public LoadReport snapshot() {
-    List<Long> ids = new ArrayList<>(acked);
-    ids.sort(null);
-    return new LoadReport(ids, new ArrayList<>(failed), Duration.ofNanos(maxLatencyNanos.get()), sent.get());
+    List<LoadRecord> records = writer.loadLog().records();
+    List<Long> acked = new ArrayList<>();
+    List<LoadRecord> failedRecords = new ArrayList<>();
+    Duration max = Duration.ZERO;
+    for (LoadRecord r : records) {
+      if (r.acknowledged()) {
+        acked.add(r.key());
+      } else {
+        failedRecords.add(r);
+      }
+      Duration took = latency(r);
+      if (took.compareTo(max) > 0) {
+        max = took;
+      }
+    }
+    failedRecords.sort(Comparator.comparingLong(LoadRecord::ackNanos));
+    List<FailedWrite> failed = failedRecords.stream().map(r -> new FailedWrite(r.key(),
+        startInstant.plusNanos(r.dueNanos() - writer.loadLog().startNanos()), latency(r), r.message())).toList();
+    return new LoadReport(acked, failed, max, writer.sent());
+  }
+
+  /** From its scheduled time to its answer (or to when the load gave up on it). */
+  private static Duration latency(LoadRecord r) {
+    return Duration.ofNanos(r.ackNanos() - r.dueNanos());
   }
 
   /**
-   * Stops sending, waits up to {@link #STOP_WAIT} for the writes in flight to end, records those
-   * still without an answer as failed ("no answer"), and returns what the load saw. Every write sent
-   * is then in exactly one of the report's lists. A second call returns the same report.
+   * Stops sending, waits up to 45 s for the writes in flight to end, records those still without an
+   * answer as failed ("no answer"), and returns what the load saw. Every write sent is then in
+   * exactly one of the report's lists. A second call returns the same report.
    */
   public synchronized LoadReport stop() {
     if (finalReport != null) {
       return finalReport;
     }
-    stopping = true;
-    LockSupport.unpark(pacer);
-    boolean abandoned = false;
     try {
-      pacer.join(STOP_WAIT.toMillis());
-      writers.shutdown();
-      if (!writers.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
-        abandoned = true;
-        for (Long id : List.copyOf(inFlight.keySet())) {
-          Long due = inFlight.remove(id);
-          if (due != null) {
-            fail(id, due, "no answer " + STOP_WAIT.toSeconds() + " s after the load stopped");
-          }
-        }
-        // the writers still held are abandoned (daemon threads); aborting their connections ends them
-        writers.shutdownNow();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while stopping the load", e);
-    }
-    synchronized (opened) {
-      for (Connection c : opened) {
-        try {
-          if (abandoned) {
-            // close() would wait for the statement a held writer is in; abort() does not
-            c.abort(Runnable::run);
-          } else {
-            c.close();
-          }
-        } catch (SQLException ignored) {
-          // closing at the end: nothing depends on it
-        }
-      }
+      writer.close();
+    } finally {
+      target.close();
     }
     finalReport = snapshot();
     log.info("load stopped: {}", finalReport.summary());

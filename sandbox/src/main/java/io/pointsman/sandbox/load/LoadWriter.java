@@ -3,7 +3,10 @@ package io.pointsman.sandbox.load;
 import io.pointsman.sandbox.router.Router;
 import io.pointsman.sandbox.router.Write;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * {@code start + n / rate} on the monotonic clock, so the schedule does not drift however long
  * single writes take; writers take the next due write as soon as they are free. Stops by itself
  * after the configured duration's writes, or when closed.
+ *
+ * <p>Every write sent is recorded exactly once: with its answer, or, if it still had none when
+ * {@link #close()} stopped waiting, as failed with "no answer"; an answer that comes later is
+ * dropped (logged), so the log never holds a write twice nor one the run gave up on as acknowledged.
  */
 public final class LoadWriter implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LoadWriter.class);
@@ -31,6 +38,9 @@ public final class LoadWriter implements AutoCloseable {
   private final LoadLog loadLog;
   private final long total;
   private final AtomicLong next = new AtomicLong();
+  /** Writes sent and not yet recorded, by sequence number; removing one is the right to record it. */
+  private final Map<Long, Sent> inFlight = new ConcurrentHashMap<>();
+  private final AtomicLong sentCount = new AtomicLong();
   private final AtomicBoolean stopped = new AtomicBoolean();
   private final CountDownLatch done;
   private final ExecutorService writers;
@@ -66,6 +76,33 @@ public final class LoadWriter implements AutoCloseable {
 
   public LoadLog loadLog() {
     return loadLog;
+  }
+
+  /**
+   * The number of the first write due after now: it and every later write are sent after this call
+   * (the earlier ones are sent already, or wait for a free writer).
+   */
+  public long nextDue() {
+    long elapsed = System.nanoTime() - loadLog.startNanos();
+    long seq = Math.max(0, (long) Math.floor(elapsed / 1e9 * options.ratePerSecond()));
+    // the estimate may be off by one either way where the schedule's rounding falls
+    while (seq > 0 && options.dueOffsetNanos(seq - 1) > elapsed) {
+      seq--;
+    }
+    while (options.dueOffsetNanos(seq) <= elapsed) {
+      seq++;
+    }
+    return Math.min(seq, total);
+  }
+
+  /** How many writes were handed to the target so far, answered or not. */
+  public long sent() {
+    return sentCount.get();
+  }
+
+  /** How many writes were sent and are not recorded yet: neither answered nor given up on. */
+  public int inFlight() {
+    return inFlight.size();
   }
 
   /** Waits until every scheduled write has been answered (or the run was stopped). */
@@ -113,19 +150,34 @@ public final class LoadWriter implements AutoCloseable {
       return;
     }
     long sent = System.nanoTime();
+    inFlight.put(seq, new Sent(write.shardingKey(), due, sent));
+    sentCount.incrementAndGet();
+    LoadRecord.Outcome outcome;
+    String message;
     try {
       target.send(write);
-      loadLog.add(new LoadRecord(seq, write.shardingKey(), due, sent, System.nanoTime(), LoadRecord.Outcome.OK, ""));
+      outcome = LoadRecord.Outcome.OK;
+      message = "";
     } catch (RuntimeException e) {
-      long ack = System.nanoTime();
-      loadLog.add(new LoadRecord(seq, write.shardingKey(), due, sent, ack, LoadRecord.Outcome.ERROR, e.toString()));
-      log.debug("load write {} failed: {}", seq, e.toString());
+      outcome = LoadRecord.Outcome.ERROR;
+      message = target.failureMessage(e);
+      log.debug("load write {} failed: {}", seq, message);
+    }
+    long ack = System.nanoTime();
+    if (inFlight.remove(seq) != null) {
+      loadLog.add(new LoadRecord(seq, write.shardingKey(), due, sent, ack, outcome, message));
+    } else {
+      log.warn("load write {} answered {} after the load had given up on it (it stays recorded as failed)", seq,
+          outcome);
     }
   }
 
+  /** A write handed to the target and not answered yet. */
+  private record Sent(long key, long dueNanos, long sentNanos) {}
+
   /**
    * Stops scheduling, lets writes in flight finish (they may be buffered for up to the target's
-   * longest answer), then interrupts what is left.
+   * longest answer), records those still without an answer as failed, then interrupts the writers.
    */
   @Override
   public void close() {
@@ -134,6 +186,7 @@ public final class LoadWriter implements AutoCloseable {
     Duration grace = target.longestAnswer().plusSeconds(5);
     try {
       if (!writers.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+        giveUpOnWritesInFlight(grace);
         writers.shutdownNow();
         writers.awaitTermination(5, TimeUnit.SECONDS);
       }
@@ -142,5 +195,17 @@ public final class LoadWriter implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     log.info("load stopped: {} writes answered, {} acknowledged", loadLog.size(), loadLog.acknowledged());
+  }
+
+  private void giveUpOnWritesInFlight(Duration grace) {
+    for (Long seq : List.copyOf(inFlight.keySet())) {
+      Sent s = inFlight.remove(seq);
+      if (s != null) {
+        String message = "no answer " + grace.toSeconds() + " s after the load stopped";
+        loadLog.add(new LoadRecord(seq, s.key(), s.dueNanos(), s.sentNanos(), System.nanoTime(),
+            LoadRecord.Outcome.ERROR, message));
+        log.warn("load write {} (key {}): {}", seq, s.key(), message);
+      }
+    }
   }
 }

@@ -9,18 +9,22 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Writes through a real vtgate's MySQL port (no authentication, no default keyspace: vtgate routes
  * each table by its routing rules, as for an application). Each writer thread keeps a connection of
  * its own; a connection whose write failed is dropped, so that the next write does not inherit a
- * broken session. A write is never retried: a failure is the load's to record.
+ * broken session. A write is never retried: a failure is the load's to record, with vtgate's own
+ * message ({@link #failureMessage}).
  */
 public final class VtgateWrites implements WriteTarget, AutoCloseable {
   private final String url;
   private final Duration longestAnswer;
   private final Map<Thread, Connection> connections = new ConcurrentHashMap<>();
+  /** The connections a write is under way on: closing one would wait for its answer. */
+  private final Set<Connection> busy = ConcurrentHashMap.newKeySet();
 
   /**
    * @param longestAnswer vtgate's {@code --buffer-max-failover-duration} plus a statement's time:
@@ -37,6 +41,7 @@ public final class VtgateWrites implements WriteTarget, AutoCloseable {
     Connection c = null;
     try {
       c = connection();
+      busy.add(c);
       try (PreparedStatement ps = c.prepareStatement(write.sql())) {
         List<Object> params = write.params();
         for (int i = 0; i < params.size(); i++) {
@@ -47,7 +52,17 @@ public final class VtgateWrites implements WriteTarget, AutoCloseable {
     } catch (SQLException e) {
       drop(c);
       throw new IllegalStateException("vtgate refused write of key " + write.shardingKey() + ": " + e.getMessage(), e);
+    } finally {
+      if (c != null) {
+        busy.remove(c);
+      }
     }
+  }
+
+  /** vtgate's (or the driver's) own message: the key is in the load's record already. */
+  @Override
+  public String failureMessage(RuntimeException e) {
+    return e.getCause() instanceof SQLException sql ? String.valueOf(sql.getMessage()) : e.toString();
   }
 
   @Override
@@ -75,11 +90,19 @@ public final class VtgateWrites implements WriteTarget, AutoCloseable {
     }
   }
 
+  /**
+   * Closes every connection; one a write is still held on (the load gave up on its answer) is
+   * aborted, since closing it would wait for that answer.
+   */
   @Override
   public void close() {
     connections.values().forEach(c -> {
       try {
-        c.close();
+        if (busy.contains(c)) {
+          c.abort(Runnable::run);
+        } else {
+          c.close();
+        }
       } catch (SQLException ignored) {
         // closing at the end of the load; nothing to do about it
       }

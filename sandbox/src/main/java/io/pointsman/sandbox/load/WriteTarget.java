@@ -18,6 +18,11 @@ public interface WriteTarget {
   /** How long a write may be held before it is answered (buffering included): what a stop waits for. */
   Duration longestAnswer();
 
+  /** What a load records of a write {@link #send} refused with {@code e}. */
+  default String failureMessage(RuntimeException e) {
+    return e.toString();
+  }
+
   /** Writes through the sandbox's router, held up to its buffer window and statement timeout. */
   static WriteTarget of(Router router) {
     Objects.requireNonNull(router, "router");

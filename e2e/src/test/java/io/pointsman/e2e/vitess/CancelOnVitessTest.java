@@ -1,0 +1,301 @@
+package io.pointsman.e2e.vitess;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.options.GetOption;
+import io.pointsman.api.model.TabletType;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ApplicationFailure;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * pointsman cancels a MoveTables workflow that vtctldclient created and real VReplication copied, on
+ * a real Vitess 24 cluster, through the tablets only: afterwards vtctld knows no such workflow, the
+ * copies are gone from customer's shards, commerce serves its tables with every row through vtgate
+ * for reads and writes, no routing rule names a moved table, and pointsman's validator finds nothing
+ * wrong. Once the writes are switched, Cancel refuses and changes nothing.
+ */
+@Timeout(600)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class CancelOnVitessTest {
+  private static final String WORKFLOW = "commerce2customer";
+  private static final String REVERSE = WORKFLOW + "_reverse";
+  private static final List<String> MOVED = List.of("corder", "customer");
+  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
+  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
+  private static final List<TabletType> ALL = SwitchTrafficRequest.ALL_TABLET_TYPES;
+  private static final String CANCELLED =
+      "Successfully cancelled the " + WORKFLOW + " workflow in the customer keyspace";
+
+  /**
+   * The customers commerce holds, in id order: the seeded three, then 10, 30 and 40 written through
+   * vtgate after each Cancel, 20 through the switched target.
+   */
+  private static final List<String> customers = new ArrayList<>(List.of("1", "2", "3"));
+
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW));
+
+  @Test
+  @Order(1)
+  void pointsmanCancelsAWorkflowNeverSwitchedAndVitessFindsNothingOfItLeft() throws Exception {
+    worker().assertValid("customer", WORKFLOW, "NOT_SWITCHED");
+    assertThat(tablesOnPrimaries("customer")).as("the copies, before Cancel")
+        .allSatisfy((alias, tables) -> assertThat(tables).containsAll(MOVED));
+    assertThat(routingRuleTables()).as("the workflow's routing rules, before Cancel").isNotEmpty();
+
+    assertThat(worker().cancel("customer", WORKFLOW).summary()).isEqualTo(CANCELLED);
+
+    assertNothingLeft();
+    assertCommerceServes(10);
+  }
+
+  /**
+   * After pointsman switched the writes, Cancel would drop the tables the writes go to: it is
+   * refused, naming why and what to run instead, and changes nothing: the routing rules, the shard
+   * records, every stream row and the target's tables are as they were, and no keyspace lock is left held.
+   */
+  @Test
+  @Order(2)
+  void cancelAfterPointsmanSwitchedTheWritesIsRefusedAndChangesNothing() throws Exception {
+    recreateTheWorkflow();
+    assertThat(worker().switchTraffic("customer", WORKFLOW, ALL).currentState()).isEqualTo(ALL_SWITCHED);
+    // one reverse stream on commerce/0 from each of customer's two shards
+    await("reverse streams Running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
+        .until(() -> cluster().allStreams("MoveTables", "commerce", REVERSE, 2, "Running"));
+    Snapshot before = snapshot();
+
+    ApplicationFailure refused = refusal(() -> worker().cancel("customer", WORKFLOW));
+
+    assertThat(refused.getType()).isEqualTo("FAILED_PRECONDITION");
+    assertThat(refused.getOriginalMessage()).isEqualTo("cannot cancel workflow customer." + WORKFLOW
+        + " because its writes have been switched; run ReverseTraffic first");
+    assertThat(snapshot()).isEqualTo(before);
+    assertThat(lockKeys("customer")).isEmpty();
+    assertThat(lockKeys("commerce")).isEmpty();
+    assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(ALL_SWITCHED);
+    worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
+    // the target still takes the writes, and the reverse stream still carries them back to commerce
+    cluster().execute("customer", "insert into customer(customer_id, email) values (20, 'switched@example.com')");
+    customers.add("20");
+    await("the write carried back to commerce").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(300))
+        .until(() -> onTablet(cluster().tablet(100), "select email from customer where customer_id = 20")
+            .equals(List.of("switched@example.com")));
+  }
+
+  /**
+   * Once pointsman reversed the switch, Cancel goes through: the forward workflow and the reverse
+   * one that the switch created on commerce are both gone.
+   */
+  @Test
+  @Order(3)
+  void afterPointsmanReversesTheSwitchCancelRemovesBothWorkflows() throws Exception {
+    assertThat(worker().reverseTraffic("customer", WORKFLOW, ALL).currentState()).isEqualTo(NOT_SWITCHED);
+    worker().assertValid("customer", WORKFLOW, "NOT_SWITCHED");
+    assertThat(workflows("commerce")).containsExactly(REVERSE);
+
+    assertThat(worker().cancel("customer", WORKFLOW).summary()).isEqualTo(CANCELLED);
+
+    assertNothingLeft();
+    assertCommerceServes(30);
+  }
+
+  /** With only the reads switched to customer, Cancel removes the rules that send them there with the rest. */
+  @Test
+  @Order(4)
+  void pointsmanCancelsAWorkflowWhoseReadsItSwitched() throws Exception {
+    recreateTheWorkflow();
+    List<TabletType> reads = List.of(TabletType.REPLICA, TabletType.RDONLY);
+    assertThat(worker().switchTraffic("customer", WORKFLOW, reads).currentState())
+        .isEqualTo("All Reads Switched. Writes Not Switched");
+    worker().assertValid("customer", WORKFLOW, "READS_SWITCHED");
+    assertThat(routedTo("customer@replica")).isEqualTo("customer.customer");
+    assertThat(routedTo("corder@rdonly")).isEqualTo("customer.corder");
+    assertThat(routedTo("customer")).isEqualTo("commerce.customer");
+
+    assertThat(worker().cancel("customer", WORKFLOW).summary()).isEqualTo(CANCELLED);
+
+    assertNothingLeft();
+    assertCommerceServes(40);
+  }
+
+  /** vtctldclient creates the workflow again, as {@link MoveTablesCluster} did: Cancel left commerce as it was. */
+  private static void recreateTheWorkflow() {
+    cluster().vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "create",
+        "--source-keyspace", "commerce", "--tables", "customer,corder");
+    await("MoveTables copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
+        .until(() -> MoveTablesCluster.allStreams(cluster(), WORKFLOW, "Running"));
+  }
+
+  /**
+   * What vtctld, the tablets and pointsman's validator show of a cancelled workflow: nothing, nor of
+   * the reverse workflow a switch created on commerce.
+   */
+  private static void assertNothingLeft() throws Exception {
+    assertThat(workflows("customer")).as("vtctldclient Workflow list in customer").isEmpty();
+    assertThat(workflows("commerce")).as("vtctldclient Workflow list in commerce").isEmpty();
+    JsonNode shown = cluster().vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
+        "show", "--include-logs=false").path("workflows");
+    assertThat(shown.isArray()).as("vtctldclient MoveTables show after Cancel: " + shown).isTrue();
+    assertThat(shown).as("vtctldclient MoveTables show after Cancel").isEmpty();
+    assertThat(streamRows()).as("_vt.vreplication rows of " + WORKFLOW + " and " + REVERSE).isEmpty();
+    assertThat(tablesOnPrimaries("customer")).as("customer's tables after Cancel")
+        .hasSize(2).allSatisfy((alias, tables) -> assertThat(tables).doesNotContainAnyElementsOf(MOVED));
+    assertThat(routingRuleTables()).as("routing rules after Cancel").isEmpty();
+    for (String shard : List.of("commerce/0", "customer/-80", "customer/80-")) {
+      assertThat(cluster().vtctldclientJson("GetShard", shard).path("shard").path("tablet_controls"))
+          .as("denied tables of " + shard).isEmpty();
+    }
+    // as vtctldclient's Cancel: the sharded target's VSchema is its users', and stays
+    assertThat(cluster().vtctldclientJson("GetVSchema", "customer").path("tables").has("customer")).isTrue();
+    assertThat(cluster().vtctldclientJson("GetVSchema", "commerce").path("tables").has("customer")).isTrue();
+    worker().assertValid("customer", WORKFLOW, "NO_WORKFLOW");
+  }
+
+  /**
+   * commerce has every customer and order, and vtgate reads them and takes a new customer there (no
+   * denied table left on commerce, and the tablet applies that).
+   */
+  private static void assertCommerceServes(long newCustomer) throws Exception {
+    VitessCluster.Tablet commerce = cluster().tablet(100);
+    assertThat(tablesOn(commerce)).containsAll(MOVED);
+    assertThat(onTablet(commerce, "select customer_id from customer order by customer_id"))
+        .containsExactlyElementsOf(customers);
+    assertThat(onTablet(commerce, "select order_id from corder order by order_id")).containsExactly("1", "2");
+    assertThat(cluster().query("commerce", "select customer_id from customer order by customer_id"))
+        .extracting(row -> row.get(0)).containsExactlyElementsOf(customers);
+    long price = Long.parseLong(onTablet(commerce, "select price from corder where order_id = 1").get(0));
+    cluster().execute("commerce",
+        "insert into customer(customer_id, email) values (" + newCustomer + ", 'new@example.com')",
+        "update corder set price = price + 1 where order_id = 1");
+    customers.add(String.valueOf(newCustomer));
+    assertThat(onTablet(commerce, "select email from customer where customer_id = " + newCustomer))
+        .containsExactly("new@example.com");
+    assertThat(onTablet(commerce, "select price from corder where order_id = 1"))
+        .containsExactly(String.valueOf(price + 1));
+    assertThat(cluster().query("commerce", "select email from customer where customer_id = " + newCustomer))
+        .containsExactly(List.of("new@example.com"));
+  }
+
+  /** What a refused Cancel must leave as it found it. */
+  record Snapshot(JsonNode routingRules, Map<String, JsonNode> shards, List<String> streamRows,
+      Map<String, List<String>> customerTables) {}
+
+  private static Snapshot snapshot() throws Exception {
+    Map<String, JsonNode> shards = new TreeMap<>();
+    for (String shard : List.of("commerce/0", "customer/-80", "customer/80-")) {
+      shards.put(shard, cluster().vtctldclientJson("GetShard", shard).path("shard"));
+    }
+    return new Snapshot(cluster().vtctldclientJson("GetRoutingRules"), shards, streamRows(),
+        tablesOnPrimaries("customer"));
+  }
+
+  /**
+   * The workflow's and its reverse's stream rows on every primary, as the tablets store them (the
+   * position and times left out: a running stream moves them by itself).
+   */
+  private static List<String> streamRows() throws Exception {
+    List<String> rows = new ArrayList<>();
+    for (VitessCluster.Tablet t : cluster().tablets()) {
+      for (String row : onTablet(t, "select concat_ws(' | ', id, workflow, state, message, source)"
+          + " from _vt.vreplication where workflow in ('" + WORKFLOW + "', '" + REVERSE + "') order by id")) {
+        rows.add(t.alias() + ": " + row);
+      }
+    }
+    return rows;
+  }
+
+  /** The base tables of each primary of {@code keyspace}, by tablet alias. */
+  private static Map<String, List<String>> tablesOnPrimaries(String keyspace) throws Exception {
+    Map<String, List<String>> out = new TreeMap<>();
+    for (VitessCluster.Tablet t : cluster().tablets()) {
+      if (t.keyspace().equals(keyspace) && t.type().equals("primary")) {
+        out.put(t.alias(), tablesOn(t));
+      }
+    }
+    return out;
+  }
+
+  private static List<String> tablesOn(VitessCluster.Tablet t) throws Exception {
+    return onTablet(t, "select table_name from information_schema.tables where table_schema = database()"
+        + " and table_type = 'BASE TABLE' order by table_name");
+  }
+
+  /** A one-column query straight on the MariaDB under a tablet. */
+  private static List<String> onTablet(VitessCluster.Tablet t, String sql) throws Exception {
+    try (Connection c = cluster().tabletDba(t); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      List<String> out = new ArrayList<>();
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+      return out;
+    }
+  }
+
+  /** The tables the routing rules name, e.g. {@code customer@replica} and {@code commerce.customer}. */
+  private static List<String> routingRuleTables() {
+    List<String> from = new ArrayList<>();
+    cluster().vtctldclientJson("GetRoutingRules").path("rules").forEach(r -> from.add(r.path("from_table").asText()));
+    return from;
+  }
+
+  /** Where vtgate's routing rules send {@code fromTable}; empty without a rule. */
+  private static String routedTo(String fromTable) {
+    for (JsonNode rule : cluster().vtctldclientJson("GetRoutingRules").path("rules")) {
+      if (rule.path("from_table").asText().equals(fromTable)) {
+        return rule.path("to_tables").path(0).asText();
+      }
+    }
+    return "";
+  }
+
+  /** {@code vtctldclient Workflow --keyspace <ks> list}: the names of the keyspace's workflows. */
+  private static List<String> workflows(String keyspace) {
+    List<String> names = new ArrayList<>();
+    cluster().vtctldclientJson("Workflow", "--keyspace", keyspace, "list").forEach(n -> names.add(n.asText()));
+    return names;
+  }
+
+  /** The keys under a keyspace's lock directory in etcd: one per holder or waiter. */
+  private static List<String> lockKeys(String keyspace) throws Exception {
+    ByteSequence prefix = ByteSequence.from("/vitess/global/keyspaces/" + keyspace + "/locks/", StandardCharsets.UTF_8);
+    return worker().etcd().getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
+        .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getKey().toString(StandardCharsets.UTF_8)).toList();
+  }
+
+  private static ApplicationFailure refusal(Runnable run) {
+    WorkflowFailedException failed = catchThrowableOfType(run::run, WorkflowFailedException.class);
+    assertThat(failed).as("the workflow fails").isNotNull();
+    assertThat(failed.getCause()).isInstanceOf(ApplicationFailure.class);
+    return (ApplicationFailure) failed.getCause();
+  }
+
+  private static VitessCluster cluster() {
+    return VITESS.cluster();
+  }
+
+  private static PointsmanOnVitess worker() {
+    return VITESS.worker();
+  }
+}

@@ -12,9 +12,8 @@ import io.temporal.failure.ApplicationFailure;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Vitess's checks before a write switch that starts reverse replication (vitessio/vitess#16794), on
@@ -25,28 +24,12 @@ import org.junit.jupiter.api.Test;
  */
 class ReverseReplicationChecksOnVitessTest {
   private static final String WORKFLOW = "commerce2customer";
-  private static VitessCluster cluster;
-  private static PointsmanOnVitess worker;
-
-  @BeforeAll
-  static void start() throws Exception {
-    cluster = MoveTablesCluster.start(WORKFLOW);
-    worker = PointsmanOnVitess.start(cluster);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (worker != null) {
-      worker.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW));
 
   @Test
   void aSourcePrimaryWhoseFilteredUserCannotWriteVReplicationRowsRefusesTheSwitchUntilItCan() throws Exception {
-    String routingBefore = cluster.vtctldclient("GetRoutingRules");
+    String routingBefore = cluster().vtctldclient("GetRoutingRules");
     // reading and streaming stay allowed, so the forward streams keep running; writing is what is taken
     grants("revoke all privileges on *.* from 'vt_filtered'@'%'",
         "grant select, replication slave, replication client, reload on *.* to 'vt_filtered'@'%'");
@@ -62,30 +45,38 @@ class ReverseReplicationChecksOnVitessTest {
               + " keyspace")
           .contains("'vt_filtered'")
           .endsWith("nothing was changed");
-      assertThat(cluster.trafficState("MoveTables", "customer", WORKFLOW))
+      assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW))
           .isEqualTo("Reads Not Switched. Writes Not Switched");
-      assertThat(cluster.vtctldclient("GetRoutingRules")).isEqualTo(routingBefore);
+      assertThat(cluster().vtctldclient("GetRoutingRules")).isEqualTo(routingBefore);
     } finally {
       grants("grant all on *.* to 'vt_filtered'@'%'");
     }
     ActionResult switched = switchTraffic();
     assertThat(switched.currentState()).isEqualTo("All Reads Switched. Writes Switched");
-    worker.assertValid("customer", WORKFLOW, "ALL_SWITCHED");
+    worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
   }
 
   private static ActionResult switchTraffic() {
-    return worker.workflow(SwitchTrafficWorkflow.class,
+    return worker().workflow(SwitchTrafficWorkflow.class,
         Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "customer", WORKFLOW) + "-" + UUID.randomUUID())
         .switchTraffic(SwitchTrafficRequest.of(WORKFLOW, "customer"));
   }
 
   /** Grant statements on commerce's primary MariaDB, kept out of its binlog. */
   private static void grants(String... statements) throws Exception {
-    try (Connection c = cluster.tabletDba(cluster.primaries("commerce").get(0)); Statement st = c.createStatement()) {
+    try (Connection c = cluster().tabletDba(cluster().primaries("commerce").get(0)); Statement st = c.createStatement()) {
       st.execute("set sql_log_bin = 0");
       for (String sql : statements) {
         st.execute(sql);
       }
     }
+  }
+
+  private static VitessCluster cluster() {
+    return VITESS.cluster();
+  }
+
+  private static PointsmanOnVitess worker() {
+    return VITESS.worker();
   }
 }

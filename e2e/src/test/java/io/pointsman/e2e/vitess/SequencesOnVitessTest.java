@@ -16,12 +16,11 @@ import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code --initialize-target-sequences} on a real Vitess 24 cluster: customer and corder move from
@@ -59,24 +58,8 @@ class SequencesOnVitessTest {
   private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
 
-  private static VitessCluster cluster;
-  private static PointsmanOnVitess worker;
-
-  @BeforeAll
-  static void start() throws Exception {
-    cluster = MoveTablesCluster.start(WORKFLOW, Map.of(), STALE_SEQUENCES);
-    worker = PointsmanOnVitess.start(cluster);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (worker != null) {
-      worker.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW, Map.of(), STALE_SEQUENCES));
 
   @Test
   @Order(1)
@@ -91,13 +74,13 @@ class SequencesOnVitessTest {
     assertThat(lines.get(lines.indexOf("\tBacking table: order_seq, current value 1, new value 701") + 1))
         .as("initialized before the journal").startsWith("Create journal entries on source databases");
     assertThat(nextId("customer_seq")).as("a dry run changes nothing").isEqualTo(1);
-    assertThat(cluster.trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(NOT_SWITCHED);
+    assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(NOT_SWITCHED);
   }
 
   @Test
   @Order(2)
   void reverseTrafficRefusesTheFlagBeforeChangingAnything() {
-    WorkflowFailedException failed = catchThrowableOfType(() -> worker.workflow(ReverseTrafficWorkflow.class,
+    WorkflowFailedException failed = catchThrowableOfType(() -> worker().workflow(ReverseTrafficWorkflow.class,
         Pointsman.workflowId(Pointsman.REVERSE_TRAFFIC, "customer", WORKFLOW) + "-" + UUID.randomUUID())
         .reverseTraffic(request()), WorkflowFailedException.class);
     assertThat(failed).isNotNull();
@@ -105,7 +88,7 @@ class SequencesOnVitessTest {
     assertThat(failed.getCause().getMessage())
         .contains("initializeTargetSequences applies to MoveTables SwitchTraffic only")
         .contains("not to ReverseTraffic");
-    assertThat(cluster.trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(NOT_SWITCHED);
+    assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(NOT_SWITCHED);
   }
 
   /**
@@ -115,15 +98,15 @@ class SequencesOnVitessTest {
   @Test
   @Order(3)
   void afterTheSwitchInsertsThroughVtgateGetIdsAboveEveryMovedRow() throws Exception {
-    assertThat(cluster.query("commerce", "select next value from customer_seq"))
+    assertThat(cluster().query("commerce", "select next value from customer_seq"))
         .as("the stale sequence hands out 1 and caches the ids up to 100").containsExactly(List.of("1"));
 
     ActionResult switched = switchTraffic(request());
     assertThat(switched.currentState()).isEqualTo(ALL_SWITCHED);
-    assertThat(cluster.trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(ALL_SWITCHED);
-    worker.assertValid("customer", WORKFLOW, "ALL_SWITCHED");
+    assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(ALL_SWITCHED);
+    worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
 
-    cluster.execute("customer",
+    cluster().execute("customer",
         "insert into customer(email) values ('new1@example.com')",
         "insert into customer(email) values ('new2@example.com')",
         "insert into corder(customer_id, sku, price) values (3, 'SKU-8', 80)");
@@ -140,22 +123,30 @@ class SequencesOnVitessTest {
   }
 
   private static ActionResult switchTraffic(SwitchTrafficRequest request) {
-    return worker.workflow(SwitchTrafficWorkflow.class,
+    return worker().workflow(SwitchTrafficWorkflow.class,
         Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "customer", WORKFLOW) + "-" + UUID.randomUUID())
         .switchTraffic(request);
   }
 
   private static List<Long> ids(String sql) throws Exception {
-    return cluster.query("customer", sql).stream().map(r -> Long.parseLong(r.get(0))).toList();
+    return cluster().query("customer", sql).stream().map(r -> Long.parseLong(r.get(0))).toList();
   }
 
   /** The sequence table's next id, read in commerce's MariaDB behind vtgate. */
   private static long nextId(String sequenceTable) throws Exception {
-    VitessCluster.Tablet commerce = cluster.primaries("commerce").get(0);
-    try (Connection c = cluster.tabletDba(commerce); Statement st = c.createStatement();
+    VitessCluster.Tablet commerce = cluster().primaries("commerce").get(0);
+    try (Connection c = cluster().tabletDba(commerce); Statement st = c.createStatement();
         ResultSet rs = st.executeQuery("select next_id from " + sequenceTable + " where id = 0")) {
       assertThat(rs.next()).as(sequenceTable + " has its row").isTrue();
       return rs.getLong(1);
     }
+  }
+
+  private static VitessCluster cluster() {
+    return VITESS.cluster();
+  }
+
+  private static PointsmanOnVitess worker() {
+    return VITESS.worker();
   }
 }

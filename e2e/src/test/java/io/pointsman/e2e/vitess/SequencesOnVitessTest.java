@@ -2,6 +2,7 @@ package io.pointsman.e2e.vitess;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -13,6 +14,7 @@ import io.temporal.failure.ApplicationFailure;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -28,7 +30,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * sequence tables were never kept up (next id 1), into the sharded customer keyspace, whose VSchema
  * takes their ids from those sequences (one named bare and found in commerce, one qualified).
  * Without initialization the first insert through vtgate after the switch gets id 2 from the
- * tablet's cache, which a moved row already has.
+ * tablet's cache, which a moved row already has. Then the sequence tables themselves move to an
+ * unsharded lookup keyspace and back.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SequencesOnVitessTest {
@@ -59,7 +62,9 @@ class SequencesOnVitessTest {
   private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
 
   @RegisterExtension
-  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW, Map.of(), STALE_SEQUENCES));
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW,
+      Map.of("POINTSMAN_VITESS_TABLETS_SPEC", "100:commerce:0 200:customer:-80 300:customer:80- 400:lookup:0"),
+      STALE_SEQUENCES));
 
   @Test
   @Order(1)
@@ -116,6 +121,37 @@ class SequencesOnVitessTest {
     assertThat(ids("select order_id from corder where sku = 'SKU-8'")).singleElement()
         .satisfies(id -> assertThat(id).isEqualTo(701L));
     assertThat(nextId("customer_seq")).isGreaterThan(501L);
+  }
+
+  /**
+   * Moving the sequence tables themselves (commerce → lookup) and back: each switch makes the tablets
+   * it moves them away from drop the ids they cached, as Vitess does, so an id handed out after the
+   * way back is above every id handed out meanwhile. Without that, commerce's tablet would hand out
+   * the block it cached before the move, below the ids lookup has handed out since.
+   */
+  @Test
+  @Order(4)
+  void idsKeepRisingWhenTheSequenceTablesMoveAwayAndBack() throws Exception {
+    cluster().vtctldclient("MoveTables", "--workflow", "seq2lookup", "--target-keyspace", "lookup", "create",
+        "--source-keyspace", "commerce", "--tables", "customer_seq,order_seq");
+    await("seq2lookup copied, its stream Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
+        .until(() -> cluster().allStreams("MoveTables", "lookup", "seq2lookup", 1, "Running"));
+    long inCommerce = nextValue(); // commerce's tablet now caches the ids after it
+
+    assertThat(worker().switchTraffic("lookup", "seq2lookup", SwitchTrafficRequest.ALL_TABLET_TYPES).currentState())
+        .isEqualTo(ALL_SWITCHED);
+    long inLookup = nextValue();
+    assertThat(inLookup).isGreaterThan(inCommerce);
+
+    assertThat(worker().reverseTraffic("lookup", "seq2lookup", SwitchTrafficRequest.ALL_TABLET_TYPES).currentState())
+        .isEqualTo(NOT_SWITCHED);
+    assertThat(nextValue()).as("back in commerce, above what lookup handed out").isGreaterThan(inLookup);
+    worker().assertValid("lookup", "seq2lookup", "NOT_SWITCHED");
+  }
+
+  /** {@code select next value from customer_seq} through vtgate, wherever the routing sends it. */
+  private static long nextValue() throws Exception {
+    return Long.parseLong(cluster().query("", "select next value from customer_seq").get(0).get(0));
   }
 
   private static SwitchTrafficRequest request() {

@@ -93,6 +93,25 @@ final class SwitchPlanner {
   }
 
   /**
+   * Refuses a write switch that will start reverse replication when Vitess's checks fail (the
+   * source primaries' permissions, a target tablet to stream from): under the locks before any
+   * change, and in the dry run ({@link Versions#CHECK_REVERSE_REPLICATION}).
+   */
+  void refuseReverseReplication(Plan p, Steps via) {
+    MigrationInfo w = p.w();
+    if (!p.switchWrites() || p.writesAlreadySwitched() || !request.enableReverseReplication()
+        || !Versions.checkReverseReplication()) {
+      return;
+    }
+    String problems = via.run("checkReverseReplication", "permissions on " + w.sourceKeyspace()
+        + ", tablets to stream from on " + w.targetKeyspace(), () -> quick.checkReverseReplication(w, request.cells()));
+    if (problems != null && !problems.isEmpty()) {
+      throw ApplicationFailure.newNonRetryableFailure("cannot switch writes for workflow " + w.qualifiedName()
+          + " with reverse replication: " + problems + "; nothing was changed", ErrorCode.FAILED_PRECONDITION.name());
+    }
+  }
+
+  /**
    * The plan was made from reads before the locks, and another action may have switched the
    * workflow while this one waited for them (a second run of it under another workflow id, which
    * the id conflict policy does not stop): it would then run steps on a stale plan, or refuse a
@@ -212,6 +231,7 @@ final class SwitchPlanner {
       }
     }
     if (p.switchWrites() && !w.frozen()) {
+      refuseReverseReplication(p, unlocked); // the switch would be refused: so is its plan, as in Vitess
       ShardPositions now = unlocked.run("gatherPositions", "current positions for the plan",
           () -> quick.gatherPositions(w));
       SequencePlan sequences = w.migrationType() == MigrationType.TABLES && Versions.sequences()

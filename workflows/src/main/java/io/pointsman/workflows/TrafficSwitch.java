@@ -117,16 +117,8 @@ final class TrafficSwitch extends LockedAction<Plan> {
         throw ApplicationFailure.newNonRetryableFailure("cannot switch traffic for workflow "
             + w.qualifiedName() + " at this time: " + reason, ErrorCode.FAILED_PRECONDITION.name());
       }
-      if (plan.switchWrites() && request.enableReverseReplication() && Versions.checkReverseReplication()) {
-        // Before the reads switch, so a refusal leaves everything as it was (Vitess asks after them).
-        String problems = locked.run("checkReverseReplication", "permissions on " + w.sourceKeyspace()
-            + ", tablets to stream from on " + w.targetKeyspace(),
-            () -> quick.checkReverseReplication(w, request.cells()));
-        if (problems != null && !problems.isEmpty()) {
-          throw ApplicationFailure.newNonRetryableFailure("cannot switch writes for workflow " + w.qualifiedName()
-              + " with reverse replication: " + problems + "; nothing was changed", ErrorCode.FAILED_PRECONDITION.name());
-        }
-      }
+      // Before the reads switch, so a refusal leaves everything as it was (Vitess asks after them).
+      planner.refuseReverseReplication(plan, locked);
     }
     switchReads(plan.info(), plan.reads());
     if (plan.switchWrites()) {

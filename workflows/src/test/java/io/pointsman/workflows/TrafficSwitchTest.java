@@ -391,8 +391,8 @@ class TrafficSwitchTest {
             "Stop writes on keyspace commerce for tables [customer]: [keyspace:commerce;shard:0;position:MySQL56/a:1-10]",
             "Unlock shard customer/80-", "Unlock shard customer/-80", "Unlock shard commerce/0",
             "Unlock keyspace customer");
-    assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "gatherPositions",
-        "planSequences").doesNotContainAnyElementsOf(MUTATING);
+    assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "checkReverseReplication",
+        "gatherPositions", "planSequences").doesNotContainAnyElementsOf(MUTATING);
   }
 
   /** docs/sequences.md §2: the sequence steps sit where Vitess runs them, around the reverse streams. */
@@ -455,6 +455,17 @@ class TrafficSwitchTest {
     assertThat(failure(result).getType()).isEqualTo("FAILED_PRECONDITION");
     assertThat(h.calls()).doesNotContain("switchReads REPLICA FORWARD", "switchReads RDONLY FORWARD",
         "stopSourceWrites").endsWith("releaseLocks");
+  }
+
+  @Test
+  void aDryRunOfASwitchThatWouldBeRefusedIsRefusedTheSameWay() {
+    h.override("checkReverseReplication", inv -> "no tablets were available to stream from in the customer keyspace");
+
+    Object result = h.switchTraffic(SwitchHarness.request().withDryRun(true));
+
+    assertThat(failure(result)).hasMessageContaining("cannot switch writes for workflow customer.commerce2customer"
+        + " with reverse replication");
+    assertThat(h.calls()).doesNotContainAnyElementsOf(MUTATING);
   }
 
   @Test

@@ -34,7 +34,12 @@ class ReverseReplicationChecksOnVitessTest {
     grants("revoke all privileges on *.* from 'vt_filtered'@'%'",
         "grant select, replication slave, replication client, reload on *.* to 'vt_filtered'@'%'");
     try {
-      WorkflowFailedException failed = catchThrowableOfType(() -> switchTraffic(), WorkflowFailedException.class);
+      WorkflowFailedException planned = catchThrowableOfType(() -> switchTraffic(request().withDryRun(true)),
+          WorkflowFailedException.class);
+      assertThat(planned).as("the dry run is refused as the switch would be").isNotNull();
+      assertThat(planned.getCause().getMessage()).contains("primary tablets are not able to fully manage");
+      WorkflowFailedException failed = catchThrowableOfType(() -> switchTraffic(request()),
+          WorkflowFailedException.class);
       assertThat(failed).as("the switch is refused").isNotNull();
       assertThat(failed.getCause()).isInstanceOf(ApplicationFailure.class);
       ApplicationFailure refusal = (ApplicationFailure) failed.getCause();
@@ -51,20 +56,25 @@ class ReverseReplicationChecksOnVitessTest {
     } finally {
       grants("grant all on *.* to 'vt_filtered'@'%'");
     }
-    ActionResult switched = switchTraffic();
+    ActionResult switched = switchTraffic(request());
     assertThat(switched.currentState()).isEqualTo("All Reads Switched. Writes Switched");
     worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
   }
 
-  private static ActionResult switchTraffic() {
+  private static SwitchTrafficRequest request() {
+    return SwitchTrafficRequest.of(WORKFLOW, "customer");
+  }
+
+  private static ActionResult switchTraffic(SwitchTrafficRequest request) {
     return worker().workflow(SwitchTrafficWorkflow.class,
         Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "customer", WORKFLOW) + "-" + UUID.randomUUID())
-        .switchTraffic(SwitchTrafficRequest.of(WORKFLOW, "customer"));
+        .switchTraffic(request);
   }
 
   /** Grant statements on commerce's primary MariaDB, kept out of its binlog. */
   private static void grants(String... statements) throws Exception {
-    try (Connection c = cluster().tabletDba(cluster().primaries("commerce").get(0)); Statement st = c.createStatement()) {
+    VitessCluster.Tablet commerce = cluster().primaries("commerce").get(0);
+    try (Connection c = cluster().tabletDba(commerce); Statement st = c.createStatement()) {
       st.execute("set sql_log_bin = 0");
       for (String sql : statements) {
         st.execute(sql);

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,7 +71,7 @@ class RealVitessSwitchTest {
   private static final String READS_SWITCHED = "All Reads Switched. Writes Not Switched";
   private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
 
-  /** Who ran an action: the per-action log sets Vitess's own client beside pointsman. */
+  /** Who ran an action: the per-action log sets Vitess's own client beside pointsman(). */
   enum Driver { VTCTLDCLIENT, POINTSMAN }
 
   /**
@@ -91,9 +92,14 @@ class RealVitessSwitchTest {
     }
   }
 
-  private static VitessCluster cluster;
-  /** pointsman's worker on the cluster: its Status is read beside vtctld's after each action. */
-  private static PointsmanOnVitess pointsman;
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> {
+    long t0 = System.nanoTime();
+    VitessCluster started = MoveTablesCluster.start(WORKFLOW, Map.of("POINTSMAN_VITESS_TABLETS_SPEC", TABLETS));
+    log.info("cluster up in {} ms, MoveTables {} created and copied in {} ms in all", started.startup().toMillis(),
+        WORKFLOW, Duration.ofNanos(System.nanoTime() - t0).toMillis());
+    return started;
+  });
   private static VtgateLoad load;
   private static WriteLedger ledger;
   private final List<Outcome> outcomes = new ArrayList<>();
@@ -101,32 +107,21 @@ class RealVitessSwitchTest {
   private static boolean completed;
 
   @BeforeAll
-  static void moveTablesCreated() throws Exception {
-    long t0 = System.nanoTime();
-    cluster = MoveTablesCluster.start(WORKFLOW, Map.of("POINTSMAN_VITESS_TABLETS_SPEC", TABLETS));
-    log.info("cluster up in {} ms, MoveTables {} created and copied in {} ms in all", cluster.startup().toMillis(),
-        WORKFLOW, Duration.ofNanos(System.nanoTime() - t0).toMillis());
-    ledger = new WriteLedger(cluster, FIRST_ID);
-    pointsman = PointsmanOnVitess.start(cluster);
+  static void ledger() {
+    ledger = new WriteLedger(cluster(), FIRST_ID);
   }
 
   @AfterAll
-  static void stop() {
+  static void stopLoad() {
     if (load != null) {
       load.close();
-    }
-    if (pointsman != null) {
-      pointsman.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
   @Test
   @Order(1)
   void aWholeCycleUnderLoadKeepsEveryAcknowledgedWriteExactlyOnce() throws Exception {
-    load = new VtgateLoad(cluster, WRITES_PER_SECOND, WRITERS, FIRST_ID);
+    load = new VtgateLoad(cluster(), WRITES_PER_SECOND, WRITERS, FIRST_ID);
     Step created = new Step("created", Optional.of(NOT_SWITCHED), "commerce", "commerce", false, false);
     run(created, Driver.VTCTLDCLIENT, () -> { });
 
@@ -173,13 +168,13 @@ class RealVitessSwitchTest {
     long deleted = 900_002;
     long copied = 900_003;
     long neverWritten = 900_004;
-    cluster.execute("", "insert into customer(customer_id, email) values (" + kept + ", '" + VtgateLoad.email(kept)
+    cluster().execute("", "insert into customer(customer_id, email) values (" + kept + ", '" + VtgateLoad.email(kept)
         + "'), (" + deleted + ", '" + VtgateLoad.email(deleted) + "'), (" + copied + ", '" + VtgateLoad.email(copied) + "')");
     assertThat(ledger.check("customer", List.of(kept, deleted, copied)).holds()).as("written through vtgate").isTrue();
 
     try {
-      for (VitessCluster.Tablet t : cluster.primaries("customer")) {
-        try (Connection c = cluster.tabletDba(t); Statement st = c.createStatement()) {
+      for (VitessCluster.Tablet t : cluster().primaries("customer")) {
+        try (Connection c = cluster().tabletDba(t); Statement st = c.createStatement()) {
           st.executeUpdate("delete from customer where customer_id = " + deleted);
           // on the shard that has it this is ignored (primary key); on the other it makes a second copy
           st.executeUpdate("insert ignore into customer(customer_id, email) values (" + copied + ", '"
@@ -199,8 +194,8 @@ class RealVitessSwitchTest {
           .hasMessageContaining(String.valueOf(copied));
     } finally {
       // the copies would break the ledger of the next test: gone from every shard
-      for (VitessCluster.Tablet t : cluster.primaries("customer")) {
-        try (Connection c = cluster.tabletDba(t); Statement st = c.createStatement()) {
+      for (VitessCluster.Tablet t : cluster().primaries("customer")) {
+        try (Connection c = cluster().tabletDba(t); Statement st = c.createStatement()) {
           st.executeUpdate("delete from customer where customer_id in (" + kept + ", " + copied + ")");
         }
       }
@@ -216,13 +211,13 @@ class RealVitessSwitchTest {
   @Order(3)
   void theLoadRecordsRefusedWritesWithTheirMessages() throws Exception {
     assumeTrue(completed, "the cycle did not complete: it failed, and this test needs customer to serve the table");
-    VitessCluster.Tablet high = cluster.tablet(300);
+    VitessCluster.Tablet high = cluster().tablet(300);
     VtgateLoad.LoadReport report;
     try {
-      try (Connection c = cluster.tabletDba(high); Statement st = c.createStatement()) {
+      try (Connection c = cluster().tabletDba(high); Statement st = c.createStatement()) {
         st.execute("rename table customer to customer_away");
       }
-      try (VtgateLoad refused = new VtgateLoad(cluster, WRITES_PER_SECOND, 2, 300_000)) {
+      try (VtgateLoad refused = new VtgateLoad(cluster(), WRITES_PER_SECOND, 2, 300_000)) {
         await("writes both acknowledged and refused").atMost(SETTLE).pollInterval(Duration.ofMillis(200)).until(() -> {
           VtgateLoad.LoadReport r = refused.snapshot();
           return r.acked().size() >= 5 && r.failed().size() >= 5;
@@ -230,10 +225,10 @@ class RealVitessSwitchTest {
         report = refused.stop();
       }
     } finally {
-      try (Connection c = cluster.tabletDba(high); Statement st = c.createStatement()) {
+      try (Connection c = cluster().tabletDba(high); Statement st = c.createStatement()) {
         st.execute("rename table customer_away to customer");
       }
-      cluster.vtctldclient("ReloadSchema", high.alias());
+      cluster().vtctldclient("ReloadSchema", high.alias());
     }
     log.info("load with customer gone from 80-: {}", report.summary());
     assertThat(report.failed()).allSatisfy(f -> assertThat(f.message()).contains("customer"));
@@ -248,7 +243,7 @@ class RealVitessSwitchTest {
   @Test
   @Order(4)
   void aFailedStepKeepsTheClusterStateBehind() throws Exception {
-    Path kept = VitessDiagnostics.dump(cluster, "diagnostics test", "customer", WORKFLOW);
+    Path kept = VitessDiagnostics.dump(cluster(), "diagnostics test", "customer", WORKFLOW);
     assertThat(Files.readString(kept.resolve("shards.txt"))).contains("== commerce/0", "== customer/-80", "== customer/80-",
         "tablet_controls");
     assertThat(Files.readString(kept.resolve("routing-rules.json"))).contains("rules");
@@ -263,23 +258,23 @@ class RealVitessSwitchTest {
   // ---- the actions: one method each, so that a pointsman variant can sit next to each one
 
   void switchReadsWithPointsman() {
-    pointsman.switchTraffic("customer", WORKFLOW, List.of(TabletType.REPLICA, TabletType.RDONLY));
+    pointsman().switchTraffic("customer", WORKFLOW, List.of(TabletType.REPLICA, TabletType.RDONLY));
   }
 
   void switchWritesWithPointsman() {
-    pointsman.switchTraffic("customer", WORKFLOW, List.of(TabletType.PRIMARY));
+    pointsman().switchTraffic("customer", WORKFLOW, List.of(TabletType.PRIMARY));
   }
 
   void reverseTrafficWithPointsman() {
-    pointsman.reverseTraffic("customer", WORKFLOW, SwitchTrafficRequest.ALL_TABLET_TYPES);
+    pointsman().reverseTraffic("customer", WORKFLOW, SwitchTrafficRequest.ALL_TABLET_TYPES);
   }
 
   void switchTrafficWithPointsman() {
-    pointsman.switchTraffic("customer", WORKFLOW, SwitchTrafficRequest.ALL_TABLET_TYPES);
+    pointsman().switchTraffic("customer", WORKFLOW, SwitchTrafficRequest.ALL_TABLET_TYPES);
   }
 
   void completeWithPointsman() {
-    pointsman.complete("customer", WORKFLOW);
+    pointsman().complete("customer", WORKFLOW);
   }
 
   void switchReadsWithVtctldclient() {
@@ -306,7 +301,7 @@ class RealVitessSwitchTest {
     List<String> args = new ArrayList<>(List.of("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
         action));
     args.addAll(List.of(flags));
-    String out = cluster.vtctldclient(args.toArray(String[]::new));
+    String out = cluster().vtctldclient(args.toArray(String[]::new));
     log.info("vtctldclient {}: {}", String.join(" ", args), out.strip().replace('\n', ' '));
     return out;
   }
@@ -322,7 +317,7 @@ class RealVitessSwitchTest {
       runChecked(step, driver, action);
     } catch (Exception | AssertionError e) {
       // the cluster's folder goes when it stops: keep what it looked like for whoever reads the failure
-      Path kept = VitessDiagnostics.dump(cluster, step.name(), "customer", WORKFLOW);
+      Path kept = VitessDiagnostics.dump(cluster(), step.name(), "customer", WORKFLOW);
       log.error("{} failed; the cluster's state is kept in {}", step.name(), kept);
       e.addSuppressed(new AssertionError("the cluster's state when " + step.name() + " failed is kept in " + kept));
       throw e;
@@ -358,11 +353,11 @@ class RealVitessSwitchTest {
   /** What Vitess reports after the step: traffic state, routing rules, streams and workflows. */
   private void assertState(Step step) throws Exception {
     if (step.trafficState().isPresent()) {
-      assertThat(cluster.trafficState("MoveTables", "customer", WORKFLOW)).as(step.name() + " traffic state")
+      assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).as(step.name() + " traffic state")
           .isEqualTo(step.trafficState().get());
-      assertThat(JSON.readTree(pointsman.status("customer", WORKFLOW)).path("traffic_state").asText())
+      assertThat(JSON.readTree(pointsman().status("customer", WORKFLOW)).path("traffic_state").asText())
           .as(step.name() + " traffic state pointsman reads").isEqualTo(step.trafficState().get());
-      List<JsonNode> streams = cluster.moveTablesStreams("customer", WORKFLOW);
+      List<JsonNode> streams = cluster().moveTablesStreams("customer", WORKFLOW);
       assertThat(streams).as(step.name() + " forward streams").hasSize(2).allSatisfy(s -> {
         if (step.forwardFrozen()) {
           assertThat(s.path("state").asText()).isEqualTo("Stopped");
@@ -371,7 +366,7 @@ class RealVitessSwitchTest {
           assertThat(s.path("state").asText()).isEqualTo("Running");
         }
       });
-      ValidationReport report = pointsman.validateHere("customer", WORKFLOW);
+      ValidationReport report = pointsman().validateHere("customer", WORKFLOW);
       assertThat(report.violations()).as(step.name() + ": pointsman's validator\n" + report.describe()).isEmpty();
       assertThat(routedTo("customer")).as(step.name() + " primary writes of customer")
           .contains(step.writesTo() + ".customer");
@@ -379,11 +374,11 @@ class RealVitessSwitchTest {
           .contains(step.replicaReadsTo() + ".customer");
     } else {
       // completed: nothing of the workflow is left, and the table is the target's own, with no rule
-      assertThatThrownBy(() -> cluster.vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
+      assertThatThrownBy(() -> cluster().vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
           "status", "--format", "json")).hasMessageContaining("no streams found");
-      assertThat(cluster.vtctldclientJson("GetRoutingRules").path("rules")).as("routing rules after Complete").isEmpty();
+      assertThat(cluster().vtctldclientJson("GetRoutingRules").path("rules")).as("routing rules after Complete").isEmpty();
       assertThat(workflows("customer")).as("workflows left in customer").isEmpty();
-      assertThatThrownBy(() -> pointsman.status("customer", WORKFLOW)).as("pointsman's status after Complete")
+      assertThatThrownBy(() -> pointsman().status("customer", WORKFLOW)).as("pointsman's status after Complete")
           .isInstanceOf(WorkflowFailedException.class);
     }
     assertThat(workflows("commerce")).as(step.name() + " workflows in commerce")
@@ -392,7 +387,7 @@ class RealVitessSwitchTest {
 
   /** Where vtgate's routing rules send {@code fromTable}; empty without a rule. */
   private static Optional<String> routedTo(String fromTable) {
-    for (JsonNode rule : cluster.vtctldclientJson("GetRoutingRules").path("rules")) {
+    for (JsonNode rule : cluster().vtctldclientJson("GetRoutingRules").path("rules")) {
       if (rule.path("from_table").asText().equals(fromTable)) {
         return Optional.of(rule.path("to_tables").path(0).asText());
       }
@@ -403,7 +398,16 @@ class RealVitessSwitchTest {
   /** {@code vtctldclient Workflow --keyspace <ks> list}: the names of the keyspace's workflows. */
   private static List<String> workflows(String keyspace) {
     List<String> names = new ArrayList<>();
-    cluster.vtctldclientJson("Workflow", "--keyspace", keyspace, "list").forEach(n -> names.add(n.asText()));
+    cluster().vtctldclientJson("Workflow", "--keyspace", keyspace, "list").forEach(n -> names.add(n.asText()));
     return names;
+  }
+
+  private static VitessCluster cluster() {
+    return VITESS.cluster();
+  }
+
+  /** pointsman's worker on the cluster: its Status is read beside vtctld's after each action. */
+  private static PointsmanOnVitess pointsman() {
+    return VITESS.worker();
   }
 }

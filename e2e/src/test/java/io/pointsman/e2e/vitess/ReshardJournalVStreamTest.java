@@ -35,6 +35,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,8 +72,8 @@ class ReshardJournalVStreamTest {
   private static final long FIRST_ID = 100_000;
   private static final Duration JOURNAL_WAIT = Duration.ofSeconds(60);
 
-  private static VitessCluster cluster;
-  private static PointsmanOnVitess worker;
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> ReshardCluster.start(WORKFLOW));
   private static ManagedChannel vtgate;
   private static VtgateLoad load;
   /** The chain of streams the following consumer went through, the running one last. */
@@ -84,25 +85,23 @@ class ReshardJournalVStreamTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = ReshardCluster.start(WORKFLOW);
-    worker = PointsmanOnVitess.start(cluster);
-    vtgate = NettyChannelBuilder.forTarget(cluster.env("POINTSMAN_VTGATE_GRPC")).usePlaintext().build();
+    vtgate = NettyChannelBuilder.forTarget(cluster().env("POINTSMAN_VTGATE_GRPC")).usePlaintext().build();
     VStreamConsumer first = VStreamConsumer.open(vtgate, vgtid(KEYSPACE, "0", "current"), "customer");
     chain.add(first);
     // "current" is resolved when the tablet starts streaming, and it then sends that position as the
     // first VGTID: writes from there on are owed to the consumer (the marker checks it)
     await("the consumer's start position").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
         .until(() -> first.checkpoint().isPresent() || first.ended().isDone());
-    cluster.execute(KEYSPACE, "insert into customer(customer_id, email) values (" + MARKER_ID + ", 'marker@example.com')");
+    cluster().execute(KEYSPACE, "insert into customer(customer_id, email) values (" + MARKER_ID + ", 'marker@example.com')");
     try {
       await("the consumer streams shard 0").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
           .until(() -> first.rowIds().contains(MARKER_ID) || first.ended().isDone());
     } catch (ConditionTimeoutException e) {
       throw new AssertionError("the marker did not reach the consumer: " + first.state() + "; diagnostics in "
-          + VitessDiagnostics.dump(cluster, "vstream-start", KEYSPACE, WORKFLOW), e);
+          + VitessDiagnostics.dump(cluster(), "vstream-start", KEYSPACE, WORKFLOW), e);
     }
     assertThat(first.rowIds()).as(first.state()).contains(MARKER_ID);
-    load = new VtgateLoad(cluster, 50, 8, FIRST_ID);
+    load = new VtgateLoad(cluster(), 50, 8, FIRST_ID);
   }
 
   @AfterAll
@@ -113,12 +112,6 @@ class ReshardJournalVStreamTest {
     chain.forEach(VStreamConsumer::close);
     if (vtgate != null) {
       vtgate.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
-    }
-    if (worker != null) {
-      worker.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 
@@ -186,7 +179,7 @@ class ReshardJournalVStreamTest {
       followOnce(what, from, to, action, state);
     } catch (AssertionError | RuntimeException e) {
       throw new AssertionError(what + ": " + e.getMessage() + "\nconsumer: " + chain.get(chain.size() - 1).state()
-          + "\ndiagnostics in " + VitessDiagnostics.dump(cluster, "vstream", KEYSPACE, WORKFLOW), e);
+          + "\ndiagnostics in " + VitessDiagnostics.dump(cluster(), "vstream", KEYSPACE, WORKFLOW), e);
     }
   }
 
@@ -282,9 +275,9 @@ class ReshardJournalVStreamTest {
 
   /** {@code _vt.resharding_journal}'s row on the shard's primary, read from its MariaDB. */
   private static Journal storedJournal(String shard, long id) {
-    VitessCluster.Tablet primary = cluster.tablets().stream()
+    VitessCluster.Tablet primary = cluster().tablets().stream()
         .filter(t -> t.keyspace().equals(KEYSPACE) && t.shard().equals(shard)).findFirst().orElseThrow();
-    try (Connection c = cluster.tabletDba(primary);
+    try (Connection c = cluster().tabletDba(primary);
         PreparedStatement st = c.prepareStatement("select val from _vt.resharding_journal where id = ?")) {
       st.setLong(1, id);
       try (ResultSet rs = st.executeQuery()) {
@@ -317,22 +310,30 @@ class ReshardJournalVStreamTest {
   }
 
   private static ActionResult pointsmanSwitch() {
-    return worker.workflow(SwitchTrafficWorkflow.class,
+    return worker().workflow(SwitchTrafficWorkflow.class,
         Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, KEYSPACE, WORKFLOW) + "-" + (++runs))
         .switchTraffic(SwitchTrafficRequest.of(WORKFLOW, KEYSPACE));
   }
 
   private static ActionResult pointsmanReverse() {
-    return worker.workflow(ReverseTrafficWorkflow.class,
+    return worker().workflow(ReverseTrafficWorkflow.class,
         Pointsman.workflowId(Pointsman.REVERSE_TRAFFIC, KEYSPACE, WORKFLOW) + "-" + (++runs))
         .reverseTraffic(SwitchTrafficRequest.of(WORKFLOW, KEYSPACE));
   }
 
   private static void vtctldclient(String action) {
-    cluster.vtctldclient("Reshard", "--workflow", WORKFLOW, "--target-keyspace", KEYSPACE, action);
+    cluster().vtctldclient("Reshard", "--workflow", WORKFLOW, "--target-keyspace", KEYSPACE, action);
   }
 
   private static String vtctldState() {
-    return cluster.trafficState("Reshard", KEYSPACE, WORKFLOW);
+    return cluster().trafficState("Reshard", KEYSPACE, WORKFLOW);
+  }
+
+  private static VitessCluster cluster() {
+    return VITESS.cluster();
+  }
+
+  private static PointsmanOnVitess worker() {
+    return VITESS.worker();
   }
 }

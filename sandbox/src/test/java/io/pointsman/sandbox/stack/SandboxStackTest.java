@@ -30,8 +30,11 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
 class SandboxStackTest {
   private static final Path TMP = Path.of(System.getProperty("java.io.tmpdir"));
-  /** Every folder of this test starts with it, so leftovers are found even after the folder is gone. */
-  private final String prefix = "pointsman-stack-test-" + UUID.randomUUID();
+  /**
+   * Every folder of this test starts with it, so leftovers are found even after the folder is gone;
+   * short, as MariaDB's socket path in the folder may not pass 107 bytes.
+   */
+  private final String prefix = "pm-stack-" + UUID.randomUUID().toString().substring(0, 8) + "-";
 
   @AfterEach
   void stopLeftovers() {

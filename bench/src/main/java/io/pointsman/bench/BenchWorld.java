@@ -5,51 +5,38 @@ import io.pointsman.engine.Services;
 import io.pointsman.engine.etcd.EtcdOptions;
 import io.pointsman.sandbox.cluster.CopyWaiter;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
-import io.pointsman.sandbox.cluster.Folders;
+import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.cluster.Sandbox;
 import io.pointsman.sandbox.cluster.SandboxOptions;
 import io.pointsman.sandbox.router.Router;
-import io.pointsman.sandbox.router.RouterOptions;
-import io.pointsman.sandbox.streams.StreamRunner;
-import io.pointsman.sandbox.streams.StreamRunnerOptions;
+import io.pointsman.sandbox.stack.SandboxStack;
 import io.pointsman.worker.DevMode;
 import io.pointsman.worker.WorkerConfig;
 import io.temporal.client.WorkflowClient;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.function.UnaryOperator;
 
 /**
- * What a benchmark runs on: a sandbox of its own (etcd and the MariaDB primaries, in a fresh data
- * folder that is deleted at the end), the stream runner, dev mode (Temporal's test server in this
- * process and a real pointsman worker against it), a router, and the services the direct executor
- * calls. Closing it stops everything in reverse order.
+ * What a benchmark runs on: a sandbox stack of its own (etcd and the MariaDB primaries on free
+ * ports, in a fresh data folder that is deleted at the end, and the stream runner), dev mode
+ * (Temporal's test server in this process and a real pointsman worker against it), a router, and
+ * the services the direct executor calls. Closing it stops everything in reverse order.
  */
 final class BenchWorld implements AutoCloseable {
   private static final Duration COPY_TIMEOUT = Duration.ofMinutes(5);
 
-  final Path dataDir;
   final Sandbox sandbox;
   final DevMode dev;
   final Services services;
   final Router router;
-  private final Deque<AutoCloseable> opened;
+  private final SandboxStack stack;
 
-  private BenchWorld(Path dataDir, Sandbox sandbox, DevMode dev, Services services, Router router,
-      Deque<AutoCloseable> opened) {
-    this.dataDir = dataDir;
-    this.sandbox = sandbox;
+  private BenchWorld(SandboxStack stack, DevMode dev) {
+    this.stack = stack;
+    this.sandbox = stack.sandbox();
     this.dev = dev;
-    this.services = services;
-    this.router = router;
-    this.opened = opened;
+    this.services = stack.services();
+    this.router = stack.router();
   }
 
   /**
@@ -57,44 +44,26 @@ final class BenchWorld implements AutoCloseable {
    *     ports and etcd are the world's own
    */
   static BenchWorld start(UnaryOperator<SandboxOptions.Builder> shape) {
-    Deque<AutoCloseable> opened = new ArrayDeque<>();
-    Path dataDir = createDataDir();
-    opened.push(() -> Folders.deleteTree(dataDir));
+    SandboxStack stack = SandboxStack.in("pointsman-bench")
+        .sandbox(b -> shape.apply(b.basePort(0).etcdPorts(0, 0)))
+        .start();
     try {
-      Sandbox sandbox = Sandbox.up(shape.apply(SandboxOptions.builder()
-          .dataDir(dataDir)
-          .basePort(0)
-          .etcdPorts(0, 0)
-          .stopOnJvmExit(true)).build());
-      opened.push(sandbox);
-      opened.push(StreamRunner.start(StreamRunnerOptions.builder()
-          .topology(sandbox.store())
-          .mysqlCredentials(sandbox.options().credentials().user(), sandbox.options().credentials().password())
-          .pollInterval(Duration.ofMillis(100))
-          .heartbeatInterval(Duration.ofMillis(500))
-          .build()));
-      DevMode dev = DevMode.start(freePort(), new WorkerConfig(TemporalOptions.builder().build(),
+      Sandbox sandbox = stack.sandbox();
+      DevMode dev = stack.open(DevMode.start(Ports.freePort(), new WorkerConfig(TemporalOptions.builder().build(),
           EtcdOptions.builder().endpoints(sandbox.etcdEndpoint()).build(), sandbox.options().topoPaths(),
-          sandbox.mysqlOptions(), 0, Duration.ofSeconds(10)));
-      opened.push(dev);
-      Services services = new Services(sandbox.etcdClient(), sandbox.options().topoPaths(), sandbox.mysqlOptions());
-      opened.push(services);
-      Router router = Router.start(RouterOptions.builder()
-          .store(sandbox.store())
-          .mysqlUser(sandbox.options().credentials().user())
-          .mysqlPassword(sandbox.options().credentials().password())
-          .build());
-      opened.push(router);
-      if (!router.awaitTopology(Duration.ofSeconds(30))) {
+          sandbox.mysqlOptions(), 0, Duration.ofSeconds(10))));
+      BenchWorld world = new BenchWorld(stack, dev);
+      if (!world.router.awaitTopology(Duration.ofSeconds(30))) {
         throw new IllegalStateException("the router did not read the topology within 30s");
       }
-      return new BenchWorld(dataDir, sandbox, dev, services, router, opened);
+      return world;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      closeAll(opened);
-      throw new IllegalStateException("interrupted while the bench world started", e);
-    } catch (RuntimeException e) {
-      closeAll(opened);
+      IllegalStateException failure = new IllegalStateException("interrupted while the bench world started", e);
+      stack.closeAfter(failure);
+      throw failure;
+    } catch (RuntimeException | Error e) {
+      stack.closeAfter(e);
       throw e;
     }
   }
@@ -110,33 +79,11 @@ final class BenchWorld implements AutoCloseable {
 
   @Override
   public void close() {
-    closeAll(opened);
-  }
-
-  private static void closeAll(Deque<AutoCloseable> opened) {
-    while (!opened.isEmpty()) {
-      try {
-        opened.pop().close();
-      } catch (Exception e) {
-        System.err.println("bench: stopping a part of the world failed: " + e);
-      }
-    }
-  }
-
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free port", e);
-    }
-  }
-
-  private static Path createDataDir() {
     try {
-      return Files.createTempDirectory("pointsman-bench");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the bench's data folder", e);
+      stack.close();
+    } catch (RuntimeException e) {
+      // a benchmark's figures are taken by now; a server that stops badly must not lose them
+      System.err.println("bench: stopping a part of the world failed: " + e);
     }
   }
-
 }

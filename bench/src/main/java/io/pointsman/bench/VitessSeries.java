@@ -11,6 +11,7 @@ import io.pointsman.engine.mysql.MySqlOptions;
 import io.pointsman.engine.primary.PrimaryBackend;
 import io.pointsman.engine.tablet.TabletRpcOptions;
 import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.load.LoadOptions;
 import io.pointsman.sandbox.load.LoadRecord;
 import io.pointsman.sandbox.load.LoadWriter;
@@ -95,7 +96,7 @@ final class VitessSeries implements AutoCloseable {
   VitessSeries(Cluster cluster, boolean barrierBehindTablets, Consumer<String> progress) {
     this.cluster = cluster;
     this.progress = progress;
-    this.dev = DevMode.start(BenchWorld.freePort(), new WorkerConfig(TemporalOptions.builder().build(),
+    this.dev = DevMode.start(Ports.freePort(), new WorkerConfig(TemporalOptions.builder().build(),
         EtcdOptions.builder().endpoints(cluster.etcd()).build(), TopoPaths.defaults(),
         dba(cluster), 0, Duration.ofSeconds(10), List.of(), TabletRpcOptions.DEFAULTS, PrimaryBackend.TABLET,
         barrierBehindTablets));

@@ -5,18 +5,14 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import io.micrometer.core.instrument.Timer;
 import io.pointsman.api.request.GoDurations;
+import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.load.LoadOptions;
 import io.pointsman.sandbox.load.LoadVerifier;
 import io.pointsman.sandbox.load.LoadWriter;
 import io.pointsman.sandbox.load.VerificationReport;
 import io.pointsman.sandbox.load.WriteFactory;
 import io.pointsman.sandbox.router.Router;
-import io.pointsman.sandbox.router.RouterOptions;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -159,16 +155,12 @@ public final class Demo {
     }
 
     DemoReport go() {
-      Playground world = Playground.start(teardown, narrator, freePort());
+      Playground world = Playground.start(teardown, narrator, Ports.freePort());
       narrator.say(world.moved());
 
       narrator.step(String.format(Locale.ROOT, "Constant load: %.0f inserts/s into customer through the router "
           + "(vtgate's stand-in), from now until after Complete", options.loadRate()));
-      Router router = teardown.add("the router", Router.start(RouterOptions.builder()
-          .store(world.sandbox.store())
-          .mysqlUser(world.sandbox.options().credentials().user())
-          .mysqlPassword(world.sandbox.options().credentials().password())
-          .build()));
+      Router router = world.router();
       awaitTopology(router);
       LoadWriter load = teardown.add("the load", LoadWriter.start(router, LoadOptions.builder()
           .ratePerSecond(options.loadRate())
@@ -252,14 +244,6 @@ public final class Demo {
       Waits.until("acknowledged writes " + when, WRITES_FLOW_TIMEOUT, POLL,
           () -> load.loadLog().acknowledged() >= target);
       narrator.say("load: " + load.loadLog().acknowledged() + " writes acknowledged so far");
-    }
-  }
-
-  static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("no free port for Temporal", e);
     }
   }
 

@@ -5,20 +5,15 @@ import io.pointsman.engine.Services;
 import io.pointsman.engine.etcd.EtcdOptions;
 import io.pointsman.sandbox.cluster.CopyWaiter;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
-import io.pointsman.sandbox.cluster.Folders;
 import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.RunningPrimary;
 import io.pointsman.sandbox.cluster.Sandbox;
-import io.pointsman.sandbox.cluster.SandboxOptions;
-import io.pointsman.sandbox.streams.StreamRunner;
-import io.pointsman.sandbox.streams.StreamRunnerOptions;
+import io.pointsman.sandbox.router.Router;
+import io.pointsman.sandbox.stack.SandboxStack;
 import io.pointsman.worker.DevMode;
 import io.pointsman.worker.TemporalDevServer;
 import io.pointsman.worker.WorkerConfig;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,13 +39,14 @@ final class Playground {
   final CreatedWorkflow workflow;
   /** Every port the playground's servers listen on. */
   final List<Integer> ports;
+  private final SandboxStack stack;
 
-  private Playground(Path dataDir, Sandbox sandbox, DevMode dev, Services services, CreatedWorkflow workflow,
-      List<Integer> ports) {
-    this.dataDir = dataDir;
-    this.sandbox = sandbox;
+  private Playground(SandboxStack stack, DevMode dev, CreatedWorkflow workflow, List<Integer> ports) {
+    this.stack = stack;
+    this.dataDir = stack.dir();
+    this.sandbox = stack.sandbox();
     this.dev = dev;
-    this.services = services;
+    this.services = stack.services();
     this.workflow = workflow;
     this.ports = List.copyOf(ports);
   }
@@ -60,20 +56,14 @@ final class Playground {
    */
   static Playground start(Teardown teardown, Narrator narrator, int temporalPort) {
     List<Integer> ports = new ArrayList<>();
-    Path dataDir = createDataDir();
-    teardown.add("the data folder " + dataDir, () -> Folders.deleteTree(dataDir));
-
     narrator.step("The sandbox: etcd and three MariaDB primaries on loopback (commerce/0, customer/-80, customer/80-)");
-    Sandbox sandbox = teardown.add("the sandbox", Sandbox.up(SandboxOptions.builder()
-        .dataDir(dataDir)
-        .basePort(0)
-        .etcdPorts(0, 0)
-        .withoutReshardTargets()
-        // the caller's teardown stops it, after the worker and the stream runner that use it: the
-        // sandbox's own exit hook would run at the same time as the teardown's and pull the servers
-        // from under them
-        .stopOnJvmExit(false)
-        .build()));
+    SandboxStack stack = teardown.add("the sandbox, its stream runner and data folder",
+        SandboxStack.in("pointsman-demo").sandbox(b -> b.basePort(0).etcdPorts(0, 0).withoutReshardTargets()
+            // the caller's teardown stops it, after the worker that uses it: the sandbox's own exit
+            // hook would run at the same time as the teardown's and pull the servers from under it
+            .stopOnJvmExit(false))
+        .start());
+    Sandbox sandbox = stack.sandbox();
     ports.add(URI.create(sandbox.etcdEndpoint()).getPort());
     narrator.say("etcd " + sandbox.etcdEndpoint() + ", topology under " + sandbox.options().topoPaths().globalRoot());
     for (RunningPrimary p : sandbox.primaries()) {
@@ -81,18 +71,12 @@ final class Playground {
       narrator.say(p.alias() + " primary of " + p.primary().keyspace() + "/" + p.primary().shard()
           + " on 127.0.0.1:" + p.port());
     }
-    teardown.add("the stream runner", StreamRunner.start(StreamRunnerOptions.builder()
-        .topology(sandbox.store())
-        .mysqlCredentials(sandbox.options().credentials().user(), sandbox.options().credentials().password())
-        .pollInterval(Duration.ofMillis(100))
-        .heartbeatInterval(Duration.ofMillis(500))
-        .build()));
     narrator.say("the stream runner executes _vt.vreplication on every primary, as Vitess's vreplication does");
 
     narrator.step("Dev mode: a Temporal server (the real dev server when built, else the SDK's test server)"
         + " and a pointsman worker");
     DevMode dev = teardown.add("dev mode", DevMode.start(temporalPort, workerConfig(sandbox),
-        dataDir.resolve("temporal"), TemporalDevServer.find(System.getenv())));
+        stack.dir().resolve("temporal"), TemporalDevServer.find(System.getenv())));
     ports.add(temporalPort);
     narrator.say(dev.serverDescription() + " on " + dev.address() + ", worker polling task queue "
         + dev.worker().config().temporal().taskQueue());
@@ -102,12 +86,15 @@ final class Playground {
     narrator.step("MoveTables create: " + spec.workflow() + " copies " + String.join(" and ", spec.tables())
         + " from " + spec.sourceKeyspace() + " to " + spec.targetKeyspace());
     CreatedWorkflow created = sandbox.moveTablesCreator().create(spec);
-    Services services = teardown.add("the stream checks", new Services(sandbox.etcdClient(),
-        sandbox.options().topoPaths(), sandbox.mysqlOptions()));
-    CopyWaiter.awaitCopied(services, created, COPY_TIMEOUT);
+    CopyWaiter.awaitCopied(stack.services(), created, COPY_TIMEOUT);
     narrator.say("copied; " + created.streams().size() + " streams now replicate " + spec.sourceKeyspace()
         + "'s binlog into " + spec.targetKeyspace());
-    return new Playground(dataDir, sandbox, dev, services, created, ports);
+    return new Playground(stack, dev, created, ports);
+  }
+
+  /** The router (vtgate's stand-in) over the sandbox's topology; started on the first call, stopped with the sandbox. */
+  Router router() {
+    return stack.router();
   }
 
   /** One line: the tables, from where to where. */
@@ -124,14 +111,6 @@ final class Playground {
     return new WorkerConfig(TemporalOptions.builder().build(),
         EtcdOptions.builder().endpoints(sandbox.etcdEndpoint()).build(),
         sandbox.options().topoPaths(), sandbox.mysqlOptions(), 0, Duration.ofSeconds(10));
-  }
-
-  private static Path createDataDir() {
-    try {
-      return Files.createTempDirectory("pointsman-demo");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create the demo's data folder", e);
-    }
   }
 
 }

@@ -10,6 +10,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.sandbox.cluster.Ports;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowServiceException;
@@ -46,7 +47,7 @@ class CliOnSandboxTest {
   static void up() {
     teardown = new Teardown();
     try {
-      world = Playground.start(teardown, new Narrator(System.out), Demo.freePort());
+      world = Playground.start(teardown, new Narrator(System.out), Ports.freePort());
     } catch (RuntimeException e) {
       teardown.close();
       throw e;

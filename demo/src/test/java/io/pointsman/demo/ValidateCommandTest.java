@@ -5,10 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcd.jetcd.ByteSequence;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.sandbox.cluster.Ports;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,11 +28,7 @@ class ValidateCommandTest {
   @BeforeAll
   static void up() throws Exception {
     teardown = new Teardown();
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      int port = s.getLocalPort();
-      s.close();
-      world = Playground.start(teardown, new Narrator(System.out), port);
-    }
+    world = Playground.start(teardown, new Narrator(System.out), Ports.freePort());
   }
 
   @AfterAll

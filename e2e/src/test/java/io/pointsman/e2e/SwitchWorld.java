@@ -18,7 +18,6 @@ import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.client.TemporalConnection;
 import io.pointsman.client.TemporalOptions;
 import io.pointsman.engine.Services;
-import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.testing.TestEtcd;
@@ -29,17 +28,16 @@ import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.validate.EndedExecutions;
 import io.pointsman.engine.validate.TopologyValidator;
 import io.pointsman.engine.validate.ValidationReport;
+import io.pointsman.sandbox.cluster.CopyWaiter;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
-import io.pointsman.sandbox.cluster.Folders;
 import io.pointsman.sandbox.cluster.MoveTablesSpec;
+import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.cluster.ReshardSpec;
 import io.pointsman.sandbox.cluster.Sandbox;
-import io.pointsman.sandbox.cluster.SandboxOptions;
 import io.pointsman.sandbox.cluster.SandboxShape;
 import io.pointsman.sandbox.router.Router;
-import io.pointsman.sandbox.router.RouterOptions;
+import io.pointsman.sandbox.stack.SandboxStack;
 import io.pointsman.sandbox.streams.StreamRunner;
-import io.pointsman.sandbox.streams.StreamRunnerOptions;
 import io.pointsman.worker.SearchAttributeSetup;
 import io.pointsman.worker.TemporalDevServer;
 import io.pointsman.workflows.WorkflowRegistration;
@@ -55,9 +53,6 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,11 +61,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
- * A whole pointsman world for end-to-end tests: the sandbox (its own MariaDB primaries, topology
- * under a fresh root of the test etcd or of an etcd of its own), the stream runner, a router, and a Temporal
- * (the SDK's test environment, or a real dev server) whose worker runs pointsman's workflows and real activities.
+ * A whole pointsman world for end-to-end tests: a {@link SandboxStack} (its own MariaDB primaries,
+ * topology under a fresh root of the test etcd or of an etcd of its own, the stream runner, a
+ * router on demand), and a Temporal (the SDK's test environment, or a real dev server) whose worker
+ * runs pointsman's workflows and real activities.
  */
 final class SwitchWorld implements AutoCloseable {
+  /** How long a created workflow's copy may take before its streams replicate. */
+  private static final Duration COPY_TIMEOUT = Duration.ofSeconds(90);
+
   final Sandbox sandbox;
   final Client etcd;
   final TopoPaths paths;
@@ -88,22 +87,19 @@ final class SwitchWorld implements AutoCloseable {
   /** The oracle of the failure tests: every invariant of the topology, and the state it is in. */
   final TopologyValidator validator;
   private final List<AutoCloseable> extras = new ArrayList<>();
-  private Router router;
+  /** The sandbox, its stream runner and data folder, and what the world opened on them, closed in reverse. */
+  private final SandboxStack stack;
   /** What the worker's VTORC_ADDRESSES would be: none, until a test points the world at a VTOrc. */
   volatile List<String> vtorcAddresses = List.of();
 
-  private SwitchWorld(Sandbox sandbox, UnaryOperator<SwitchActivities> switchWrapper,
+  private SwitchWorld(SandboxStack stack, UnaryOperator<SwitchActivities> switchWrapper,
       UnaryOperator<CleanupActivities> cleanupWrapper, TemporalDevServer real) {
-    this.sandbox = sandbox;
-    this.etcd = TestEtcd.client(sandbox.etcdEndpoint());
+    this.stack = stack;
+    this.sandbox = stack.sandbox();
+    this.runner = stack.runner();
     this.paths = sandbox.options().topoPaths();
-    this.runner = StreamRunner.start(StreamRunnerOptions.builder()
-        .topology(sandbox.store())
-        .mysqlCredentials(sandbox.options().credentials().user(), sandbox.options().credentials().password())
-        .pollInterval(Duration.ofMillis(100))
-        .heartbeatInterval(Duration.ofMillis(500))
-        .build());
-    this.services = new Services(etcd, paths, sandbox.mysqlOptions());
+    this.etcd = stack.open(TestEtcd.client(sandbox.etcdEndpoint()));
+    this.services = stack.open(new Services(etcd, paths, sandbox.mysqlOptions()));
     this.validator = new TopologyValidator(etcd, paths, services);
     this.switchActivities = switchWrapper.apply(new SwitchActivitiesImpl(services));
     this.cleanupActivities = cleanupWrapper.apply(new CleanupActivitiesImpl(services));
@@ -116,14 +112,15 @@ final class SwitchWorld implements AutoCloseable {
       for (var key : Pointsman.SEARCH_ATTRIBUTES) {
         options.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
       }
-      this.env = TestWorkflowEnvironment.newInstance(options.build());
+      this.env = stack.open(TestWorkflowEnvironment.newInstance(options.build()));
       this.realConnection = null;
       this.worker = env.newWorker(Pointsman.TASK_QUEUE);
       register(worker);
       env.start();
     } else {
       this.env = null;
-      this.realConnection = TemporalConnection.lazy(TemporalOptions.builder().address(real.address()).build(), null);
+      this.realConnection = stack.open(
+          TemporalConnection.lazy(TemporalOptions.builder().address(real.address()).build(), null));
       startWorker();
     }
   }
@@ -169,16 +166,15 @@ final class SwitchWorld implements AutoCloseable {
   }
 
   /** MoveTables world: commerce/0 and customer/-80,80- only. */
-  static SwitchWorld moveTables() throws IOException {
+  static SwitchWorld moveTables() {
     return start(true, UnaryOperator.identity());
   }
 
-  static SwitchWorld start(boolean moveTablesOnly, UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
+  static SwitchWorld start(boolean moveTablesOnly, UnaryOperator<SwitchActivities> switchWrapper) {
     return start(moveTablesOnly, SandboxShape.DEFAULT, false, switchWrapper);
   }
 
-  static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, UnaryOperator<SwitchActivities> switchWrapper)
-      throws IOException {
+  static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, UnaryOperator<SwitchActivities> switchWrapper) {
     return start(moveTablesOnly, shape, false, switchWrapper);
   }
 
@@ -186,57 +182,45 @@ final class SwitchWorld implements AutoCloseable {
    * A world whose sandbox starts an etcd of its own, which a test may stop and start again
    * ({@link Sandbox#stopEtcd}) without taking the shared test etcd from other suites.
    */
-  static SwitchWorld startWithOwnEtcd(boolean moveTablesOnly, UnaryOperator<SwitchActivities> switchWrapper)
-      throws IOException {
+  static SwitchWorld startWithOwnEtcd(boolean moveTablesOnly, UnaryOperator<SwitchActivities> switchWrapper) {
     return start(moveTablesOnly, SandboxShape.DEFAULT, true, switchWrapper);
   }
 
   /** A world whose switch and cleanup activities (Complete's and Cancel's steps) both go through {@code faults}. */
-  static SwitchWorld start(boolean moveTablesOnly, FaultInjection faults) throws IOException {
+  static SwitchWorld start(boolean moveTablesOnly, FaultInjection faults) {
     return start(moveTablesOnly, SandboxShape.DEFAULT, faults);
   }
 
-  static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, FaultInjection faults) throws IOException {
+  static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, FaultInjection faults) {
     return start(moveTablesOnly, shape, false, faults, faults::cleanup, null);
   }
 
   private static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
-      UnaryOperator<SwitchActivities> switchWrapper) throws IOException {
+      UnaryOperator<SwitchActivities> switchWrapper) {
     return start(moveTablesOnly, shape, ownEtcd, switchWrapper, UnaryOperator.identity(), null);
   }
 
   /** Every way to start a world; {@code server} null for the SDK's in-process test server. */
   static SwitchWorld start(boolean moveTablesOnly, SandboxShape shape, boolean ownEtcd,
       UnaryOperator<SwitchActivities> switchWrapper, UnaryOperator<CleanupActivities> cleanupWrapper,
-      TemporalDevServer server) throws IOException {
-    Path dir = Files.createTempDirectory("pointsman-e2e");
+      TemporalDevServer server) {
+    // a fresh topology root: worlds on the shared test etcd must not see each other's keys
     String root = "/pointsman-e2e/" + UUID.randomUUID();
-    SandboxOptions.Builder b = SandboxOptions.builder()
-        .dataDir(dir)
-        .basePort(freeBase())
-        .topologyRoots(root + "/global", root)
-        .stopOnJvmExit(true)
-        .shape(shape);
-    if (ownEtcd) {
-      b.etcdPorts(0, 0);
-    } else {
-      b.etcdEndpoint(TestServices.etcdEndpoint());
-    }
-    if (moveTablesOnly) {
-      b.withoutReshardTargets();
-    }
-    Sandbox sandbox = Sandbox.up(b.build());
+    SandboxStack stack = SandboxStack.in("pointsman-e2e").sandbox(b -> {
+      b.basePort(Ports.spreadBasePort()).topologyRoots(root + "/global", root).shape(shape);
+      if (ownEtcd) {
+        b.etcdPorts(0, 0);
+      } else {
+        b.etcdEndpoint(TestServices.etcdEndpoint());
+      }
+      return moveTablesOnly ? b.withoutReshardTargets() : b;
+    }).start();
     try {
-      return new SwitchWorld(sandbox, switchWrapper, cleanupWrapper, server);
-    } catch (RuntimeException e) {
-      sandbox.close();
+      return new SwitchWorld(stack, switchWrapper, cleanupWrapper, server);
+    } catch (RuntimeException | Error e) {
+      stack.closeAfter(e);
       throw e;
     }
-  }
-
-  /** Base ports spread by test run so two suites on one machine do not collide. */
-  private static int freeBase() {
-    return 20000 + (int) (ProcessHandle.current().pid() % 200) * 50 + (int) (System.nanoTime() % 40);
   }
 
   TopologyStore store() {
@@ -260,13 +244,13 @@ final class SwitchWorld implements AutoCloseable {
   /** Creates a MoveTables workflow and waits until its copy finished and its streams run. */
   CreatedWorkflow createMoveTables(MoveTablesSpec spec) {
     CreatedWorkflow wf = sandbox.moveTablesCreator().create(spec);
-    awaitRunning(wf);
+    CopyWaiter.awaitCopied(services, wf, COPY_TIMEOUT);
     return wf;
   }
 
   CreatedWorkflow createReshard() {
     CreatedWorkflow wf = sandbox.reshardCreator().create(ReshardSpec.sandbox());
-    awaitRunning(wf);
+    CopyWaiter.awaitCopied(services, wf, COPY_TIMEOUT);
     return wf;
   }
 
@@ -317,19 +301,6 @@ final class SwitchWorld implements AutoCloseable {
     return reader.getWorkflowState(reader.buildTrafficSwitcher(targetKeyspace, workflow), List.of()).summary();
   }
 
-  private void awaitRunning(CreatedWorkflow wf) {
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      for (CreatedWorkflow.Stream s : wf.streams()) {
-        PrimaryEndpoint ep = services.primaries().resolve(wf.targetKeyspace(), s.targetShard());
-        Stream st = services.streams().read(ep, (int) s.id()).orElseThrow();
-        if (st.state() != StreamState.RUNNING || st.copyPending()) {
-          return false;
-        }
-      }
-      return true;
-    });
-  }
-
   /**
    * Waits until the workflow's code has seen its cancellation: a workflow task started after
    * Temporal recorded the request. While a local step runs, that is when the SDK renews the task
@@ -352,39 +323,32 @@ final class SwitchWorld implements AutoCloseable {
   }
 
   Router router() {
-    if (router == null) {
-      router = Router.start(RouterOptions.builder().store(sandbox.store())
-          .mysqlUser(sandbox.options().credentials().user())
-          .mysqlPassword(sandbox.options().credentials().password())
-          .build());
-    }
-    return router;
+    return stack.router();
   }
 
   void onClose(AutoCloseable c) {
     extras.add(c);
   }
 
+  /**
+   * Closes what the test added, stops the worker, then the stack: Temporal, the clients, the
+   * stream runner, the sandbox, and last its data folder (about 0.5 GB a world; a full run starts
+   * some forty worlds), which goes also when something before it fails to close.
+   */
   @Override
   public void close() throws Exception {
-    for (AutoCloseable c : extras) {
-      c.close();
+    try {
+      for (AutoCloseable c : extras) {
+        c.close();
+      }
+      if (realFactory != null) {
+        realFactory.shutdownNow();
+        realFactory.awaitTermination(10, TimeUnit.SECONDS);
+      }
+    } catch (Exception | Error e) {
+      stack.closeAfter(e);
+      throw e;
     }
-    if (router != null) {
-      router.close();
-    }
-    if (env != null) {
-      env.close();
-    } else {
-      realFactory.shutdownNow();
-      realFactory.awaitTermination(10, TimeUnit.SECONDS);
-      realConnection.close();
-    }
-    runner.close();
-    services.close();
-    etcd.close();
-    sandbox.close();
-    // the primaries' data (about 0.5 GB a world); a full run starts some forty worlds
-    Folders.deleteTree(sandbox.options().dataDir());
+    stack.close();
   }
 }

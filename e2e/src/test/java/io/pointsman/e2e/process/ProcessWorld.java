@@ -27,14 +27,12 @@ import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.validate.TopologyValidator;
 import io.pointsman.engine.validate.ValidationReport;
-import io.pointsman.sandbox.cluster.CreatedWorkflow;
+import io.pointsman.sandbox.cluster.CopyWaiter;
 import io.pointsman.sandbox.cluster.MoveTablesSpec;
+import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.cluster.Sandbox;
-import io.pointsman.sandbox.cluster.SandboxOptions;
 import io.pointsman.sandbox.router.Router;
-import io.pointsman.sandbox.router.RouterOptions;
-import io.pointsman.sandbox.streams.StreamRunner;
-import io.pointsman.sandbox.streams.StreamRunnerOptions;
+import io.pointsman.sandbox.stack.SandboxStack;
 import io.pointsman.worker.TemporalDevServer;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -42,8 +40,6 @@ import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testserver.TestServer;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,8 +57,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The sandbox's MoveTables world with pointsman running out of process: this JVM serves Temporal
- * (the SDK's test server on a port, or starts the real dev server as a child process), etcd roots, the MariaDB primaries, the stream runner and the
- * router, but runs no pointsman worker. Workflows and activities run only in {@link WorkerProcess}es
+ * (the SDK's test server on a port, or starts the real dev server as a child process) and, in a
+ * {@link SandboxStack}, etcd roots, the MariaDB primaries, the stream runner and the router, but
+ * runs no pointsman worker. Workflows and activities run only in {@link WorkerProcess}es
  * it starts, every one of which it stops on close.
  */
 final class ProcessWorld implements AutoCloseable {
@@ -70,6 +67,7 @@ final class ProcessWorld implements AutoCloseable {
   static final String TARGET = "customer";
   static final String SOURCE = "commerce";
   static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
+  private static final Duration COPY_TIMEOUT = Duration.ofSeconds(90);
   private static final Logger log = LoggerFactory.getLogger(ProcessWorld.class);
 
   final Sandbox sandbox;
@@ -78,46 +76,39 @@ final class ProcessWorld implements AutoCloseable {
   final Services services;
   final TopologyValidator validator;
   final String taskQueue = "pointsman-process-" + UUID.randomUUID();
-  /** The sandbox's data, deleted on close. */
-  private final Path dir;
+  /** The sandbox (in its folder's {@code sandbox/}), the stream runner, Temporal and the clients; closed in reverse. */
+  private final SandboxStack stack;
   /** The workers' output, kept in the module's target folder for a look after a failure. */
   private final Path logs;
   private final Path workerJar;
   private final String temporalAddress;
-  private final WorkflowServiceStubs stubs;
   private final WorkflowClient client;
-  private final List<AutoCloseable> closeables = new ArrayList<>();
   private final List<WorkerProcess> workers = new CopyOnWriteArrayList<>();
   /** Kills the workers when this JVM ends without closing the world (a surefire timeout); else they poll on forever. */
   private final Thread killWorkersOnExit = new Thread(this::stopWorkers, "process-world-exit");
-  private StreamRunner runner;
-  private Router router;
   private int workerCount;
 
-  private ProcessWorld(Path dir, Path workerJar, Sandbox sandbox, boolean realTemporal) {
-    this.dir = dir;
-    this.logs = Path.of("target", "process-e2e-logs", dir.getFileName().toString()).toAbsolutePath();
+  private ProcessWorld(SandboxStack stack, Path workerJar, boolean realTemporal) {
+    this.stack = stack;
+    this.logs = Path.of("target", "process-e2e-logs", stack.dir().getFileName().toString()).toAbsolutePath();
     this.workerJar = workerJar;
-    this.sandbox = sandbox;
+    this.sandbox = stack.sandbox();
     this.paths = sandbox.options().topoPaths();
-    this.etcd = TestEtcd.client();
-    closeables.add(etcd);
-    this.services = new Services(etcd, paths, sandbox.mysqlOptions());
-    closeables.add(services);
+    this.etcd = stack.open(TestEtcd.client());
+    this.services = stack.open(new Services(etcd, paths, sandbox.mysqlOptions()));
     this.validator = new TopologyValidator(etcd, paths, services);
     if (realTemporal) {
-      TemporalDevServer server = TemporalDevServer.start(Path.of(TestServices.temporalBinary()), dir.resolve("temporal"));
-      closeables.add(server);
+      TemporalDevServer server = stack.open(
+          TemporalDevServer.start(Path.of(TestServices.temporalBinary()), stack.dir().resolve("temporal")));
       this.temporalAddress = server.address();
     } else {
-      int port = freePort();
-      TestServer.PortBoundTestServer temporal = TestServer.createPortBoundServer(port);
-      closeables.add(temporal);
+      int port = Ports.freePort();
+      stack.open(TestServer.createPortBoundServer(port));
       this.temporalAddress = "127.0.0.1:" + port;
     }
-    this.stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
         .setTarget(temporalAddress).build());
-    closeables.add(stubs::shutdownNow);
+    stack.open(stubs::shutdownNow);
     this.client = WorkflowClient.newInstance(stubs);
     Runtime.getRuntime().addShutdownHook(killWorkersOnExit);
   }
@@ -136,34 +127,23 @@ final class ProcessWorld implements AutoCloseable {
    */
   static ProcessWorld start(boolean realTemporal) throws Exception {
     Path jar = WorkerProcess.packagedJar();
-    Path dir = Files.createTempDirectory("pointsman-process-e2e");
+    // a fresh topology root: worlds on the shared test etcd must not see each other's keys
     String root = "/pointsman-process-e2e/" + UUID.randomUUID();
-    Sandbox sandbox = Sandbox.up(SandboxOptions.builder()
-        .dataDir(dir.resolve("sandbox"))
-        .basePort(freeBase())
-        .etcdEndpoint(TestServices.etcdEndpoint())
-        .topologyRoots(root + "/global", root)
-        .withoutReshardTargets()
-        .stopOnJvmExit(true)
-        .build());
+    SandboxStack stack = SandboxStack.in("pointsman-process-e2e").sandboxSubfolder("sandbox")
+        .sandbox(b -> b.basePort(Ports.spreadBasePort())
+            .etcdEndpoint(TestServices.etcdEndpoint())
+            .topologyRoots(root + "/global", root)
+            .withoutReshardTargets())
+        .start();
     ProcessWorld world;
     try {
-      world = new ProcessWorld(dir, jar, sandbox, realTemporal);
-    } catch (RuntimeException e) {
-      sandbox.close();
+      world = new ProcessWorld(stack, jar, realTemporal);
+    } catch (RuntimeException | Error e) {
+      stack.closeAfter(e);
       throw e;
     }
     try {
-      world.runner = StreamRunner.start(StreamRunnerOptions.builder()
-          .topology(sandbox.store())
-          .mysqlCredentials(sandbox.options().credentials().user(), sandbox.options().credentials().password())
-          .pollInterval(Duration.ofMillis(100))
-          .heartbeatInterval(Duration.ofMillis(500))
-          .build());
-      world.router = Router.start(RouterOptions.builder().store(sandbox.store())
-          .mysqlUser(sandbox.options().credentials().user())
-          .mysqlPassword(sandbox.options().credentials().password())
-          .build());
+      stack.router();
       world.createMoveTables();
       return world;
     } catch (Exception | Error e) {
@@ -261,7 +241,7 @@ final class ProcessWorld implements AutoCloseable {
   }
 
   Router router() {
-    return router;
+    return stack.router();
   }
 
   /** The validator's report, naming also any lock key still held for a run this server says has ended. */
@@ -358,16 +338,7 @@ final class ProcessWorld implements AutoCloseable {
   }
 
   private void createMoveTables() {
-    CreatedWorkflow wf = sandbox.moveTablesCreator().create(MoveTablesSpec.sandbox());
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      for (CreatedWorkflow.Stream s : wf.streams()) {
-        Stream st = services.streams().read(primary(wf.targetKeyspace(), s.targetShard()), (int) s.id()).orElseThrow();
-        if (st.state() != StreamState.RUNNING || st.copyPending()) {
-          return false;
-        }
-      }
-      return true;
-    });
+    CopyWaiter.awaitCopied(services, sandbox.moveTablesCreator().create(MoveTablesSpec.sandbox()), COPY_TIMEOUT);
   }
 
   /** The last lines of every worker's output, for a failure message. */
@@ -391,6 +362,7 @@ final class ProcessWorld implements AutoCloseable {
     }
   }
 
+  /** Stops the workers, then the stack: the router, Temporal, the clients, the stream runner, the sandbox, its folder. */
   @Override
   public void close() throws Exception {
     stopWorkers();
@@ -399,56 +371,6 @@ final class ProcessWorld implements AutoCloseable {
     } catch (IllegalStateException shuttingDown) {
       // the hook runs or ran already
     }
-    Exception failure = null;
-    List<AutoCloseable> order = new ArrayList<>();
-    if (router != null) {
-      order.add(router);
-    }
-    if (runner != null) {
-      order.add(runner);
-    }
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      order.add(closeables.get(i));
-    }
-    order.add(sandbox);
-    order.add(() -> deleteRecursively(dir));
-    for (AutoCloseable c : order) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
-  }
-
-  private static void deleteRecursively(Path root) throws IOException {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (java.util.stream.Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
-  }
-
-  /** Base ports spread by test run so that suites on one machine do not collide. */
-  private static int freeBase() {
-    return 20000 + (int) (ProcessHandle.current().pid() % 200) * 50 + (int) (System.nanoTime() % 40);
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
+    stack.close();
   }
 }

@@ -22,6 +22,14 @@ public final class Ports {
     }
   }
 
+  /**
+   * A first MariaDB port for a test world, spread by process and time between 20000 and 29999 (below
+   * the kernel's ephemeral range), so two suites running at once on one machine do not collide.
+   */
+  public static int spreadBasePort() {
+    return 20000 + (int) (ProcessHandle.current().pid() % 200) * 50 + (int) (System.nanoTime() % 40);
+  }
+
   /** Whether something accepts connections on 127.0.0.1:port. */
   public static boolean isListening(int port) {
     try (Socket s = new Socket()) {

@@ -1,0 +1,84 @@
+package io.pointsman.sandbox.stack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.sandbox.cluster.Ports;
+import io.pointsman.sandbox.cluster.RunningPrimary;
+import io.pointsman.sandbox.cluster.ServerProcesses;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The stack owns its folder: what it started stops in reverse, the folder goes last, and a start
+ * that fails half-way leaves neither a server nor a folder behind (a leaked world holds about half
+ * a gigabyte).
+ */
+@Timeout(value = 3, unit = TimeUnit.MINUTES)
+class SandboxStackTest {
+  private static final Path TMP = Path.of(System.getProperty("java.io.tmpdir"));
+  /**
+   * Every folder of this test starts with it, so leftovers are found even after the folder is gone;
+   * short, as MariaDB's socket path in the folder may not pass 107 bytes.
+   */
+  private final String prefix = "pm-stack-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+
+  @AfterEach
+  void stopLeftovers() {
+    ServerProcesses.stopAll(TMP.resolve(prefix));
+  }
+
+  @Test
+  void closeStopsWhatWasOpenedNewestFirstThenTheSandboxAndDeletesTheFolder() {
+    SandboxStack stack = SandboxStack.in(prefix)
+        .sandbox(b -> b.basePort(0).etcdPorts(0, 0).withoutReshardTargets())
+        .start();
+    Path dir = stack.dir();
+    List<Integer> ports = new ArrayList<>(stack.sandbox().primaries().stream().map(RunningPrimary::port).toList());
+    ports.add(URI.create(stack.sandbox().etcdEndpoint()).getPort());
+    assertThat(dir.getFileName().toString()).startsWith(prefix);
+    assertThat(ServerProcesses.using(dir)).as("etcd and three primaries").hasSize(4);
+    List<String> closed = new ArrayList<>();
+    stack.open(() -> closed.add("first; servers up: " + ports.stream().allMatch(Ports::isListening)));
+    stack.open(() -> closed.add("second"));
+
+    stack.close();
+
+    assertThat(closed).containsExactly("second", "first; servers up: true");
+    assertThat(ports).noneMatch(Ports::isListening);
+    assertThat(ServerProcesses.using(dir)).isEmpty();
+    assertThat(dir).doesNotExist();
+    stack.close();
+    assertThat(closed).as("nothing is closed twice").hasSize(2);
+  }
+
+  @Test
+  void aStartThatFailsHalfWayLeavesNoServerAndNoFolder() throws IOException {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      // the second primary's port is taken: etcd and the first primary have started by then
+      int basePort = taken.getLocalPort() - 1;
+      assertThatThrownBy(() -> SandboxStack.in(prefix)
+              .sandbox(b -> b.basePort(basePort).etcdPorts(0, 0).withoutReshardTargets())
+              .start())
+          .isInstanceOf(PointsmanException.class)
+          .hasMessageContaining("is already in use");
+    }
+    assertThat(ServerProcesses.using(TMP.resolve(prefix))).isEmpty();
+    try (Stream<Path> left = Files.list(TMP)) {
+      assertThat(left.filter(p -> p.getFileName().toString().startsWith(prefix))).isEmpty();
+    }
+  }
+}

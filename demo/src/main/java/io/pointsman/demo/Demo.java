@@ -12,6 +12,7 @@ import io.pointsman.sandbox.load.LoadWriter;
 import io.pointsman.sandbox.load.VerificationReport;
 import io.pointsman.sandbox.load.WriteFactory;
 import io.pointsman.sandbox.router.Router;
+import io.pointsman.sandbox.stack.OpenedParts;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
@@ -77,11 +78,11 @@ public final class Demo {
    */
   static DemoReport run(DemoOptions options) {
     PrintStream out = options.out();
-    Teardown teardown = new Teardown();
+    OpenedParts teardown = new OpenedParts();
     Thread hook = new Thread(() -> {
       out.println();
       out.println("Interrupted: stopping everything the demo started");
-      teardown.close();
+      teardown.closeAll("everything the demo started");
     }, "pointsman-demo-teardown");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
@@ -89,7 +90,7 @@ public final class Demo {
     } finally {
       out.println();
       out.println("== Stopping everything the demo started");
-      teardown.close();
+      teardown.closeAll("everything the demo started");
       out.println("   done: no server of the demo is running and its data folder is deleted");
       out.flush();
       try {
@@ -105,13 +106,13 @@ public final class Demo {
    * workflow, left running for the CLI in another terminal until Ctrl-C.
    */
   static void playground(int temporalPort) {
-    Teardown teardown = new Teardown();
+    OpenedParts teardown = new OpenedParts();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       System.out.println();
       System.out.println("Stopping the playground");
       try {
-        teardown.close();
+        teardown.closeAll("everything the demo started");
       } finally {
         stopped.countDown();
       }
@@ -145,10 +146,10 @@ public final class Demo {
   /** One run of the demo. */
   private static final class Run {
     private final DemoOptions options;
-    private final Teardown teardown;
+    private final OpenedParts teardown;
     private final Narrator narrator;
 
-    Run(DemoOptions options, Teardown teardown) {
+    Run(DemoOptions options, OpenedParts teardown) {
       this.options = options;
       this.teardown = teardown;
       this.narrator = new Narrator(options.out());

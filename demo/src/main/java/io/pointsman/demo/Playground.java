@@ -9,6 +9,7 @@ import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.RunningPrimary;
 import io.pointsman.sandbox.cluster.Sandbox;
 import io.pointsman.sandbox.router.Router;
+import io.pointsman.sandbox.stack.OpenedParts;
 import io.pointsman.sandbox.stack.SandboxStack;
 import io.pointsman.worker.DevMode;
 import io.pointsman.worker.TemporalDevServer;
@@ -24,7 +25,7 @@ import java.util.List;
  * sandbox (etcd and the MariaDB primaries of commerce/0, customer/-80 and customer/80-, in a
  * fresh data folder), the stream runner, dev mode (the Temporal dev server, or the SDK's test server, and a pointsman worker),
  * and the MoveTables workflow {@code commerce2customer}, copied and replicating. Whatever it
- * starts is registered with the caller's {@link Teardown}, so it is stopped even when the start
+ * starts is registered with the caller's {@link OpenedParts}, so it is stopped even when the start
  * fails half-way.
  */
 final class Playground {
@@ -54,7 +55,7 @@ final class Playground {
   /**
    * @param temporalPort the port dev mode serves Temporal on
    */
-  static Playground start(Teardown teardown, Narrator narrator, int temporalPort) {
+  static Playground start(OpenedParts teardown, Narrator narrator, int temporalPort) {
     List<Integer> ports = new ArrayList<>();
     narrator.step("The sandbox: etcd and three MariaDB primaries on loopback (commerce/0, customer/-80, customer/80-)");
     SandboxStack stack = teardown.add("the sandbox, its stream runner and data folder",

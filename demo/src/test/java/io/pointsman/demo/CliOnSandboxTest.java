@@ -11,6 +11,7 @@ import io.grpc.StatusRuntimeException;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.sandbox.cluster.Ports;
+import io.pointsman.sandbox.stack.OpenedParts;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowServiceException;
@@ -40,16 +41,16 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(600)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class CliOnSandboxTest {
-  private static Teardown teardown;
+  private static OpenedParts teardown;
   private static Playground world;
 
   @BeforeAll
   static void up() {
-    teardown = new Teardown();
+    teardown = new OpenedParts();
     try {
       world = Playground.start(teardown, new Narrator(System.out), Ports.freePort());
     } catch (RuntimeException e) {
-      teardown.close();
+      teardown.closeAll("the playground");
       throw e;
     }
   }
@@ -57,7 +58,7 @@ class CliOnSandboxTest {
   @AfterAll
   static void down() {
     if (teardown != null) {
-      teardown.close();
+      teardown.closeAll("the playground");
     }
   }
 

@@ -6,6 +6,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.sandbox.cluster.Ports;
+import io.pointsman.sandbox.stack.OpenedParts;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -22,19 +23,19 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(300)
 class ValidateCommandTest {
-  private static Teardown teardown;
+  private static OpenedParts teardown;
   private static Playground world;
 
   @BeforeAll
   static void up() throws Exception {
-    teardown = new Teardown();
+    teardown = new OpenedParts();
     world = Playground.start(teardown, new Narrator(System.out), Ports.freePort());
   }
 
   @AfterAll
   static void down() {
     if (teardown != null) {
-      teardown.close();
+      teardown.closeAll("the playground");
     }
   }
 

@@ -5,13 +5,14 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Objects;
 
 /**
- * What a stack started, closed in reverse order: a part is closed before the parts it was started
- * on. A part that fails to close does not keep the others running; its failure is reported after
- * all were tried. Closing twice closes nothing twice.
+ * What a stack (or the demo) started, closed in reverse order: a part is closed before the parts it
+ * was started on. A part that fails to close does not keep the others running; its failure is
+ * reported after all were tried. Closing twice closes nothing twice.
  */
-final class OpenedParts {
+public final class OpenedParts {
   private final Deque<AutoCloseable> parts = new ArrayDeque<>();
   private boolean closed;
 
@@ -32,11 +33,31 @@ final class OpenedParts {
   }
 
   /**
+   * Registers a part under a name its close failure is reported with; returns it for chaining.
+   *
+   * @throws PointsmanException FAILED_PRECONDITION when the whole is closed already (see {@link #push})
+   */
+  public <T extends AutoCloseable> T add(String what, T part) {
+    Objects.requireNonNull(part, "part");
+    push(() -> {
+      try {
+        part.close();
+      } catch (Exception e) {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        throw new IllegalStateException("could not stop " + what + ": " + e.getMessage(), e);
+      }
+    });
+    return part;
+  }
+
+  /**
    * @param what names the whole, for the failure's message
    * @throws PointsmanException INTERNAL after every part was tried, when one or more failed to
    *     close: the first as cause, the others suppressed
    */
-  synchronized void closeAll(String what) {
+  public synchronized void closeAll(String what) {
     closed = true;
     List<Exception> failures = new ArrayList<>();
     while (!parts.isEmpty()) {

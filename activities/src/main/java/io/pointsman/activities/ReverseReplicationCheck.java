@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
  * Vitess's checks before a write switch that starts reverse replication, asked before anything
@@ -24,9 +25,12 @@ final class ReverseReplicationCheck {
   static final List<TabletType> DEFAULT_TYPES = List.of(TabletType.REPLICA, TabletType.RDONLY, TabletType.PRIMARY);
 
   private final Function<ShardRef, PrimaryPorts> ports;
+  private final UnaryOperator<List<String>> cellsOf;
 
-  ReverseReplicationCheck(Function<ShardRef, PrimaryPorts> ports) {
+  /** @param cellsOf the cells named, each cell alias read as its cells (TopologySwitcher#cells) */
+  ReverseReplicationCheck(Function<ShardRef, PrimaryPorts> ports, UnaryOperator<List<String>> cellsOf) {
     this.ports = Objects.requireNonNull(ports, "ports");
+    this.cellsOf = Objects.requireNonNull(cellsOf, "cellsOf");
   }
 
   /** Why the switch must not start, or "" when it may. */
@@ -40,7 +44,9 @@ final class ReverseReplicationCheck {
         + " vreplication workflow in the " + w.sourceKeyspace() + " keyspace: " + why)));
     ShardRef first = new ShardRef(w.targetKeyspace(), w.targetShards().get(0));
     Optional<Stream> stream = ports.apply(first).streams().read(first, w.workflow()).stream().findFirst();
-    List<String> where = cells.isEmpty() ? stream.map(s -> split(s.cell())).orElse(List.of()) : cells;
+    List<String> named = cells.isEmpty() ? stream.map(s -> split(s.cell())).orElse(List.of()) : cells;
+    // none named: each shard's primary's cell, which the port knows
+    List<String> where = named.isEmpty() ? List.of() : cellsOf.apply(named);
     List<TabletType> types = stream.map(s -> tabletTypes(s.tabletTypes())).orElse(DEFAULT_TYPES);
     List<Optional<String>> tablets = FanOut.map(w.targetShards(), shard -> {
       ShardRef target = new ShardRef(w.targetKeyspace(), shard);

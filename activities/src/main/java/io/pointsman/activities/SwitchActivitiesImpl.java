@@ -76,7 +76,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     this.fencing = new PrimaryFencing(services.primaries());
     this.others = new OtherStreamsReader(services.store(), services::primary);
     this.sequencePlanner = new SequencePlanner(services.store());
-    this.reverseReplication = new ReverseReplicationCheck(services::primary);
+    this.reverseReplication = new ReverseReplicationCheck(services::primary, topology::cells);
     this.clock = clock;
   }
 

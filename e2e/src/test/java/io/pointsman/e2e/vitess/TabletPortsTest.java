@@ -13,6 +13,7 @@ import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.lock.EtcdLockService;
 import io.pointsman.engine.lock.HeldLock;
@@ -233,6 +234,24 @@ class TabletPortsTest {
    * Written on a target shard, whose binlog no stream reads, and naming a table no stream copies: a
    * journal in a streamed binlog would make the streams act on it.
    */
+  /**
+   * Vitess's pre-checks of reverse replication as the tablets answer them: vt_filtered may manage
+   * VReplication rows here, a healthy tablet of a type the shard has is found (in the primary's cell
+   * when none is named), and one of a type it lacks, or in a cell it is not in, is not.
+   */
+  @Test
+  void theReadinessChecksFindThePrimaryAndNoTabletOfATypeOrCellTheShardLacks() {
+    ShardRef t = TARGETS.get(0);
+    assertThat(ports.readiness().vreplicationPermissionProblem(COMMERCE)).isEmpty();
+    assertThat(ports.readiness().noTabletToStreamFrom(t, List.of(), List.of(TabletType.REPLICA, TabletType.PRIMARY)))
+        .isEmpty();
+    assertThat(ports.readiness().noTabletToStreamFrom(t, List.of(), List.of(TabletType.RDONLY)))
+        .hasValueSatisfying(why -> assertThat(why).contains("no tablet found to source data in keyspace customer,"
+            + " shard " + t.shard()).contains("tablet types [RDONLY]"));
+    assertThat(ports.readiness().noTabletToStreamFrom(t, List.of("nowhere"), List.of(TabletType.PRIMARY)))
+        .hasValueSatisfying(why -> assertThat(why).contains("cells [nowhere]"));
+  }
+
   @Test
   void aJournalWrittenThroughThePortIsReadBackInVitessTextFormat() throws Exception {
     ShardRef source = TARGETS.get(0);

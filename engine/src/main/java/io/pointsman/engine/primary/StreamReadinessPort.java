@@ -18,7 +18,7 @@ public interface StreamReadinessPort {
   /**
    * Why no tablet of the shard could be streamed from, or empty when one can.
    *
-   * @param cells the cells (or cell aliases) to look in; empty for the primary's cell
+   * @param cells the cells to look in (aliases already read as their cells); empty for the primary's cell
    * @param tabletTypes the tablet types the streams may read from
    */
   Optional<String> noTabletToStreamFrom(ShardRef shard, List<String> cells, List<TabletType> tabletTypes);

@@ -7,16 +7,13 @@ import io.pointsman.engine.primary.StreamReadinessPort;
 import io.pointsman.engine.tablet.TabletEndpoint;
 import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.topo.TabletAlias;
-import io.pointsman.engine.topo.TopoKeys;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Tablet;
 import io.vitess.proto.Query.StreamHealthResponse;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * {@link StreamReadinessPort} as vtctld judges it: the primary's own permission test
@@ -84,20 +81,8 @@ public final class TabletStreamReadiness implements StreamReadinessPort {
     }
   }
 
-  /** The cells asked, an alias standing for its cells; none asked: the primary's cell. */
+  /** The cells asked (aliases already read as their cells); none asked: the primary's cell. */
   private List<String> cells(ShardRef shard, List<String> asked) {
-    TopoKeys keys = topo.keys();
-    if (asked.isEmpty()) {
-      return List.of(primaries.resolve(shard).endpoint().alias().cell());
-    }
-    Set<String> out = new LinkedHashSet<>();
-    for (String cell : asked) {
-      if (topo.get(keys.cellInfo(cell)).isPresent()) {
-        out.add(cell);
-      } else {
-        topo.get(keys.cellsAlias(cell)).ifPresent(a -> out.addAll(a.value().cells()));
-      }
-    }
-    return List.copyOf(out);
+    return asked.isEmpty() ? List.of(primaries.resolve(shard).endpoint().alias().cell()) : asked;
   }
 }

@@ -69,6 +69,11 @@ class VitessFlagsTest {
       assertThat(r.exitCode()).as(args.toString()).isEqualTo(2);
       assertThat(r.err()).as(args.toString()).contains(expected).contains("Nothing was started");
     }
+    CliRun reshard = CliRun.of("--temporal-address", "127.0.0.1:1", "Reshard", "-w", "cust2cust", "--target-keyspace",
+        "customer", "SwitchTraffic", "--initialize-target-sequences");
+    assertThat(reshard.exitCode()).as("Reshard SwitchTraffic has no such flag in vtctldclient").isEqualTo(2);
+    assertThat(reshard.err()).contains("invalid value for --initialize-target-sequences: it applies to MoveTables"
+        + " SwitchTraffic only").contains("Nothing was started");
     CliRun shardName = run("SwitchTraffic", "--shards", "nope!");
     assertThat(shardName.exitCode()).isEqualTo(2);
     assertThat(shardName.err()).contains("invalid value for --shards");

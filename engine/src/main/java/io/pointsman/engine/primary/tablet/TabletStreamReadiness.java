@@ -61,7 +61,8 @@ public final class TabletStreamReadiness implements StreamReadinessPort {
       }
     }
     return Optional.of("no tablet found to source data in keyspace " + shard.keyspace() + ", shard " + shard.shard()
-        + " (cells " + looked + ", tablet types " + tabletTypes + ")" + (why.isEmpty() ? "" : ": " + String.join("; ", why)));
+        + " (cells " + looked + ", tablet types " + tabletTypes + ")"
+        + (why.isEmpty() ? "" : ": " + String.join("; ", why)));
   }
 
   /** Why this tablet cannot be streamed from, or empty when its health report says it can. */

@@ -12,6 +12,7 @@ import io.pointsman.api.model.SavedStream;
 import io.pointsman.api.model.SequencePlan;
 import io.pointsman.api.model.SequenceValue;
 import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.StreamMigration;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.engine.Services;
@@ -31,6 +32,7 @@ import io.pointsman.engine.sequences.SequencePlanner;
 import io.pointsman.engine.sequences.TargetSequences;
 import io.pointsman.engine.switching.MigrationReader;
 import io.pointsman.engine.switching.OtherStreamsReader;
+import io.pointsman.engine.switching.StreamMigrator;
 import io.pointsman.engine.switching.TopologySwitcher;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.VSchema;
@@ -41,6 +43,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,6 +64,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   private final MigrationReader reader;
   private final PrimaryFencing fencing;
   private final OtherStreamsReader others;
+  private final StreamMigrator migrator;
   private final SequencePlanner sequencePlanner;
   private final ReverseReplicationCheck reverseReplication;
   private final Clock clock;
@@ -75,6 +79,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     this.reader = new MigrationReader(services.store(), services::primary);
     this.fencing = new PrimaryFencing(services.primaries());
     this.others = new OtherStreamsReader(services.store(), services::primary);
+    this.migrator = new StreamMigrator(others, services::primary);
     this.sequencePlanner = new SequencePlanner(services.store());
     this.reverseReplication = new ReverseReplicationCheck(services::primary, topology::cells);
     this.clock = clock;
@@ -128,6 +133,49 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void checkStreamMigration(MigrationInfo w) {
     ActivityFailures.translate(() -> others.checkWriteSwitch(w));
+  }
+
+  @Override
+  public StreamMigration planStreamMigration(MigrationInfo w) {
+    return ActivityFailures.translate(() -> migrator.plan(w, shards(w)));
+  }
+
+  @Override
+  public StreamMigration stopStreams(MigrationInfo w, StreamMigration plan, Duration timeout, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    return ActivityFailures.translate(() -> {
+      try (Heartbeater hb = Heartbeater.start()) {
+        checkHeld(locks);
+        return migrator.stop(w, plan, timeout, locks, shards(w));
+      }
+    });
+  }
+
+  @Override
+  public void migrateStreams(MigrationInfo w, StreamMigration stopped, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    ActivityFailures.translate(() -> {
+      checkHeld(locks);
+      migrator.migrate(w, stopped, locks, shards(w));
+    });
+  }
+
+  @Override
+  public void cancelStreamMigration(MigrationInfo w, StreamMigration plan, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    ActivityFailures.translate(() -> {
+      checkHeld(locks);
+      migrator.cancel(w, plan, locks, shards(w));
+    });
+  }
+
+  @Override
+  public List<String> finalizeStreamMigration(MigrationInfo w, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    return ActivityFailures.translate(() -> {
+      checkHeld(locks);
+      return migrator.finish(w, locks, shards(w));
+    });
   }
 
   @Override
@@ -349,7 +397,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public void createJournals(MigrationInfo info, Map<String, String> sourcePositions,
-      Map<String, String> targetPositions, LockSet stepLocks) {
+      Map<String, String> targetPositions, List<String> sourceWorkflows, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       List<Journal.ShardGtid> gtids = info.targetShards().stream()
@@ -361,16 +409,23 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       // Heartbeats: outside the local chain it has a heartbeat timeout, and reads and writes every source.
       try (Heartbeater hb = Heartbeater.start()) {
         checkHeld(locks);
+        List<Optional<Journal>> existing = FanOut.map(info.sourceShards(), shard -> {
+          ShardRef source = source(info, shard);
+          return ports(source).journals().read(source, info.migrationId());
+        });
+        // Resuming after the point of no return: the journals missing say what the written ones say.
+        List<String> workflows = existing.stream().flatMap(Optional::stream).findFirst().map(Journal::sourceWorkflows)
+            .orElse(sourceWorkflows == null ? List.of() : sourceWorkflows);
         FanOut.forEach(info.sourceShards(), shard -> {
+          if (existing.get(info.sourceShards().indexOf(shard)).isPresent()) {
+            return; // written by an earlier attempt
+          }
           ShardRef source = source(info, shard);
           PrimaryPorts at = ports(source);
-          if (at.journals().read(source, info.migrationId()).isPresent()) {
-            return; // written by an earlier attempt: resuming after the point of no return
-          }
           String local = sourcePositions.get(shard);
           at.journals().create(source, new Journal(info.migrationId(), type, info.tables(),
               local == null ? at.positions().current(source) : Position.parse(local), gtids, participants,
-              List.of()), locks);
+              workflows), locks);
         });
       }
     });
@@ -471,6 +526,11 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   /** A source shard, once its primary is checked to be the planned one (when the switch planned them). */
+  /** The shards of {@code w}, each checked against its planned primary. */
+  private StreamMigrator.Shards shards(MigrationInfo w) {
+    return (keyspace, shard) -> fencing.check(w, keyspace, shard);
+  }
+
   private ShardRef source(MigrationInfo info, String shard) {
     return fencing.check(info, info.sourceKeyspace(), shard);
   }

@@ -82,7 +82,8 @@ class SwitchStepHeartbeatTest {
 
   @Test
   void createJournalsHeartbeats() {
-    assertHeartbeats(s -> s.createJournals(INFO, Map.of("0", "MariaDB/0-1-1"), Map.of("0", "MariaDB/0-1-1"), LOCKS));
+    assertHeartbeats(s -> s.createJournals(INFO, Map.of("0", "MariaDB/0-1-1"), Map.of("0", "MariaDB/0-1-1"),
+        List.of(), LOCKS));
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.SavedStream;
 import io.pointsman.api.model.SequencePlan;
+import io.pointsman.api.model.StreamMigration;
 import io.pointsman.api.model.SequenceValue;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.model.TabletType;
@@ -273,6 +274,31 @@ public final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
+    public StreamMigration planStreamMigration(MigrationInfo w) {
+      return call("planStreamMigration", null, () -> real.planStreamMigration(w));
+    }
+
+    @Override
+    public StreamMigration stopStreams(MigrationInfo w, StreamMigration plan, Duration timeout, LockSet locks) {
+      return call("stopStreams", locks, () -> real.stopStreams(w, plan, timeout, locks));
+    }
+
+    @Override
+    public void migrateStreams(MigrationInfo w, StreamMigration stopped, LockSet locks) {
+      run("migrateStreams", locks, () -> real.migrateStreams(w, stopped, locks));
+    }
+
+    @Override
+    public void cancelStreamMigration(MigrationInfo w, StreamMigration plan, LockSet locks) {
+      run("cancelStreamMigration", locks, () -> real.cancelStreamMigration(w, plan, locks));
+    }
+
+    @Override
+    public List<String> finalizeStreamMigration(MigrationInfo w, LockSet locks) {
+      return call("finalizeStreamMigration", locks, () -> real.finalizeStreamMigration(w, locks));
+    }
+
+    @Override
     public void checkSourceShardsDeletion(MigrationInfo info) {
       run("checkSourceShardsDeletion", null, () -> real.checkSourceShardsDeletion(info));
     }
@@ -361,8 +387,9 @@ public final class FaultInjection implements UnaryOperator<SwitchActivities> {
 
     @Override
     public void createJournals(MigrationInfo info, Map<String, String> sourcePositions,
-        Map<String, String> targetPositions, LockSet locks) {
-      run("createJournals", locks, () -> real.createJournals(info, sourcePositions, targetPositions, locks));
+        Map<String, String> targetPositions, List<String> sourceWorkflows, LockSet locks) {
+      run("createJournals", locks,
+          () -> real.createJournals(info, sourcePositions, targetPositions, sourceWorkflows, locks));
     }
 
     @Override

@@ -25,10 +25,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Streams of another workflow on a Reshard's source shards would be left behind by its write
- * switch (Vitess migrates them, pointsman cannot yet): SwitchTraffic and its dry run refuse before
- * any change, naming the workflow and shards. Once switched, Complete refuses to delete source
- * shards that another workflow's stream still reads from. etcd and every primary stay as they were.
+ * A stream of another workflow on a Reshard's source shards that cannot be migrated (stopped, as a
+ * workflow's create leaves it, so no undo could tell it from one the migration stopped):
+ * SwitchTraffic and its dry run refuse before any change, naming the workflow, shard and why. Once
+ * switched, Complete refuses to delete source shards that another workflow's stream still reads from. etcd and every primary stay as they were.
  */
 @Timeout(600)
 class StreamMigrationRefusalTest {
@@ -48,10 +48,9 @@ class StreamMigrationRefusalTest {
         ApplicationFailure cause = refused(() -> world.workflow(SwitchTrafficWorkflow.class,
             "SwitchTraffic-streams-" + UUID.randomUUID()).switchTraffic(r), "dry run " + r.dryRun());
         assertThat(cause.getOriginalMessage()).isEqualTo("cannot switch writes of Reshard customer." + WORKFLOW
-            + ": the primaries of its source shards [-80, 80-] run streams of other workflows (workflow mat_orders"
-            + " on shards [80-]), which Vitess's SwitchTraffic stops and recreates on the target shards; pointsman"
-            + " cannot migrate them yet: switch with vtctldclient, or stop and delete those workflows first;"
-            + " nothing was changed");
+            + ": the streams of other workflows on its source shards cannot be migrated to the target shards:"
+            + " workflow mat_orders on shard 80- (stream " + foreign + ") is Stopped, not Running: start it or"
+            + " delete it first; nothing was changed");
       }
       WorldSnapshot after = WorldSnapshot.take(world);
       assertThat(after.differencesTo(before)).as("nothing changed").isEmpty();
@@ -73,9 +72,8 @@ class StreamMigrationRefusalTest {
             "Complete-streams-" + UUID.randomUUID()).complete(r), "complete, dry run " + r.dryRun());
         assertThat(cause.getOriginalMessage()).isEqualTo("cannot complete Reshard customer." + WORKFLOW
             + ": deleting its source shards customer [-80, 80-] would strand them: streams of other workflows read"
-            + " from them (workflow commerce.customer2commerce from shards [-80]); pointsman cannot migrate streams"
-            + " yet: move or delete those workflows first (vtctldclient);"
-            + " nothing was changed");
+            + " from them (workflow commerce.customer2commerce from shards [-80]); move or delete those workflows"
+            + " first (vtctldclient); nothing was changed");
       }
       WorldSnapshot afterComplete = WorldSnapshot.take(world);
       assertThat(afterComplete.differencesTo(beforeComplete)).as("nothing changed by Complete").isEmpty();

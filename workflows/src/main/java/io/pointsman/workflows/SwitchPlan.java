@@ -4,6 +4,7 @@ import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.SequenceValue;
+import io.pointsman.api.model.StreamMigration;
 import io.pointsman.api.model.StreamRef;
 import io.pointsman.api.model.TabletType;
 import java.util.ArrayList;
@@ -59,7 +60,7 @@ final class SwitchPlan {
   }
 
   void writes(MigrationInfo w, Map<String, String> sourcePositions, String timeout, boolean reverseReplication,
-      boolean resetSequences, List<SequenceValue> sequences) {
+      boolean resetSequences, List<SequenceValue> sequences, StreamMigration migration) {
     String what = w.migrationType() == MigrationType.TABLES ? "tables " + w.tables() : "shards " + w.sourceShards();
     // Vitess locks keyspaces only; pointsman also holds the shard locks, so no reparent runs meanwhile.
     w.sourceShards().forEach(shard -> shardLocks.add(w.sourceKeyspace() + "/" + shard));
@@ -69,7 +70,23 @@ final class SwitchPlan {
     lines.add("Stop writes on keyspace " + w.sourceKeyspace() + " for " + what + ": "
         + positions(w.sourceKeyspace(), sourcePositions));
     lines.add("Deny writes on the source primaries (write barrier) and drain transactions in flight");
+    if (!migration.isEmpty()) {
+      lines.add("Stop streams on keyspace " + w.sourceKeyspace() + ": " + migration.streams().stream()
+          .map(m -> "id:" + m.id() + ";shard:" + m.shard() + ";workflow:" + m.workflow() + ";position:" + m.pos())
+          .toList());
+    }
     lines.add("Wait for vreplication on stopped streams to catch up for up to " + timeout);
+    if (!migration.isEmpty()) {
+      lines.add("Migrate streams to " + w.targetKeyspace() + ":");
+      String first = migration.streams().get(0).shard();
+      List<String> created = new ArrayList<>();
+      for (String target : w.targetShards()) {
+        migration.streams().stream().filter(m -> m.shard().equals(first)).forEach(m -> created.add("keyspace:"
+            + w.targetKeyspace() + ";shard:" + target + ";workflow:" + m.workflow() + ";from:" + m.shard()
+            + " id " + m.id()));
+      }
+      lines.add("Create target streams (as stopped): " + created);
+    }
     if (resetSequences) {
       lines.add("The sequence caches will be reset on the source since sequence tables are being moved");
     }
@@ -89,6 +106,10 @@ final class SwitchPlan {
     } else {
       lines.add("IsPrimaryServing will be set to false for " + w.sourceShards() + " and to true for "
           + w.targetShards());
+    }
+    if (!migration.isEmpty()) {
+      lines.add("Switch writes completed, delete the streams of " + migration.workflows() + " on " + w.sourceShards()
+          + " and start them on " + w.targetShards());
     }
     List<String> streams = w.streams().stream().map(SwitchPlan::stream).toList();
     if (reverseReplication) {

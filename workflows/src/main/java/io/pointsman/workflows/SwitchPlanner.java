@@ -9,6 +9,7 @@ import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.SequencePlan;
 import io.pointsman.api.model.SequenceValue;
 import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.StreamMigration;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.request.GoDurations;
@@ -61,6 +62,8 @@ final class SwitchPlanner {
   /** Read-only steps without the locks, also where checkJournals asks about an unfinished switch. */
   private final Steps unlocked;
   private final SwitchActivities quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  /** The stream migration planned before the locks, which a dry run prints. */
+  private StreamMigration migrationBeforeLocks = StreamMigration.NONE;
 
   SwitchPlanner(String action, SwitchTrafficRequest request, Direction direction, ProgressTracker progress,
       Steps unlocked) {
@@ -75,21 +78,27 @@ final class SwitchPlanner {
   Plan initial() {
     MigrationInfo info = readInfo(unlocked, request.targetKeyspace() + "." + request.workflow());
     Plan p = plan(info, readState(unlocked, info, "cells " + cellsText(request.cells())), unlocked);
-    refuseStreamMigration(p, unlocked, w -> w.sourceKeyspace() + " " + w.sourceShards());
+    migrationBeforeLocks = planStreamMigration(p, unlocked, w -> w.sourceKeyspace() + " " + w.sourceShards());
     return p;
   }
 
   /**
-   * Refuses a Reshard's write switch while other workflows' streams run on its source shards:
-   * Vitess migrates them to the target shards, pointsman cannot yet. Asked before the locks (the
-   * dry run too) and again under them, before any change.
+   * What a Reshard's write switch does with other workflows' streams on its source shards, asked
+   * before the locks (the dry run too) and again under them, before any change: runs since
+   * {@link Versions#MIGRATE_STREAMS} plan to migrate them as Vitess does and are refused only for
+   * streams that cannot be; runs before refuse any.
    */
-  void refuseStreamMigration(Plan p, Steps via, Function<MigrationInfo, String> detail) {
+  StreamMigration planStreamMigration(Plan p, Steps via, Function<MigrationInfo, String> detail) {
     MigrationInfo w = p.w();
-    if (p.switchWrites() && !p.writesAlreadySwitched() && w.migrationType() == MigrationType.SHARDS
-        && Versions.refuseStreamMigration()) {
-      via.run("checkStreamMigration", detail.apply(w), () -> quick.checkStreamMigration(w));
+    if (!p.switchWrites() || p.writesAlreadySwitched() || w.migrationType() != MigrationType.SHARDS
+        || !Versions.refuseStreamMigration()) {
+      return StreamMigration.NONE;
     }
+    if (Versions.migrateStreams()) {
+      return via.run("planStreamMigration", detail.apply(w), () -> quick.planStreamMigration(w));
+    }
+    via.run("checkStreamMigration", detail.apply(w), () -> quick.checkStreamMigration(w));
+    return StreamMigration.NONE;
   }
 
   /**
@@ -242,7 +251,7 @@ final class SwitchPlanner {
           : unlocked.run("readSequenceValues", WriteSwitch.sequenceTables(sequences),
               () -> quick.readSequenceValues(w, sequences));
       plan.writes(w, now.source(), GoDurations.format(request.timeout()), request.enableReverseReplication(),
-          sequences.resetSourceSequences(), values);
+          sequences.resetSourceSequences(), values, migrationBeforeLocks);
     } else if (request.includesPrimary()) {
       plan.writesAlreadySwitched(w.frozen() ? "the workflow is frozen" : start.summary());
     }

@@ -6,6 +6,7 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.StreamMigration;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.request.GoDurations;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -105,9 +106,10 @@ final class TrafficSwitch extends LockedAction<Plan> {
   @Override
   protected void act(Plan plan) {
     MigrationInfo w = plan.w();
+    StreamMigration migration = StreamMigration.NONE;
     if (!plan.writesAlreadySwitched()) {
       progress.phase("pre-checks");
-      planner.refuseStreamMigration(plan, locked, x -> "again under the locks");
+      migration = planner.planStreamMigration(plan, locked, x -> "again under the locks");
       // An activity even when the critical section is local: a replacement worker re-running the
       // chain would otherwise re-ask, and a refusal then (lag grows while the dead worker's
       // streams stand still) would leave whatever the dead pass changed with nothing to undo it.
@@ -122,7 +124,7 @@ final class TrafficSwitch extends LockedAction<Plan> {
     }
     switchReads(plan.info(), plan.reads());
     if (plan.switchWrites()) {
-      writes.run(w);
+      writes.run(w, migration);
     }
   }
 

@@ -19,10 +19,13 @@ final class Versions {
   static final String STEP_EPOCHS = "step-fence-epochs";
 
   /**
-   * A Reshard's write switch refuses while other workflows' streams run on its source shards, and
-   * its Complete while other streams run on or read from the source shards it would delete.
+   * Version 1: a Reshard's write switch refuses while other workflows' streams run on its source
+   * shards, and its Complete while other streams run on or read from the source shards it would
+   * delete. Version 2 ({@link #MIGRATE_STREAMS}): the write switch migrates those streams to the
+   * target shards as Vitess does, refusing only streams that cannot be migrated; Complete as before.
    */
   static final String REFUSE_STREAM_MIGRATION = "refuse-stream-migration";
+  static final int MIGRATE_STREAMS = 2;
 
   /**
    * A MoveTables write switch handles sequences as Vitess does: planned from the VSchemas under
@@ -49,7 +52,16 @@ final class Versions {
   }
 
   static boolean refuseStreamMigration() {
-    return Workflow.getVersion(REFUSE_STREAM_MIGRATION, Workflow.DEFAULT_VERSION, 1) >= 1;
+    return streamMigration() >= 1;
+  }
+
+  /** Whether a Reshard's write switch migrates other workflows' streams ({@link #MIGRATE_STREAMS}). */
+  static boolean migrateStreams() {
+    return streamMigration() >= MIGRATE_STREAMS;
+  }
+
+  private static int streamMigration() {
+    return Workflow.getVersion(REFUSE_STREAM_MIGRATION, Workflow.DEFAULT_VERSION, MIGRATE_STREAMS);
   }
 
   static boolean stepEpochs() {

@@ -9,6 +9,7 @@ import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.SavedStream;
 import io.pointsman.api.model.SequencePlan;
 import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.StreamMigration;
 import io.pointsman.api.request.GoDurations;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.temporal.failure.ApplicationFailure;
@@ -77,6 +78,8 @@ final class WriteSwitch {
   /** The positions the journal is written with, kept to write it again where it is missing. */
   private Map<String, String> journalSourcePositions;
   private Map<String, String> journalTargetPositions;
+  /** The workflows whose streams this run migrated, which the journal names. */
+  private List<String> migratedWorkflows = List.of();
 
   /** @param localChain the critical section as local activities (Versions.LOCAL_CRITICAL_SECTION) */
   WriteSwitch(String action, SwitchTrafficRequest request, ProgressTracker progress, Compensations compensations,
@@ -104,8 +107,11 @@ final class WriteSwitch {
     return pastPointOfNoReturn;
   }
 
-  /** Switches the writes of {@code w}, resuming after its journal when a run before wrote one. */
-  void run(MigrationInfo w) {
+  /**
+   * Switches the writes of {@code w}, resuming after its journal when a run before wrote one, and
+   * migrating the streams of other workflows that {@code migration} plans (a Reshard's).
+   */
+  void run(MigrationInfo w, StreamMigration migration) {
     progress.phase("switching writes");
     if (w.frozen()) {
       log.info("workflow {} is frozen: writes were already switched", w.qualifiedName());
@@ -147,6 +153,13 @@ final class WriteSwitch {
     Map<String, String> sourcePositions;
     Map<String, String> targetPositions;
     if (!journaled) {
+      if (!migration.isEmpty()) {
+        // Registered before stopSourceWrites' undo, so it runs after it: the migrated streams start
+        // again on the sources once writes are allowed there, as Vitess cancels a migration.
+        compensations.addAhead("stopStreams", "cancelStreamMigration", migration.workflows()
+            + " running on " + w.sourceKeyspace() + " " + w.sourceShards() + " again, none on the targets",
+            () -> quick.cancelStreamMigration(w, migration, keeper.locks()));
+      }
       compensations.add("stopSourceWrites", "allowSourceWrites", "writes allowed on " + w.sourceKeyspace() + " again",
           () -> quick.allowSourceWrites(w, keeper.locks()));
       if (localChain) {
@@ -160,6 +173,13 @@ final class WriteSwitch {
       }
       steps.run("stopSourceWrites", "deny writes on " + w.sourceKeyspace() + " " + w.sourceShards(),
           () -> criticalWithinTimeout.stopSourceWrites(f, request.timeout(), keeper.locks()));
+      if (!migration.isEmpty()) {
+        compensations.starting("stopStreams");
+      }
+      StreamMigration stopped = migration.isEmpty() ? migration
+          : steps.run("stopStreams", migration.workflows() + " on " + w.sourceKeyspace() + " " + w.sourceShards()
+              + ", brought to one position", () -> criticalWithinTimeout.stopStreams(f, migration, request.timeout(),
+                  keeper.locks()));
       sourcePositions = steps.run("gatherSourcePositions", "after the barrier",
           () -> critical.gatherSourcePositions(f));
       if (localChain) {
@@ -170,6 +190,11 @@ final class WriteSwitch {
       }
       targetPositions = steps.run("waitForCatchup", "up to " + GoDurations.format(request.timeout()),
           () -> criticalWithinTimeout.waitForCatchup(f, sourcePositions, request.timeout(), keeper.locks()));
+      if (!stopped.isEmpty()) {
+        steps.run("migrateStreams", stopped.workflows() + " created Stopped on " + w.targetKeyspace() + " "
+            + w.targetShards(), () -> critical.migrateStreams(f, stopped, keeper.locks()));
+      }
+      migratedWorkflows = stopped.workflows();
       if (sequences.resetSourceSequences()) {
         // No undo: a dropped cache is reloaded from the sequence table on the next id asked for.
         steps.run("resetSequences", "cached ids of the moved sequence tables dropped on " + w.sourceKeyspace(),
@@ -243,7 +268,8 @@ final class WriteSwitch {
   private void createJournals(MigrationInfo w, String detail, SwitchActivities via) {
     Map<String, String> sources = journalSourcePositions;
     Map<String, String> targets = journalTargetPositions;
-    steps.run("createJournals", detail, () -> via.createJournals(w, sources, targets, keeper.locks()));
+    List<String> workflows = migratedWorkflows;
+    steps.run("createJournals", detail, () -> via.createJournals(w, sources, targets, workflows, keeper.locks()));
   }
 
   /**
@@ -332,6 +358,11 @@ final class WriteSwitch {
         () -> via.allowTargetWrites(w, keeper.locks()));
     steps.run("changeRouting", w.sourceKeyspace() + " → " + w.targetKeyspace(),
         () -> via.changeRouting(w, keeper.locks()));
+    if (w.migrationType() == MigrationType.SHARDS && Versions.migrateStreams()) {
+      // Reads the workflows from the journal, so a rerun after the journal finishes them too.
+      steps.run("finalizeStreamMigration", "migrated streams off " + w.sourceShards() + ", started on "
+          + w.targetShards(), () -> via.finalizeStreamMigration(w, keeper.locks()));
+    }
     if (request.enableReverseReplication()) {
       steps.run("startReverseVReplication", w.reverseWorkflow(),
           () -> via.startReverseVReplication(w, keeper.locks()));

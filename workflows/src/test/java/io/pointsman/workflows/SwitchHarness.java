@@ -19,6 +19,7 @@ import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.SequencePlan;
 import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.StreamMigration;
 import io.pointsman.api.model.StreamRef;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.request.CancelRequest;
@@ -318,6 +319,12 @@ final class SwitchHarness implements AutoCloseable {
         return SequencePlan.NONE;
       case "initializeTargetSequences":
         return Map.of();
+      case "planStreamMigration":
+        return StreamMigration.NONE;
+      case "stopStreams":
+        return inv.getArgument(1); // stopped where they were
+      case "finalizeStreamMigration":
+        return List.of();
       case "gatherPositions":
         return new ShardPositions(Map.of("0", "MySQL56/a:1-10"), Map.of("-80", "MySQL56/b:1-5"));
       case "acquireLocks":

@@ -7,6 +7,7 @@ import io.pointsman.api.model.SavedStream;
 import io.pointsman.api.model.SequencePlan;
 import io.pointsman.api.model.SequenceValue;
 import io.pointsman.api.model.ShardPositions;
+import io.pointsman.api.model.StreamMigration;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
 import io.temporal.activity.ActivityInterface;
@@ -52,6 +53,46 @@ public interface SwitchActivities {
    * and pointsman cannot yet. Nothing for a MoveTables (read-only).
    */
   void checkStreamMigration(MigrationInfo w);
+
+  /**
+   * What switching the writes of Reshard {@code w} does with the streams of other workflows on its
+   * source shards' primaries, as Vitess's stream migrator plans it (read-only): each is to be
+   * stopped, brought to one position and recreated on the target shards. Refuses (FAILED_PRECONDITION,
+   * not retried) streams that cannot be migrated: one not running, still copying, not the same on
+   * every source shard, named as the Reshard, without a key range to retarget, or reading from the
+   * resharded keyspace itself. {@link StreamMigration#NONE} for a MoveTables, when there are none,
+   * and once the switch has written its journal (a rerun then resumes after it).
+   */
+  StreamMigration planStreamMigration(MigrationInfo w);
+
+  /**
+   * Stops the planned streams on the source primaries ("for cutover"), runs those behind on to the
+   * furthest position of any copy reading the same source shard and stops them there, within
+   * {@code timeout}, and checks every copy stopped at it. Returns the streams with that position.
+   * Undone by {@link #cancelStreamMigration}.
+   */
+  StreamMigration stopStreams(MigrationInfo w, StreamMigration plan, Duration timeout, LockSet locks);
+
+  /**
+   * Creates the stopped streams on every target primary, Stopped, at the position they stopped at,
+   * each filter's key range that of the target shard; first deletes any earlier copies of those
+   * workflows there. Undone by {@link #cancelStreamMigration}.
+   */
+  void migrateStreams(MigrationInfo w, StreamMigration stopped, LockSet locks);
+
+  /**
+   * The undo of {@link #stopStreams} and {@link #migrateStreams}: deletes the planned workflows'
+   * streams on the target primaries and sets their streams on the source primaries Running again
+   * (no stop position, message cleared). Harmless where neither step ran.
+   */
+  void cancelStreamMigration(MigrationInfo w, StreamMigration plan, LockSet locks);
+
+  /**
+   * After routing points at the targets: deletes the streams of the workflows the journal names
+   * ({@code source_workflows}) on the source primaries and starts them on the target primaries.
+   * Idempotent; nothing when the journal names none. Returns the workflows it finalized.
+   */
+  List<String> finalizeStreamMigration(MigrationInfo w, LockSet locks);
 
   /**
    * Refuses (FAILED_PRECONDITION, not retried) deleting a Reshard's source shards while other
@@ -140,9 +181,13 @@ public interface SwitchActivities {
    */
   Map<String, Long> initializeTargetSequences(MigrationInfo info, SequencePlan plan, LockSet locks);
 
-  /** Writes the journal on every source primary that lacks it: the point of no return. */
+  /**
+   * Writes the journal on every source primary that lacks it: the point of no return. It names the
+   * workflows whose streams the switch migrated ({@code sourceWorkflows}, none when null); where a
+   * source already has the journal, the others get the workflows it names.
+   */
   void createJournals(MigrationInfo info, Map<String, String> sourcePositions, Map<String, String> targetPositions,
-      LockSet locks);
+      List<String> sourceWorkflows, LockSet locks);
 
   /** Lets the target take writes (denied tables removed, or query service enabled). */
   void allowTargetWrites(MigrationInfo info, LockSet locks);

@@ -1,9 +1,11 @@
 package io.pointsman.engine.mysql;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.topo.model.KeyRange;
 import java.util.List;
+import java.util.Map;
 
 /**
  * binlogdata.BinlogSource, the {@code source} of a stream: where it reads from and what. Stored
@@ -55,6 +57,12 @@ public record BinlogSource(
     return new BinlogSource(keyspace, shard, null, null, List.of(), filter, OnDdl.IGNORE, false, null, null, null, null);
   }
 
+  /** The same source with other filter rules. */
+  public BinlogSource withRules(List<Rule> rules) {
+    return new BinlogSource(keyspace, shard, tabletType, keyRange, tables, new Filter(rules), onDdl, stopAfterCopy,
+        externalMysql, externalCluster, sourceTimeZone, targetTimeZone);
+  }
+
   private static String orEmpty(String s) {
     return s == null ? "" : s;
   }
@@ -77,14 +85,43 @@ public record BinlogSource(
 
   /**
    * binlogdata.Rule: {@code match} is a table name or a {@code /regexp}; {@code filter} is a
-   * select statement, a key range ({@code -80}) for wildcard rules, or {@code exclude}.
+   * select statement, a key range ({@code -80}) for wildcard rules, or {@code exclude}. The other
+   * fields are what Vitess's workflows may set on a rule (conversions, unique keys); pointsman
+   * keeps them as read, so a stream it copies elsewhere (a migrated stream) converts the same way.
    */
-  public record Rule(String match, String filter) {
+  public record Rule(
+      String match,
+      String filter,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, String> convertEnumToText,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, CharsetConversion> convertCharset,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) String sourceUniqueKeyColumns,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) String targetUniqueKeyColumns,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) String sourceUniqueKeyTargetColumns,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) Map<String, Boolean> convertIntToEnum,
+      @JsonInclude(JsonInclude.Include.NON_EMPTY) String forceUniqueKey) {
     public static final String EXCLUDE = "exclude";
 
     public Rule {
       match = orEmpty(match);
       filter = orEmpty(filter);
+      convertEnumToText = convertEnumToText == null ? Map.of() : Map.copyOf(convertEnumToText);
+      convertCharset = convertCharset == null ? Map.of() : Map.copyOf(convertCharset);
+      sourceUniqueKeyColumns = orEmpty(sourceUniqueKeyColumns);
+      targetUniqueKeyColumns = orEmpty(targetUniqueKeyColumns);
+      sourceUniqueKeyTargetColumns = orEmpty(sourceUniqueKeyTargetColumns);
+      convertIntToEnum = convertIntToEnum == null ? Map.of() : Map.copyOf(convertIntToEnum);
+      forceUniqueKey = orEmpty(forceUniqueKey);
+    }
+
+    /** A rule with a match and a filter only, as pointsman's own streams have. */
+    public Rule(String match, String filter) {
+      this(match, filter, null, null, null, null, null, null, null);
+    }
+
+    /** The same rule with another filter. */
+    public Rule withFilter(String newFilter) {
+      return new Rule(match, newFilter, convertEnumToText, convertCharset, sourceUniqueKeyColumns,
+          targetUniqueKeyColumns, sourceUniqueKeyTargetColumns, convertIntToEnum, forceUniqueKey);
     }
 
     @JsonIgnore
@@ -95,6 +132,14 @@ public record BinlogSource(
     @JsonIgnore
     public boolean isExclude() {
       return EXCLUDE.equals(filter);
+    }
+  }
+
+  /** binlogdata.CharsetConversion: a column's character set at the source and at the target. */
+  public record CharsetConversion(String fromCharset, String toCharset) {
+    public CharsetConversion {
+      fromCharset = orEmpty(fromCharset);
+      toCharset = orEmpty(toCharset);
     }
   }
 }

@@ -12,6 +12,7 @@ import io.pointsman.engine.topo.model.KeyRange;
 import io.vitess.proto.Topodata;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 
 /**
  * How the sidecar columns {@code vreplication.source} and {@code resharding_journal.val} are
@@ -93,7 +94,7 @@ public final class SidecarText {
     // Vitess always writes a filter, if only an empty one.
     Binlogdata.Filter.Builder filter = b.getFilterBuilder();
     for (BinlogSource.Rule r : s.filter().rules()) {
-      filter.addRules(Binlogdata.Rule.newBuilder().setMatch(r.match()).setFilter(r.filter()));
+      filter.addRules(toProto(r));
     }
     return b.build();
   }
@@ -103,11 +104,35 @@ public final class SidecarText {
         ? new KeyRange(KeyRange.hex(p.getKeyRange().getStart().toByteArray()),
             KeyRange.hex(p.getKeyRange().getEnd().toByteArray()))
         : null;
-    List<BinlogSource.Rule> rules = p.getFilter().getRulesList().stream()
-        .map(r -> new BinlogSource.Rule(r.getMatch(), r.getFilter())).toList();
+    List<BinlogSource.Rule> rules = p.getFilter().getRulesList().stream().map(SidecarText::fromProto).toList();
     return new BinlogSource(p.getKeyspace(), p.getShard(), tabletType(p.getTabletType()), keyRange,
         p.getTablesList(), new BinlogSource.Filter(rules), onDdl(p.getOnDdl()), p.getStopAfterCopy(),
         p.getExternalMysql(), p.getExternalCluster(), p.getSourceTimeZone(), p.getTargetTimeZone());
+  }
+
+  /** A filter rule with every field Vitess may set on it. */
+  public static Binlogdata.Rule toProto(BinlogSource.Rule r) {
+    Binlogdata.Rule.Builder b = Binlogdata.Rule.newBuilder()
+        .setMatch(r.match())
+        .setFilter(r.filter())
+        .putAllConvertEnumToText(r.convertEnumToText())
+        .setSourceUniqueKeyColumns(r.sourceUniqueKeyColumns())
+        .setTargetUniqueKeyColumns(r.targetUniqueKeyColumns())
+        .setSourceUniqueKeyTargetColumns(r.sourceUniqueKeyTargetColumns())
+        .putAllConvertIntToEnum(r.convertIntToEnum())
+        .setForceUniqueKey(r.forceUniqueKey());
+    r.convertCharset().forEach((column, c) -> b.putConvertCharset(column, Binlogdata.CharsetConversion.newBuilder()
+        .setFromCharset(c.fromCharset()).setToCharset(c.toCharset()).build()));
+    return b.build();
+  }
+
+  public static BinlogSource.Rule fromProto(Binlogdata.Rule r) {
+    Map<String, BinlogSource.CharsetConversion> charsets = new java.util.TreeMap<>();
+    r.getConvertCharsetMap().forEach((column, c) -> charsets.put(column,
+        new BinlogSource.CharsetConversion(c.getFromCharset(), c.getToCharset())));
+    return new BinlogSource.Rule(r.getMatch(), r.getFilter(), r.getConvertEnumToTextMap(), charsets,
+        r.getSourceUniqueKeyColumns(), r.getTargetUniqueKeyColumns(), r.getSourceUniqueKeyTargetColumns(),
+        r.getConvertIntToEnumMap(), r.getForceUniqueKey());
   }
 
   public static Binlogdata.Journal toProto(Journal j) {

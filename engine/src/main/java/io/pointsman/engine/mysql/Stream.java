@@ -62,6 +62,12 @@ public record Stream(
     return streams.stream().map(s -> s.transactionLag(now)).max(Duration::compareTo).orElse(Duration.ZERO);
   }
 
+  /** The same stream reading with another source. */
+  public Stream withSource(BinlogSource newSource) {
+    return new Stream(id, workflow, newSource, pos, stopPos, state, message, dbName, cell, tabletTypes, timeUpdated,
+        transactionTimestamp, timeHeartbeat, rowsCopied, workflowType, workflowSubType, options, copyPending);
+  }
+
   public boolean isFrozen() {
     return FROZEN.equals(message);
   }

@@ -16,7 +16,7 @@ public enum WorkflowSubType {
     return code;
   }
 
-  static WorkflowSubType fromCode(int code) {
+  public static WorkflowSubType fromCode(int code) {
     for (WorkflowSubType t : values()) {
       if (t.code == code) {
         return t;

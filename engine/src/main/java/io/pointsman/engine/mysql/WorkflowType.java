@@ -16,7 +16,7 @@ public enum WorkflowType {
     return code;
   }
 
-  static WorkflowType fromCode(int code) {
+  public static WorkflowType fromCode(int code) {
     for (WorkflowType t : values()) {
       if (t.code == code) {
         return t;

@@ -30,10 +30,17 @@ public final class OtherStreamsReader {
 
   /** Refuses switching the writes of Reshard {@code w} while other workflows run on its source shards. */
   public void checkWriteSwitch(MigrationInfo w) {
-    List<ShardRef> shards = w.sourceShards().stream().map(s -> new ShardRef(w.sourceKeyspace(), s)).toList();
-    List<OtherWorkflowStreams.Located> found = onPrimaries(shards);
-    VSchema vschema = store.get(store.keys().vschema(w.sourceKeyspace())).map(Versioned::value).orElse(null);
-    OtherWorkflowStreams.checkWriteSwitch(w, found, vschema);
+    OtherWorkflowStreams.checkWriteSwitch(w, onSources(w), sourceVSchema(w));
+  }
+
+  /** The streams of every workflow on the primaries of {@code w}'s source shards. */
+  List<OtherWorkflowStreams.Located> onSources(MigrationInfo w) {
+    return onPrimaries(w.sourceShards().stream().map(s -> new ShardRef(w.sourceKeyspace(), s)).toList());
+  }
+
+  /** The source keyspace's VSchema, to tell reference tables; null when it has none. */
+  VSchema sourceVSchema(MigrationInfo w) {
+    return store.get(store.keys().vschema(w.sourceKeyspace())).map(Versioned::value).orElse(null);
   }
 
   /** Refuses deleting Reshard {@code info}'s source shards while other workflows' streams need them. */

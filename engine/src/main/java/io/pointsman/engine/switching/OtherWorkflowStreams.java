@@ -23,7 +23,7 @@ import java.util.TreeSet;
  * elsewhere that read from them. Pure: it judges streams that {@link OtherStreamsReader} read.
  */
 public final class OtherWorkflowStreams {
-  private static final String NOTHING_CHANGED = "; nothing was changed";
+  static final String NOTHING_CHANGED = "; nothing was changed";
 
   private OtherWorkflowStreams() {}
 
@@ -41,15 +41,7 @@ public final class OtherWorkflowStreams {
     if (w.migrationType() != MigrationType.SHARDS) {
       return; // Vitess migrates streams for shard migrations only
     }
-    Set<String> sameName = new TreeSet<>(MigrationReader.SHARD_ORDER);
-    onSources.stream().filter(l -> l.stream().workflow().equals(w.workflow()) && w.sourceShards().contains(l.shard()))
-        .forEach(l -> sameName.add(l.shard()));
-    if (!sameName.isEmpty()) {
-      // Vitess refuses these too: a source shard's stream cannot be told from the Reshard's own
-      throw PointsmanException.failedPrecondition("cannot switch writes of Reshard " + w.qualifiedName()
-          + ": its source shards " + sameName + " run streams named " + w.workflow() + " too, the Reshard's own"
-          + " name; delete or rename them first" + NOTHING_CHANGED);
-    }
+    refuseSameName(w, onSources);
     Map<String, Set<String>> found = new TreeMap<>();
     for (Located l : onSources) {
       if (isOwn(w, l.stream()) || referenceOnly(l.stream(), sourceVSchema)) {
@@ -64,6 +56,18 @@ public final class OtherWorkflowStreams {
           + describe(found, "on") + "), which Vitess's SwitchTraffic stops and recreates on the target shards;"
           + " pointsman cannot migrate them yet: switch with vtctldclient, or stop and delete those"
           + " workflows first" + NOTHING_CHANGED);
+    }
+  }
+
+  /** Vitess refuses these too: a source shard's stream cannot be told from the Reshard's own. */
+  static void refuseSameName(MigrationInfo w, List<Located> onSources) {
+    Set<String> sameName = new TreeSet<>(MigrationReader.SHARD_ORDER);
+    onSources.stream().filter(l -> l.stream().workflow().equals(w.workflow()) && w.sourceShards().contains(l.shard()))
+        .forEach(l -> sameName.add(l.shard()));
+    if (!sameName.isEmpty()) {
+      throw PointsmanException.failedPrecondition("cannot switch writes of Reshard " + w.qualifiedName()
+          + ": its source shards " + sameName + " run streams named " + w.workflow() + " too, the Reshard's own"
+          + " name; delete or rename them first" + NOTHING_CHANGED);
     }
   }
 
@@ -106,17 +110,17 @@ public final class OtherWorkflowStreams {
     }
     throw PointsmanException.failedPrecondition("cannot complete Reshard " + info.qualifiedName()
         + ": deleting its source shards " + info.sourceKeyspace() + " " + info.sourceShards() + " would strand "
-        + "them: " + String.join(" and ", why) + "; pointsman cannot migrate streams yet: move or delete those"
-        + " workflows first (vtctldclient)" + NOTHING_CHANGED);
+        + "them: " + String.join(" and ", why) + "; move or delete those workflows first (vtctldclient)"
+        + NOTHING_CHANGED);
   }
 
   /** The Reshard's own streams: its forward streams, and the reverse ones a write switch creates. */
-  private static boolean isOwn(MigrationInfo w, Stream s) {
+  static boolean isOwn(MigrationInfo w, Stream s) {
     return s.workflow().equals(w.workflow()) || s.workflow().equals(w.reverseWorkflow());
   }
 
   /** Vitess skips a stream whose every table is a reference table of the resharded keyspace. */
-  private static boolean referenceOnly(Stream s, VSchema vschema) {
+  static boolean referenceOnly(Stream s, VSchema vschema) {
     List<BinlogSource.Rule> rules = s.source().filter().rules().stream().filter(r -> !r.isExclude()).toList();
     if (rules.isEmpty() || vschema == null) {
       return false;
@@ -130,7 +134,7 @@ public final class OtherWorkflowStreams {
     return true;
   }
 
-  private static String describe(Map<String, Set<String>> byWorkflow, String preposition) {
+  static String describe(Map<String, Set<String>> byWorkflow, String preposition) {
     List<String> parts = new ArrayList<>();
     byWorkflow.forEach((wf, shards) -> parts.add("workflow " + wf + " " + preposition + " shards " + shards));
     return String.join(", ", parts);

@@ -5,6 +5,7 @@ import com.google.protobuf.ByteString;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.BinlogSource;
+import io.pointsman.engine.mysql.SidecarText;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WorkflowSubType;
 import io.pointsman.engine.mysql.WorkflowType;
@@ -140,7 +141,7 @@ public final class TabletProtos {
   static BinlogSource source(Binlogdata.BinlogSource b) {
     List<BinlogSource.Rule> rules = new ArrayList<>();
     for (Binlogdata.Rule r : b.getFilter().getRulesList()) {
-      rules.add(new BinlogSource.Rule(r.getMatch(), r.getFilter()));
+      rules.add(SidecarText.fromProto(r));
     }
     KeyRange keyRange = b.hasKeyRange()
         ? new KeyRange(HEX.formatHex(b.getKeyRange().getStart().toByteArray()), HEX.formatHex(b.getKeyRange().getEnd().toByteArray()))
@@ -170,7 +171,7 @@ public final class TabletProtos {
     }
     Binlogdata.Filter.Builder filter = Binlogdata.Filter.newBuilder();
     for (BinlogSource.Rule r : s.filter().rules()) {
-      filter.addRules(Binlogdata.Rule.newBuilder().setMatch(r.match()).setFilter(r.filter() == null ? "" : r.filter()));
+      filter.addRules(SidecarText.toProto(r));
     }
     b.setFilter(filter);
     setIfPresent(s.externalMysql(), b::setExternalMysql);

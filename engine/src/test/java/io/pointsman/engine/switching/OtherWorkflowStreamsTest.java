@@ -95,8 +95,8 @@ class OtherWorkflowStreamsTest {
     assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
     assertThat(e.getMessage()).isEqualTo("cannot complete Reshard customer.cust2cust: deleting its source shards"
         + " customer [-80, 80-] would strand them: streams of other workflows read from them (workflow"
-        + " analytics.customer2analytics from shards [-80, 80-]); pointsman cannot migrate streams yet: move or"
-        + " delete those workflows first (vtctldclient); nothing was changed");
+        + " analytics.customer2analytics from shards [-80, 80-]); move or delete those workflows first"
+        + " (vtctldclient); nothing was changed");
   }
 
   @Test

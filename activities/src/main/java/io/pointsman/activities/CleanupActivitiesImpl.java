@@ -3,6 +3,7 @@ package io.pointsman.activities;
 import io.pointsman.api.activities.CleanupActivities;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.MigrateWorkflow;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.UnfinishedCleanup;
@@ -11,6 +12,7 @@ import io.pointsman.engine.mysql.WriteScope;
 import io.pointsman.engine.primary.PrimaryPorts;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.TablesPort;
+import io.pointsman.engine.switching.MigrateWorkflows;
 import io.pointsman.engine.switching.TopologySwitcher;
 import io.pointsman.engine.topo.TabletAlias;
 import io.pointsman.engine.topo.TopologyStore;
@@ -33,10 +35,12 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
 
   private final Services services;
   private final TopologySwitcher topology;
+  private final MigrateWorkflows migrates;
 
   public CleanupActivitiesImpl(Services services) {
     this.services = services;
     this.topology = new TopologySwitcher(services.store());
+    this.migrates = new MigrateWorkflows(services.store(), services::primary, topology);
   }
 
   @Override
@@ -142,6 +146,35 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
     ActivityFailures.translate(() -> {
       if (info.migrationType() == MigrationType.TABLES) {
         topology.deleteRoutingRules(info, locks);
+      }
+    });
+  }
+
+  @Override
+  public MigrateWorkflow readMigrateWorkflow(String targetKeyspace, String workflow) {
+    return ActivityFailures.translate(() -> migrates.read(targetKeyspace, workflow).orElse(null));
+  }
+
+  @Override
+  public void checkMigrateComplete(MigrateWorkflow migrate) {
+    ActivityFailures.translate(() -> migrates.checkComplete(migrate));
+  }
+
+  @Override
+  public void deleteMigrateStreams(MigrateWorkflow migrate, LockSet locks) {
+    ActivityFailures.translate(() -> migrates.deleteStreams(migrate, locks));
+  }
+
+  @Override
+  public void addMigratedTables(MigrateWorkflow migrate, LockSet locks) {
+    ActivityFailures.translate(() -> migrates.addTables(migrate, locks));
+  }
+
+  @Override
+  public void dropMigratedTables(MigrateWorkflow migrate, LockSet locks) {
+    ActivityFailures.translate(() -> {
+      try (Heartbeater hb = Heartbeater.start()) {
+        migrates.dropTables(migrate, locks);
       }
     });
   }

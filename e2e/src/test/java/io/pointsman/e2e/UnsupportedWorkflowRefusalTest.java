@@ -3,6 +3,7 @@ package io.pointsman.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -38,7 +39,8 @@ class UnsupportedWorkflowRefusalTest {
   private static final String WORKFLOW = "commerce2customer";
   private static final String TARGET = "customer";
   /** The reads planning makes before the locks; nothing else may be scheduled. */
-  private static final List<String> PLANNING_READS = List.of("BuildTrafficSwitcher", "ReadUnfinishedCleanup");
+  private static final List<String> PLANNING_READS = List.of("BuildTrafficSwitcher", "ReadUnfinishedCleanup",
+      "ReadMigrateWorkflow");
   @RegisterExtension
   static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().createMoveTables().build();
 
@@ -61,17 +63,38 @@ class UnsupportedWorkflowRefusalTest {
             + " vtctldclient; nothing was changed");
   }
 
+  /** Complete and Cancel finalize a Migrate instead (MigrateOnVitessTest); its Complete dry run says how. */
   @Test
-  void migrateIsRefusedByEveryActionAndItsDryRun() throws Exception {
+  void migrateIsRefusedByTheSwitchesAndTheirDryRun() throws Exception {
     refusedEverywhere("workflow_type = 3", "workflow_type = 1", ErrorCode.INVALID_ARGUMENT,
         "workflow customer.commerce2customer is a Migrate workflow: Vitess's Migrate has no SwitchTraffic or"
-            + " ReverseTraffic, its traffic moves with Migrate complete, and pointsman does not complete or cancel"
-            + " Migrate workflows: use vtctldclient Migrate; nothing was changed");
+            + " ReverseTraffic; finish it with Complete (or end it with Cancel); nothing was changed", false);
+    setOnTargetRows("workflow_type = 3");
+    try {
+      ActionResult plan = world().workflow(CompleteMigrationWorkflow.class, "Complete-migrate-" + UUID.randomUUID())
+          .complete(CompleteRequest.of(WORKFLOW, TARGET).with(false, false, true, true));
+      assertThat(plan.dryRunResults()).containsExactly("Lock workflow customer/" + WORKFLOW, "Lock keyspace customer",
+          "Add tables [corder, customer] to the VSchema of keyspace customer where missing, and rebuild the"
+              + " serving VSchema",
+          "Denied tables records on [corder, customer] will be removed from customer [-80, 80-]",
+          "Delete vreplication streams on targets: customer [-80, 80-] workflow " + WORKFLOW,
+          "Unlock keyspace customer", "Unlock workflow customer/" + WORKFLOW);
+    } finally {
+      setOnTargetRows("workflow_type = 1");
+    }
   }
 
-  /** Marks the workflow's rows with {@code mark}, runs every action, then undoes it with {@code unmark}. */
   private static void refusedEverywhere(String mark, String unmark, ErrorCode code, String message)
       throws Exception {
+    refusedEverywhere(mark, unmark, code, message, true);
+  }
+
+  /**
+   * Marks the workflow's rows with {@code mark}, runs every action (Complete and Cancel only with
+   * {@code cleanupToo}), then undoes it with {@code unmark}.
+   */
+  private static void refusedEverywhere(String mark, String unmark, ErrorCode code, String message,
+      boolean cleanupToo) throws Exception {
     setOnTargetRows(mark);
     try {
       WorldSnapshot before = WorldSnapshot.take(world());
@@ -82,12 +105,15 @@ class UnsupportedWorkflowRefusalTest {
           id -> world().workflow(SwitchTrafficWorkflow.class, id).switchTraffic(sw.withDryRun(true)));
       actions.put(Pointsman.REVERSE_TRAFFIC,
           id -> world().workflow(ReverseTrafficWorkflow.class, id).reverseTraffic(sw));
-      actions.put(Pointsman.COMPLETE_MIGRATION, id -> world().workflow(CompleteMigrationWorkflow.class, id)
-          .complete(CompleteRequest.of(WORKFLOW, TARGET)));
-      actions.put(Pointsman.COMPLETE_MIGRATION + " dry run", id -> world().workflow(CompleteMigrationWorkflow.class, id)
-          .complete(CompleteRequest.of(WORKFLOW, TARGET).with(false, false, true, true)));
-      actions.put(Pointsman.CANCEL_MIGRATION,
-          id -> world().workflow(CancelMigrationWorkflow.class, id).cancel(CancelRequest.of(WORKFLOW, TARGET)));
+      if (cleanupToo) {
+        actions.put(Pointsman.COMPLETE_MIGRATION, id -> world().workflow(CompleteMigrationWorkflow.class, id)
+            .complete(CompleteRequest.of(WORKFLOW, TARGET)));
+        actions.put(Pointsman.COMPLETE_MIGRATION + " dry run", id -> world()
+            .workflow(CompleteMigrationWorkflow.class, id).complete(CompleteRequest.of(WORKFLOW, TARGET)
+                .with(false, false, true, true)));
+        actions.put(Pointsman.CANCEL_MIGRATION,
+            id -> world().workflow(CancelMigrationWorkflow.class, id).cancel(CancelRequest.of(WORKFLOW, TARGET)));
+      }
       for (var action : actions.entrySet()) {
         String id = action.getKey().replace(' ', '-') + "-" + UUID.randomUUID();
         WorkflowFailedException failed = null;

@@ -4,6 +4,7 @@ import io.pointsman.api.activities.CleanupActivities;
 import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Direction;
+import io.pointsman.api.model.MigrateWorkflow;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.WorkflowState;
@@ -28,6 +29,11 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
       throw Inputs.missing(Pointsman.CANCEL_MIGRATION);
     }
     progress = new ProgressTracker(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow());
+    MigrateWorkflow migrate = MigrateFinalize.read(progress, request.targetKeyspace(), request.workflow());
+    if (migrate != null) {
+      return new MigrateFinalize(Pointsman.CANCEL_MIGRATION, migrate, false, request.keepData(),
+          request.dryRun(), request.lockTtl(), request.maxLockHold(), progress).run();
+    }
     CleanupActivities cleanup = Cleanup.cleanupStub();
     SwitchActivities switcher = Cleanup.switchStub();
     return new Cleanup(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow(), request.dryRun(),

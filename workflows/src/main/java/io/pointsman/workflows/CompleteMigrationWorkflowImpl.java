@@ -3,6 +3,7 @@ package io.pointsman.workflows;
 import io.pointsman.api.activities.CleanupActivities;
 import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.MigrateWorkflow;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.WorkflowState;
@@ -23,6 +24,11 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
       throw Inputs.missing(Pointsman.COMPLETE_MIGRATION);
     }
     progress = new ProgressTracker(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow());
+    MigrateWorkflow migrate = MigrateFinalize.read(progress, request.targetKeyspace(), request.workflow());
+    if (migrate != null) {
+      return new MigrateFinalize(Pointsman.COMPLETE_MIGRATION, migrate, true, false,
+          request.dryRun(), request.lockTtl(), request.maxLockHold(), progress).run();
+    }
     CleanupActivities cleanup = Cleanup.cleanupStub();
     return new Cleanup(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow(), request.dryRun(),
         request.lockTtl(), request.maxLockHold(), progress, new Cleanup.Plan() {

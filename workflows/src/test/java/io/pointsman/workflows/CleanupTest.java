@@ -31,12 +31,14 @@ class CleanupTest {
   private static final Set<String> MUTATING = Set.of("acquireLocks", "holdLocks", "releaseLocks",
       "switchReads REPLICA BACKWARD", "switchReads RDONLY BACKWARD", "dropSources", "dropTargets", "deleteStreams",
       "deleteRoutingRules", "recordUnfinishedCleanup", "deleteUnfinishedCleanup");
-  /** The reads before the locks, and again under them. */
   /** What Complete reads before and again under the locks: an unfinished run first, then the workflow. */
   private static final List<String> READ =
       List.of("readUnfinishedCleanup", "buildTrafficSwitcher", "getWorkflowState");
   /** Cancel also looks for a journal, which it must not cancel under. */
   private static final List<String> READ_CANCEL = concat(READ, List.of("checkJournals"));
+  /** Before the locks both first ask whether the workflow is a Migrate, which they finalize instead. */
+  private static final List<String> FIRST_READ = concat(List.of("readMigrateWorkflow"), READ);
+  private static final List<String> FIRST_READ_CANCEL = concat(List.of("readMigrateWorkflow"), READ_CANCEL);
 
   /** A fresh harness for each test (JUnit makes one instance of the class per test), closed after it. */
   @AutoClose
@@ -51,7 +53,7 @@ class CleanupTest {
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(((ActionResult) result).summary()).isEqualTo(
         "Successfully completed the commerce2customer workflow in the customer keyspace");
-    assertThat(steps()).containsExactlyElementsOf(concat(READ, List.of("acquireLocks"), READ,
+    assertThat(steps()).containsExactlyElementsOf(concat(FIRST_READ, List.of("acquireLocks"), READ,
         List.of("recordUnfinishedCleanup", "dropSources", "deleteRoutingRules", "deleteStreams",
             "deleteUnfinishedCleanup", "releaseLocks")));
     assertThat(h.calls()).contains("holdLocks");
@@ -76,7 +78,7 @@ class CleanupTest {
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(((ActionResult) result).summary()).isEqualTo(
         "Successfully cancelled the commerce2customer workflow in the customer keyspace");
-    assertThat(steps()).containsExactlyElementsOf(concat(READ_CANCEL, List.of("acquireLocks"), READ_CANCEL,
+    assertThat(steps()).containsExactlyElementsOf(concat(FIRST_READ_CANCEL, List.of("acquireLocks"), READ_CANCEL,
         List.of("recordUnfinishedCleanup", "dropTargets", "deleteRoutingRules", "deleteStreams",
             "deleteUnfinishedCleanup", "releaseLocks")));
   }
@@ -102,7 +104,7 @@ class CleanupTest {
     ApplicationFailure failure = failure(result);
     assertThat(failure.getType()).isEqualTo("FAILED_PRECONDITION");
     assertThat(failure).hasMessageContaining("because its writes have been switched; run ReverseTraffic first");
-    assertThat(h.calls()).containsExactlyElementsOf(READ);
+    assertThat(h.calls()).containsExactlyElementsOf(FIRST_READ);
   }
 
   @Test
@@ -139,7 +141,7 @@ class CleanupTest {
     Object result = h.complete(SwitchHarness.completeRequest());
 
     assertThat(failure(result).getType()).isEqualTo("FAILED_PRECONDITION");
-    assertThat(h.calls()).containsExactlyElementsOf(READ);
+    assertThat(h.calls()).containsExactlyElementsOf(FIRST_READ);
   }
 
   @Test
@@ -177,7 +179,7 @@ class CleanupTest {
         "Denied tables records on [customer] will be removed from commerce [0]",
         "Routing rules for participating tables will be deleted",
         "Unlock keyspace customer", "Unlock keyspace commerce", "Unlock workflow customer/commerce2customer");
-    assertThat(h.calls()).containsExactlyElementsOf(READ).doesNotContainAnyElementsOf(MUTATING);
+    assertThat(h.calls()).containsExactlyElementsOf(FIRST_READ).doesNotContainAnyElementsOf(MUTATING);
   }
 
   @Test
@@ -191,7 +193,7 @@ class CleanupTest {
         "Switch reads of tablet type REPLICA back to keyspace commerce in cells [zone1]",
         "Stop and delete vreplication streams on targets: customer [-80, 80-] workflow commerce2customer",
         "Dropping these tables from the database for keyspace customer: [customer]");
-    assertThat(h.calls()).containsExactlyElementsOf(READ_CANCEL).doesNotContainAnyElementsOf(MUTATING);
+    assertThat(h.calls()).containsExactlyElementsOf(FIRST_READ_CANCEL).doesNotContainAnyElementsOf(MUTATING);
   }
 
   @ParameterizedTest(name = "{0} fails")

@@ -1,6 +1,7 @@
 package io.pointsman.api.activities;
 
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.model.MigrateWorkflow;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.UnfinishedCleanup;
 import io.temporal.activity.ActivityInterface;
@@ -31,6 +32,28 @@ public interface CleanupActivities {
 
   /** Deletes the routing rules of the moved tables (TABLES) and rebuilds SrvVSchema. */
   void deleteRoutingRules(MigrationInfo info, LockSet locks);
+
+  /**
+   * The workflow if it is a Migrate (its streams are of type Migrate or read an external cluster or
+   * MySQL), else null: those Complete and Cancel finalize on the target alone. Read-only.
+   */
+  MigrateWorkflow readMigrateWorkflow(String targetKeyspace, String workflow);
+
+  /**
+   * Refuses (FAILED_PRECONDITION, not retried) completing a Migrate whose tables the target's VSchema
+   * lacks while the keyspace is sharded: Vitess cannot add a sharded table without its vindexes
+   * either. Read-only.
+   */
+  void checkMigrateComplete(MigrateWorkflow migrate);
+
+  /** Deletes the Migrate's streams on the target primaries. */
+  void deleteMigrateStreams(MigrateWorkflow migrate, LockSet locks);
+
+  /** Complete of a Migrate: adds its tables to the target VSchema where missing, and rebuilds SrvVSchema. */
+  void addMigratedTables(MigrateWorkflow migrate, LockSet locks);
+
+  /** Cancel of a Migrate: drops its tables on the target primaries and from the target VSchema, rebuilds SrvVSchema. */
+  void dropMigratedTables(MigrateWorkflow migrate, LockSet locks);
 
   /** The Complete or Cancel of the workflow that began and has not finished, or null. Read-only. */
   UnfinishedCleanup readUnfinishedCleanup(String targetKeyspace, String workflow);

@@ -105,7 +105,8 @@ final class StreamMigrationPlanner {
     for (BinlogSource.Rule r : src.filter().rules()) {
       VSchemaTable t = vschema == null ? null : vschema.tables().get(r.match());
       if (t == null && !r.isWildcard()) {
-        return Optional.of("has a rule for table " + r.match() + ", which is not in the VSchema of " + w.sourceKeyspace());
+        return Optional.of("has a rule for table " + r.match() + ", which is not in the VSchema of "
+            + w.sourceKeyspace());
       }
       if (t != null && "reference".equals(t.type())) {
         reference = true;

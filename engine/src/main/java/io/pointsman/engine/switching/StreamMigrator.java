@@ -177,8 +177,8 @@ public final class StreamMigrator {
     BinlogSource src = SidecarText.decodeSource("migrated stream " + m.id() + " of " + m.workflow(), m.source());
     List<BinlogSource.Rule> rules = src.filter().rules().stream()
         .map(r -> StreamFilters.problem(r).isPresent() ? r : StreamFilters.retarget(r, keyRange)).toList();
-    return new NewStream(m.workflow(), src.withRules(rules), Position.parse(m.pos()), Position.ZERO, StreamState.STOPPED,
-        m.dbName(), m.cell(), m.tabletTypes(), WorkflowType.fromCode(m.workflowType()),
+    return new NewStream(m.workflow(), src.withRules(rules), Position.parse(m.pos()), Position.ZERO,
+        StreamState.STOPPED, m.dbName(), m.cell(), m.tabletTypes(), WorkflowType.fromCode(m.workflowType()),
         WorkflowSubType.fromCode(m.workflowSubType()), m.options());
   }
 
@@ -212,9 +212,9 @@ public final class StreamMigrator {
       }
       if (System.nanoTime() > deadline) {
         Stream s = notYet.get();
-        throw new PointsmanException(ErrorCode.DEADLINE_EXCEEDED, "stream " + s.id() + " of workflow " + s.workflow() + " on "
-            + w.sourceKeyspace() + " did not stop at " + furthest.get(sourceKey(s)).encode() + " in time: it is "
-            + s.state().column() + " at " + s.pos().encode());
+        throw new PointsmanException(ErrorCode.DEADLINE_EXCEEDED, "stream " + s.id() + " of workflow " + s.workflow()
+            + " on " + w.sourceKeyspace() + " did not stop at " + furthest.get(sourceKey(s)).encode()
+            + " in time: it is " + s.state().column() + " at " + s.pos().encode());
       }
       sleep();
     }

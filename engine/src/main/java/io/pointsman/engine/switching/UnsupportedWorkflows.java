@@ -54,9 +54,8 @@ public final class UnsupportedWorkflows {
     if (external.isPresent() || streams.stream().anyMatch(s -> s.workflowType() == WorkflowType.MIGRATE)) {
       throw PointsmanException.invalidArgument(name + " is a Migrate workflow"
           + external.map(e -> " (from " + e + ")").orElse("")
-          + ": Vitess's Migrate has no SwitchTraffic or ReverseTraffic, its traffic moves with Migrate complete,"
-          + " and pointsman does not complete or cancel Migrate workflows: use vtctldclient Migrate"
-          + NOTHING_CHANGED);
+          + ": Vitess's Migrate has no SwitchTraffic or ReverseTraffic; finish it with Complete (or end it with"
+          + " Cancel)" + NOTHING_CHANGED);
     }
     Optional<String> tenant = tenantId(name, streams);
     if (tenant.isPresent()) {

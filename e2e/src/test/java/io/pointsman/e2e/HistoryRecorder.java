@@ -20,6 +20,7 @@ import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.topo.TopoPaths;
+import io.pointsman.sandbox.cluster.SandboxLayout;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
@@ -109,6 +110,19 @@ class HistoryRecorder {
     try (SwitchWorld world = SwitchWorld.start(true, queueFaults)) {
       world.createMoveTables();
       queuedBehindASwitch(world, queueFaults);
+    }
+    // a Reshard's switch: stream migration planned (nothing to migrate) and finalized from the journal
+    try (SwitchWorld world = SwitchWorld.start(false, UnaryOperator.identity())) {
+      world.createReshard();
+      run(world, "reshard-switch-traffic", SwitchTrafficWorkflow.class, Pointsman.SWITCH_TRAFFIC,
+          w -> w.switchTraffic(SwitchTrafficRequest.of(SandboxLayout.RESHARD_WORKFLOW, TARGET)));
+    }
+    // a Migrate's Complete: finalized on the target alone (marker finalize-migrate-workflows)
+    try (SwitchWorld world = SwitchWorld.moveTables()) {
+      world.createMoveTables();
+      TargetRows.set(world, TARGET, WF, "workflow_type = 3");
+      run(world, "complete-migrate", CompleteMigrationWorkflow.class, Pointsman.COMPLETE_MIGRATION,
+          w -> w.complete(CompleteRequest.of(WF, TARGET)));
     }
   }
 

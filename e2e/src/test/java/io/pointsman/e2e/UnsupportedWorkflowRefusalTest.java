@@ -12,14 +12,10 @@ import io.pointsman.api.workflows.CompleteMigrationWorkflow;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
-import io.pointsman.engine.mysql.PrimaryEndpoint;
-import io.pointsman.engine.mysql.SqlIdentifiers;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -157,14 +153,6 @@ class UnsupportedWorkflowRefusalTest {
 
   /** What Vitess writes when it creates such a workflow, written into the sandbox's rows for it. */
   private static void setOnTargetRows(String assignment) throws Exception {
-    for (String shard : world().store().listShards(TARGET)) {
-      PrimaryEndpoint ep = world().services.primaries().resolve(TARGET, shard);
-      try (Connection c = world().services.pools().connection(ep);
-          PreparedStatement ps = c.prepareStatement("UPDATE " + SqlIdentifiers.qualified(ep.sidecarDb(),
-              "vreplication") + " SET " + assignment + " WHERE workflow = ?")) {
-        ps.setString(1, WORKFLOW);
-        assertThat(ps.executeUpdate()).as("rows of " + WORKFLOW + " on " + shard).isPositive();
-      }
-    }
+    TargetRows.set(world(), TARGET, WORKFLOW, assignment);
   }
 }

@@ -41,32 +41,29 @@ class MigrateOnVitessTest {
   static final OnVitessExtension VITESS = OnVitessExtension.of(MigrateOnVitessTest::startCluster);
 
   private static VitessCluster startCluster() throws Exception {
-    VitessCluster cluster = VitessCluster.start(Map.of("POINTSMAN_VITESS_TABLETS_SPEC",
-        "100:commerce:0 200:customer:0"));
-    try {
-      Path dir = Files.createTempDirectory("migrate");
-      cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("commerce.sql"),
-          "create table product(pid bigint not null, name varchar(64), primary key(pid)) engine=InnoDB;"
-              + "create table orders(oid bigint not null, pid bigint, primary key(oid)) engine=InnoDB;").toString(),
-          "commerce");
-      cluster.vtctldclient("ApplyVSchema", "--vschema", "{\"tables\": {\"product\": {}, \"orders\": {}}}", "commerce");
-      cluster.execute("commerce", "insert into product(pid, name) values (1, 'one'), (2, 'two')",
-          "insert into orders(oid, pid) values (10, 1), (11, 2), (12, 2)");
-      String etcd = cluster.env("POINTSMAN_VITESS_ETCD").replaceFirst("^https?://", "");
-      cluster.vtctldclient("Mount", "register", "--name", "ext1", "--topo-type", "etcd2", "--topo-server", etcd,
-          "--topo-root", "/vitess/global");
-      for (String[] wf : List.of(new String[] {COMPLETED, "product"}, new String[] {CANCELLED, "orders"})) {
-        cluster.vtctldclient("Migrate", "--workflow", wf[0], "--target-keyspace", "customer", "create",
-            "--mount-name", "ext1", "--source-keyspace", "commerce", "--tables", wf[1]);
-      }
-      await("both Migrate workflows copied").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
-          .until(() -> tableRows(cluster, "product") == 2 && tableRows(cluster, "orders") == 3
-              && workflows(cluster).containsAll(List.of(COMPLETED, CANCELLED)));
-      return cluster;
-    } catch (Exception | Error e) {
-      cluster.close();
-      throw e;
+    return VitessCluster.start(Map.of("POINTSMAN_VITESS_TABLETS_SPEC",
+        "100:commerce:0 200:customer:0"), MigrateOnVitessTest::prepare);
+  }
+
+  private static void prepare(VitessCluster cluster) throws Exception {
+    Path dir = Files.createTempDirectory("migrate");
+    cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("commerce.sql"),
+        "create table product(pid bigint not null, name varchar(64), primary key(pid)) engine=InnoDB;"
+            + "create table orders(oid bigint not null, pid bigint, primary key(oid)) engine=InnoDB;").toString(),
+        "commerce");
+    cluster.vtctldclient("ApplyVSchema", "--vschema", "{\"tables\": {\"product\": {}, \"orders\": {}}}", "commerce");
+    cluster.execute("commerce", "insert into product(pid, name) values (1, 'one'), (2, 'two')",
+        "insert into orders(oid, pid) values (10, 1), (11, 2), (12, 2)");
+    String etcd = cluster.env("POINTSMAN_VITESS_ETCD").replaceFirst("^https?://", "");
+    cluster.vtctldclient("Mount", "register", "--name", "ext1", "--topo-type", "etcd2", "--topo-server", etcd,
+        "--topo-root", "/vitess/global");
+    for (String[] wf : List.of(new String[] {COMPLETED, "product"}, new String[] {CANCELLED, "orders"})) {
+      cluster.vtctldclient("Migrate", "--workflow", wf[0], "--target-keyspace", "customer", "create",
+          "--mount-name", "ext1", "--source-keyspace", "commerce", "--tables", wf[1]);
     }
+    await("both Migrate workflows copied").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
+        .until(() -> tableRows(cluster, "product") == 2 && tableRows(cluster, "orders") == 3
+            && workflows(cluster).containsAll(List.of(COMPLETED, CANCELLED)));
   }
 
   @Test

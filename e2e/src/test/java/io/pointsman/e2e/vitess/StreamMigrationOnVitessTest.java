@@ -49,40 +49,37 @@ class StreamMigrationOnVitessTest {
 
   /** commerce (unsharded) and customer on shard 0 with a Materialize into it, resharded into -80,80-. */
   private static VitessCluster startCluster() throws Exception {
-    VitessCluster cluster = VitessCluster.start(Map.of("POINTSMAN_VITESS_TABLETS_SPEC",
-        "100:commerce:0 200:customer:0 300:customer:-80 400:customer:80-"));
-    try {
-      Path dir = Files.createTempDirectory("stream-migration");
-      String product = "create table %s(pid bigint not null, name varchar(64), primary key(pid)) engine=InnoDB;";
-      cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("commerce.sql"),
-          product.formatted("product")).toString(), "commerce");
-      cluster.vtctldclient("ApplyVSchema", "--vschema-file", Files.writeString(dir.resolve("commerce.json"),
-          "{\"tables\": {\"product\": {}}}").toString(), "commerce");
-      cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("customer.sql"),
-          "create table customer(customer_id bigint not null, email varchar(128), primary key(customer_id))"
-              + " engine=InnoDB;" + product.formatted("product_copy")).toString(), "customer");
-      cluster.vtctldclient("ApplyVSchema", "--vschema-file", Files.writeString(dir.resolve("customer.json"), """
-          {"sharded": true, "vindexes": {"hash": {"type": "hash"}},
-           "tables": {"customer": {"column_vindexes": [{"column": "customer_id", "name": "hash"}]},
-                      "product_copy": {"column_vindexes": [{"column": "pid", "name": "hash"}]}}}
-          """).toString(), "customer");
-      cluster.execute("commerce", "insert into product(pid, name) values (1, 'one'), (2, 'two'), (3, 'three')");
-      cluster.execute("customer", "insert into customer(customer_id, email) values (1, 'alice@example.com')");
-      cluster.vtctldclient("Materialize", "--workflow", MATERIALIZE, "--target-keyspace", "customer", "create",
-          "--source-keyspace", "commerce", "--table-settings",
-          "[{\"target_table\": \"product_copy\", \"source_expression\": \"select pid, name from product\"}]");
-      await("the Materialize copied and runs").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
-          .until(() -> materializeStreams(cluster).stream().anyMatch(s -> s.path("state").asText().equals("Running"))
-              && productCopy(cluster).size() == 3);
-      cluster.vtctldclient("Reshard", "--workflow", WORKFLOW, "--target-keyspace", "customer", "create",
-          "--source-shards", "0", "--target-shards", "-80,80-", "--skip-schema-copy");
-      await("Reshard copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
-          .until(() -> cluster.allStreams("Reshard", "customer", WORKFLOW, 2, "Running"));
-      return cluster;
-    } catch (Exception | Error e) {
-      cluster.close();
-      throw e;
-    }
+    return VitessCluster.start(Map.of("POINTSMAN_VITESS_TABLETS_SPEC",
+        "100:commerce:0 200:customer:0 300:customer:-80 400:customer:80-"), StreamMigrationOnVitessTest::prepare);
+  }
+
+  private static void prepare(VitessCluster cluster) throws Exception {
+    Path dir = Files.createTempDirectory("stream-migration");
+    String product = "create table %s(pid bigint not null, name varchar(64), primary key(pid)) engine=InnoDB;";
+    cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("commerce.sql"),
+        product.formatted("product")).toString(), "commerce");
+    cluster.vtctldclient("ApplyVSchema", "--vschema-file", Files.writeString(dir.resolve("commerce.json"),
+        "{\"tables\": {\"product\": {}}}").toString(), "commerce");
+    cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("customer.sql"),
+        "create table customer(customer_id bigint not null, email varchar(128), primary key(customer_id))"
+            + " engine=InnoDB;" + product.formatted("product_copy")).toString(), "customer");
+    cluster.vtctldclient("ApplyVSchema", "--vschema-file", Files.writeString(dir.resolve("customer.json"), """
+        {"sharded": true, "vindexes": {"hash": {"type": "hash"}},
+         "tables": {"customer": {"column_vindexes": [{"column": "customer_id", "name": "hash"}]},
+                    "product_copy": {"column_vindexes": [{"column": "pid", "name": "hash"}]}}}
+        """).toString(), "customer");
+    cluster.execute("commerce", "insert into product(pid, name) values (1, 'one'), (2, 'two'), (3, 'three')");
+    cluster.execute("customer", "insert into customer(customer_id, email) values (1, 'alice@example.com')");
+    cluster.vtctldclient("Materialize", "--workflow", MATERIALIZE, "--target-keyspace", "customer", "create",
+        "--source-keyspace", "commerce", "--table-settings",
+        "[{\"target_table\": \"product_copy\", \"source_expression\": \"select pid, name from product\"}]");
+    await("the Materialize copied and runs").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
+        .until(() -> materializeStreams(cluster).stream().anyMatch(s -> s.path("state").asText().equals("Running"))
+            && productCopy(cluster).size() == 3);
+    cluster.vtctldclient("Reshard", "--workflow", WORKFLOW, "--target-keyspace", "customer", "create",
+        "--source-shards", "0", "--target-shards", "-80,80-", "--skip-schema-copy");
+    await("Reshard copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
+        .until(() -> cluster.allStreams("Reshard", "customer", WORKFLOW, 2, "Running"));
   }
 
   @Test

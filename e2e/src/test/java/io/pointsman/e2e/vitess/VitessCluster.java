@@ -72,6 +72,24 @@ public final class VitessCluster implements AutoCloseable {
     return start(Map.of());
   }
 
+  /** What a test class sets up on a new cluster: schemas, rows, workflows. */
+  @FunctionalInterface
+  public interface Setup {
+    void prepare(VitessCluster cluster) throws Exception;
+  }
+
+  /** {@link #start(Map)}, then {@code setup}; a setup that fails closes the cluster before it throws. */
+  public static VitessCluster start(Map<String, String> scriptEnv, Setup setup) throws Exception {
+    VitessCluster cluster = start(scriptEnv);
+    try {
+      setup.prepare(cluster);
+      return cluster;
+    } catch (Exception | Error e) {
+      cluster.close();
+      throw e;
+    }
+  }
+
   /**
    * Starts a cluster with these variables added to the script's environment (e.g.
    * {@code POINTSMAN_VITESS_GRPC_TLS_DIR}) and waits until vtgate answers.

@@ -132,7 +132,7 @@ class PausedWorkerLosesItsLocksTest {
       }
 
       Outcome outcome = Outcome.of(stub);
-      log.info("after the other actor let go, the switch {}; steps: {}", outcome, ProcessWorld.steps(wf.progress()));
+      log.info("after the other actor let go, the switch {}; steps: {}", outcome, Outcome.steps(wf.progress()));
       if (outcome.switched()) {
         assertThat(outcome.result().currentState()).isEqualTo(ProcessWorld.ALL_SWITCHED);
         world.assertDefinedState("ALL_SWITCHED");

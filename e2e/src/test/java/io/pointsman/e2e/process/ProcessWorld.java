@@ -9,8 +9,6 @@ import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.api.model.ActionResult;
-import io.pointsman.api.model.Progress;
-import io.pointsman.api.model.StepProgress;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
@@ -41,7 +39,6 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testserver.TestServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -49,7 +46,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
 import org.slf4j.Logger;
@@ -78,20 +74,13 @@ final class ProcessWorld implements AutoCloseable {
   final String taskQueue = "pointsman-process-" + UUID.randomUUID();
   /** The sandbox (in its folder's {@code sandbox/}), the stream runner, Temporal and the clients; closed in reverse. */
   private final SandboxStack stack;
-  /** The workers' output, kept in the module's target folder for a look after a failure. */
-  private final Path logs;
-  private final Path workerJar;
   private final String temporalAddress;
   private final WorkflowClient client;
-  private final List<WorkerProcess> workers = new CopyOnWriteArrayList<>();
-  /** Kills the workers when this JVM ends without closing the world (a surefire timeout); else they poll on forever. */
-  private final Thread killWorkersOnExit = new Thread(this::stopWorkers, "process-world-exit");
-  private int workerCount;
+  /** Their output is kept in the module's target folder for a look after a failure. */
+  private final WorkerProcesses workers;
 
   private ProcessWorld(SandboxStack stack, Path workerJar, boolean realTemporal) {
     this.stack = stack;
-    this.logs = Path.of("target", "process-e2e-logs", stack.dir().getFileName().toString()).toAbsolutePath();
-    this.workerJar = workerJar;
     this.sandbox = stack.sandbox();
     this.paths = sandbox.options().topoPaths();
     this.etcd = stack.open(TestEtcd.client());
@@ -110,7 +99,8 @@ final class ProcessWorld implements AutoCloseable {
         .setTarget(temporalAddress).build());
     stack.open(stubs::shutdownNow);
     this.client = WorkflowClient.newInstance(stubs);
-    Runtime.getRuntime().addShutdownHook(killWorkersOnExit);
+    this.workers = new WorkerProcesses(workerJar,
+        Path.of("target", "process-e2e-logs", stack.dir().getFileName().toString()).toAbsolutePath());
   }
 
   /**
@@ -159,13 +149,9 @@ final class ProcessWorld implements AutoCloseable {
 
   /** Starts another worker process on this world's task queue, with {@code extraEnv} added to its environment. */
   WorkerProcess startWorker(Map<String, String> extraEnv) throws IOException {
-    String name = "worker-" + (char) ('A' + workerCount++);
-    Files.createDirectories(logs);
     Map<String, String> env = workerEnv();
     env.putAll(extraEnv);
-    WorkerProcess w = WorkerProcess.start(name, workerJar, env, logs.resolve(name + ".log"));
-    workers.add(w);
-    return w;
+    return workers.start(env);
   }
 
   private Map<String, String> workerEnv() {
@@ -314,15 +300,6 @@ final class ProcessWorld implements AutoCloseable {
     return all;
   }
 
-  /** The steps of a run as one line, {@code name:STATUS} each, for the log. */
-  static String steps(Progress progress) {
-    StringBuilder b = new StringBuilder();
-    for (StepProgress step : progress.steps()) {
-      b.append(b.length() == 0 ? "" : ", ").append(step.name()).append(':').append(step.status());
-    }
-    return b.toString();
-  }
-
   /** Every lock key under the switch's lock directories. */
   List<String> switchLockKeys() throws Exception {
     List<String> keys = new ArrayList<>();
@@ -343,34 +320,14 @@ final class ProcessWorld implements AutoCloseable {
 
   /** The last lines of every worker's output, for a failure message. */
   String workerLogs() {
-    StringBuilder b = new StringBuilder();
-    for (WorkerProcess w : workers) {
-      b.append("\n----- ").append(w.name()).append(" (pid ").append(w.pid()).append(w.isAlive() ? ", alive" : ", gone")
-          .append(") -----\n").append(w.tail(40));
-    }
-    return b.toString();
-  }
-
-  /** Stops the worker processes first, so none writes while the sandbox goes down. */
-  void stopWorkers() {
-    for (WorkerProcess w : workers) {
-      try {
-        w.close();
-      } catch (Exception e) {
-        log.warn("could not stop {}", w.name(), e);
-      }
-    }
+    return workers.tails();
   }
 
   /** Stops the workers, then the stack: the router, Temporal, the clients, the stream runner, the sandbox, its folder. */
   @Override
   public void close() throws Exception {
-    stopWorkers();
-    try {
-      Runtime.getRuntime().removeShutdownHook(killWorkersOnExit);
-    } catch (IllegalStateException shuttingDown) {
-      // the hook runs or ran already
-    }
+    // first, so no worker writes while the sandbox goes down
+    workers.close();
     stack.close();
   }
 }

@@ -77,7 +77,7 @@ class WorkerClockSkewTest {
 
       Outcome outcome = Outcome.of(stub);
       List<StepProgress> steps = wf.progress().steps();
-      log.info("after the kill the switch {}; steps: {}", outcome, ProcessWorld.steps(wf.progress()));
+      log.info("after the kill the switch {}; steps: {}", outcome, Outcome.steps(wf.progress()));
       assertThat(outcome.switched()).as("B must finish the switch: " + outcome + world.workerLogs()).isTrue();
       assertThat(steps).filteredOn(s -> s.name().equals("acquireLocks"))
           .as("the locks A took were taken over, never dropped and taken again").hasSize(1);

@@ -154,7 +154,7 @@ class WorkerKilledInCriticalSectionTest {
       polling = b;
 
       Outcome outcome = Outcome.of(stub);
-      log.info("{}: after the kill the switch {}; steps: {}", point, outcome, ProcessWorld.steps(wf.progress()));
+      log.info("{}: after the kill the switch {}; steps: {}", point, outcome, Outcome.steps(wf.progress()));
       if (point.mustFinish) {
         assertThat(outcome.switched()).as(point + ": the replacement must finish the switch: " + outcome
             + world.workerLogs()).isTrue();

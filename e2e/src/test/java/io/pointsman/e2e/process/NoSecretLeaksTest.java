@@ -37,7 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -67,6 +67,7 @@ class NoSecretLeaksTest {
   private static final List<String> SECRETS =
       List.of(ETCD_SECRET, ETCD_ROOT_SECRET, MYSQL_SECRET, API_KEY, WRONG_ETCD_SECRET, WRONG_MYSQL_SECRET);
 
+  @AutoClose
   private static SandboxStack stack;
   private static Path dir;
   private static SecureEtcdProcess etcd;
@@ -120,13 +121,6 @@ class NoSecretLeaksTest {
     etcd.etcdctl(null, "user", "add", "pointsman:" + ETCD_SECRET);
     etcd.etcdctl(null, "user", "grant-role", "pointsman", "pointsman");
     etcd.etcdctl(null, "auth", "enable");
-  }
-
-  @AfterAll
-  static void down() {
-    if (stack != null) {
-      stack.close();
-    }
   }
 
   @Test
@@ -214,11 +208,10 @@ class NoSecretLeaksTest {
   }
 
   private static Map<String, String> workerEnv(String etcdPassword, String mysqlPassword) {
-    Map<String, String> env = new HashMap<>();
-    env.put("TEMPORAL_ADDRESS", temporal.address());
+    Map<String, String> env = WorkerProcesses.withSandboxMysql(WorkerProcesses.env(temporal.address(), "pointsman"),
+        "pointsman", mysqlPassword);
     env.put("TEMPORAL_API_KEY", API_KEY);
     env.put("TEMPORAL_TLS", "false");
-    env.put("POINTSMAN_TASK_QUEUE", "pointsman");
     env.put("ETCD_ENDPOINTS", etcd.endpoint());
     env.put("ETCD_CA_FILE", ca.caCert().toString());
     env.put("ETCD_CERT_FILE", workerCert.cert().toString());
@@ -227,14 +220,9 @@ class NoSecretLeaksTest {
     env.put("ETCD_PASSWORD", etcdPassword);
     env.put("TOPO_GLOBAL_ROOT", paths.globalRoot());
     env.put("TOPO_CELL_ROOT_PREFIX", paths.cellRootPrefix());
-    env.put("MYSQL_USER", "pointsman");
-    env.put("MYSQL_PASSWORD", mysqlPassword);
-    env.put("MYSQL_TLS_MODE", "DISABLED");
-    env.put("MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL", "true");
-    env.put("METRICS_PORT", "0");
-    env.put("WORKER_SHUTDOWN_GRACE", "5s");
     return env;
   }
+
 
   record Cli(int exit, String output) {}
 

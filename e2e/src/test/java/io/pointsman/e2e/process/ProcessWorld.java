@@ -42,7 +42,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -155,20 +154,14 @@ final class ProcessWorld implements AutoCloseable {
   }
 
   private Map<String, String> workerEnv() {
-    Map<String, String> env = new HashMap<>();
-    env.put("TEMPORAL_ADDRESS", temporalAddress);
-    env.put("POINTSMAN_TASK_QUEUE", taskQueue);
+    Map<String, String> env = WorkerProcesses.withSandboxMysql(WorkerProcesses.env(temporalAddress, taskQueue),
+        sandbox.options().credentials().user(), sandbox.options().credentials().password());
     env.put("ETCD_ENDPOINTS", TestServices.etcdEndpoint());
     env.put("TOPO_GLOBAL_ROOT", paths.globalRoot());
     env.put("TOPO_CELL_ROOT_PREFIX", paths.cellRootPrefix());
-    env.put("MYSQL_USER", sandbox.options().credentials().user());
-    env.put("MYSQL_PASSWORD", sandbox.options().credentials().password());
-    env.put("MYSQL_TLS_MODE", "DISABLED");
-    env.put("MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL", "true");
-    env.put("METRICS_PORT", "0");
-    env.put("WORKER_SHUTDOWN_GRACE", "5s");
     return env;
   }
+
 
   /** A stub of a new run of {@code type}, with an id of its own so reruns never collide. */
   <T> T workflow(Class<T> type, String action) {

@@ -3,6 +3,7 @@ package io.pointsman.e2e.process;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -31,6 +32,28 @@ public final class WorkerProcesses implements AutoCloseable {
     this.jar = jar;
     this.logs = logs;
     Runtime.getRuntime().addShutdownHook(killOnExit);
+  }
+
+  /**
+   * What every worker of a test is started with: its Temporal server and task queue, no metrics
+   * page and a short shutdown grace; the caller adds etcd, the topology roots and MySQL.
+   */
+  public static Map<String, String> env(String temporalAddress, String taskQueue) {
+    Map<String, String> env = new HashMap<>();
+    env.put("TEMPORAL_ADDRESS", temporalAddress);
+    env.put("POINTSMAN_TASK_QUEUE", taskQueue);
+    env.put("METRICS_PORT", "0");
+    env.put("WORKER_SHUTDOWN_GRACE", "5s");
+    return env;
+  }
+
+  /** Adds the sandbox's MariaDB account to {@code env}: the primaries listen on loopback without TLS. */
+  public static Map<String, String> withSandboxMysql(Map<String, String> env, String user, String password) {
+    env.put("MYSQL_USER", user);
+    env.put("MYSQL_PASSWORD", password);
+    env.put("MYSQL_TLS_MODE", "DISABLED");
+    env.put("MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL", "true");
+    return env;
   }
 
   /** Starts another worker whose environment is exactly {@code env}. */

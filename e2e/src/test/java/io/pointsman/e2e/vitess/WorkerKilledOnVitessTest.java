@@ -44,7 +44,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -328,15 +327,11 @@ class WorkerKilledOnVitessTest {
   }
 
   private static WorkerProcess startWorker() throws Exception {
-    Map<String, String> env = new HashMap<>();
-    env.put("TEMPORAL_ADDRESS", temporal.address());
-    env.put("POINTSMAN_TASK_QUEUE", TASK_QUEUE);
+    Map<String, String> env = WorkerProcesses.env(temporal.address(), TASK_QUEUE);
     env.put("ETCD_ENDPOINTS", cluster.env("POINTSMAN_VITESS_ETCD"));
     env.put("POINTSMAN_PRIMARY_BACKEND", "tablet");
     // required by the configuration; with the tablet backend the worker opens no MySQL connection
     env.put("MYSQL_USER", "vt_dba");
-    env.put("METRICS_PORT", "0");
-    env.put("WORKER_SHUTDOWN_GRACE", "5s");
     return workers.start(env);
   }
 

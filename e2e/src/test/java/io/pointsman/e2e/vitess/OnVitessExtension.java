@@ -30,14 +30,23 @@ final class OnVitessExtension implements BeforeAllCallback, AfterAllCallback {
     VitessCluster start() throws Exception;
   }
 
-  private final ClusterStart clusterStart;
+  /**
+   * The same for a cluster that runs on something the class makes first (certificates, say): what
+   * goes into {@code first} is closed after the cluster.
+   */
+  @FunctionalInterface
+  interface ClusterStartOn {
+    VitessCluster start(OpenedParts first) throws Exception;
+  }
+
+  private final ClusterStartOn clusterStart;
   private final boolean withWorker;
   private final UnaryOperator<SwitchActivities> switchWrapper;
   private OpenedParts opened;
   private VitessCluster cluster;
   private PointsmanOnVitess worker;
 
-  private OnVitessExtension(ClusterStart clusterStart, boolean withWorker,
+  private OnVitessExtension(ClusterStartOn clusterStart, boolean withWorker,
       UnaryOperator<SwitchActivities> switchWrapper) {
     this.clusterStart = clusterStart;
     this.withWorker = withWorker;
@@ -45,6 +54,10 @@ final class OnVitessExtension implements BeforeAllCallback, AfterAllCallback {
   }
 
   static OnVitessExtension of(ClusterStart clusterStart) {
+    return on(first -> clusterStart.start());
+  }
+
+  static OnVitessExtension on(ClusterStartOn clusterStart) {
     return new OnVitessExtension(clusterStart, true, UnaryOperator.identity());
   }
 
@@ -95,19 +108,19 @@ final class OnVitessExtension implements BeforeAllCallback, AfterAllCallback {
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
     OpenedParts parts = new OpenedParts();
-    VitessCluster started = parts.add("the Vitess cluster", clusterStart.start());
     try {
+      VitessCluster started = parts.add("the Vitess cluster", clusterStart.start(parts));
       worker = withWorker ? parts.add("pointsman's worker", PointsmanOnVitess.start(started, switchWrapper)) : null;
-    } catch (RuntimeException | Error e) {
+      cluster = started;
+    } catch (Exception | Error e) {
       try {
-        parts.closeAll("the Vitess cluster whose worker did not start");
+        parts.closeAll("the Vitess cluster whose start failed");
       } catch (RuntimeException cleanup) {
         e.addSuppressed(cleanup);
       }
       throw e;
     }
     opened = parts;
-    cluster = started;
   }
 
   @Override

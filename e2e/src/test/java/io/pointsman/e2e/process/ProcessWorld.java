@@ -1,12 +1,12 @@
 package io.pointsman.e2e.process;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.pointsman.e2e.ValidatorChecks;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.TabletType;
@@ -201,11 +201,7 @@ final class ProcessWorld implements AutoCloseable {
 
   /** The validator names no broken invariant and finds the workflow in {@code state}. */
   ValidationReport assertDefinedState(String state) {
-    ValidationReport report = validate();
-    log.info("validator: {}", report.describe());
-    assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo(state);
-    return report;
+    return ValidatorChecks.assertDefined(validate(), state);
   }
 
   TopologyStore store() {

@@ -8,6 +8,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.pointsman.e2e.ValidatorChecks;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.StepStatus;
@@ -31,7 +32,6 @@ import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.testing.TestServices;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.validate.TopologyValidator;
-import io.pointsman.engine.validate.ValidationReport;
 import io.pointsman.sandbox.cluster.Folders;
 import io.pointsman.worker.TemporalDevServer;
 import io.temporal.client.WorkflowClient;
@@ -284,10 +284,7 @@ class WorkerKilledOnVitessTest {
 
   /** pointsman's validator finds {@code state} and nothing wrong, and vtctldclient reports {@code vtctldState}. */
   private static void assertAgreed(String state, String vtctldState) {
-    ValidationReport report = validator.validate(TARGET, WORKFLOW, TemporalEndedExecutions.of(client));
-    log.info("validator: {}", report.describe());
-    assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo(state);
+    ValidatorChecks.assertDefined(validator.validate(TARGET, WORKFLOW, TemporalEndedExecutions.of(client)), state);
     JsonNode status = cluster.vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", TARGET,
         "status", "--format", "json");
     assertThat(status.path("traffic_state").asText()).as(status.toString()).isEqualTo(vtctldState);

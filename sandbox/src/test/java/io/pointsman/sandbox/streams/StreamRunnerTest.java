@@ -123,6 +123,15 @@ class StreamRunnerTest {
       highStream = bed.insertStream("commerce2customer", moveTablesSource("80-"), StreamState.INIT, Position.ZERO, high);
     }
 
+    /** Loads the rows and creates both streams, then starts the runner; returns it once both streams run. */
+    StreamRunner running(int customers, int orders) throws Exception {
+      load(customers, orders);
+      createStreams();
+      StreamRunner runner = bed.startRunner();
+      awaitRunning();
+      return runner;
+    }
+
     /** Each target holds exactly the source rows whose keyspace id is in its range. */
     boolean split() throws SQLException {
       return splitOf("customer", 0) && splitOf("corder", 1);
@@ -230,10 +239,7 @@ class StreamRunnerTest {
   @Test
   void aStoppedStreamAppliesNothingMore() throws Exception {
     MoveTables mt = new MoveTables();
-    mt.load(20, 20);
-    mt.createStreams();
-    StreamRunner runner = bed.startRunner();
-    mt.awaitRunning();
+    StreamRunner runner = mt.running(20, 20);
     long before = customerIn(LOW, true, 100);
     insertCustomer(mt.source, before);
     eventually().until(() -> bed.ids(mt.low, "customer").contains(before));
@@ -257,10 +263,7 @@ class StreamRunnerTest {
   @Test
   void stopPositionIsHonoured() throws Exception {
     MoveTables mt = new MoveTables();
-    mt.load(10, 10);
-    mt.createStreams();
-    StreamRunner runner = bed.startRunner();
-    mt.awaitRunning();
+    StreamRunner runner = mt.running(10, 10);
     bed.exec("UPDATE " + bed.sidecar + ".vreplication SET state = 'Stopped' WHERE id = ?", mt.lowStream);
     eventually().until(() -> runner.activeStreams() == 1);
 
@@ -288,10 +291,7 @@ class StreamRunnerTest {
   @Test
   void aBacklogIsAppliedInBatchesExactlyOnceAndStopsMidBatchAtItsStopPosition() throws Exception {
     MoveTables mt = new MoveTables();
-    mt.load(5, 0);
-    mt.createStreams();
-    StreamRunner runner = bed.startRunner();
-    mt.awaitRunning();
+    StreamRunner runner = mt.running(5, 0);
     bed.exec("UPDATE " + bed.sidecar + ".vreplication SET state = 'Stopped' WHERE id IN (?, ?)",
         mt.lowStream, mt.highStream);
     eventually().until(() -> runner.activeStreams() == 0);

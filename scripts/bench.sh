@@ -11,12 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/services.sh
-ensure_packages
-echo "Building pointsman (mvn -B -q install -DskipTests) ..."
-mvn -B -q install -DskipTests
+build_pointsman
 # the worker's step-by-step log would bury the bench's own lines; POINTSMAN_LOG_LEVEL=INFO brings it back
 export POINTSMAN_LOG_LEVEL=${POINTSMAN_LOG_LEVEL:-WARN}
-jar=$(ls bench/target/pointsman-bench-*.jar | grep -v -e '-sources' -e '-tests' | head -n 1)
+jar=$(packaged_jar bench)
 case " $* " in
   *" --vitess "*)
     source scripts/vitess-cluster.sh

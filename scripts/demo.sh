@@ -13,9 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/services.sh
-ensure_packages
-echo "Building pointsman (mvn -B -q install -DskipTests) ..."
-mvn -B -q install -DskipTests
+build_pointsman
 if [ "${1:-}" = --vitess ]; then
   shift
   source scripts/vitess.sh
@@ -23,5 +21,5 @@ if [ "${1:-}" = --vitess ]; then
   exec scripts/vitess-demo.sh "$@"
 fi
 [ "${1:-}" = --sandbox ] && shift
-jar=$(ls demo/target/pointsman-demo-*.jar | grep -v -e '-sources' -e '-tests' | head -n 1)
+jar=$(packaged_jar demo)
 exec java -jar "$jar" "$@"

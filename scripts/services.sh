@@ -39,6 +39,18 @@ ensure_packages() {
   fi
 }
 
+# For the scripts that run a module's jar (demo, bench): the packages, then pointsman built and installed.
+build_pointsman() {
+  ensure_packages
+  echo "Building pointsman (mvn -B -q install -DskipTests) ..."
+  mvn -B -q install -DskipTests
+}
+
+# The packaged jar of module $1 (not its -sources or -tests jar); build_pointsman first.
+packaged_jar() {
+  ls "$1"/target/pointsman-"$1"-*.jar | grep -v -e '-sources' -e '-tests' | head -n 1
+}
+
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null \
     || echo $(( 20000 + RANDOM % 20000 ))

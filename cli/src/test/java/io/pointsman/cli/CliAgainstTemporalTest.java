@@ -18,7 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -31,18 +31,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class CliAgainstTemporalTest {
+  @AutoClose
   private static LocalTemporal temporal;
 
   @BeforeAll
   static void up() {
     temporal = new LocalTemporal();
-  }
-
-  @AfterAll
-  static void down() {
-    if (temporal != null) {
-      temporal.close();
-    }
   }
 
   private static CliRun cli(String... args) {

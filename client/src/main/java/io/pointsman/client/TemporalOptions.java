@@ -8,89 +8,56 @@ import java.util.regex.Pattern;
 
 /**
  * How to reach Temporal: address, namespace, task queue, and optional TLS (client certificate, CA,
- * server name) and API key. Shared by the worker and the CLI. Immutable; build it with
- * {@link #builder()}. The API key never appears in {@link #toString()}.
+ * server name) and API key. Shared by the worker and the CLI. Build it with {@link #builder()}; a
+ * direct construction is checked the same way. The API key never appears in {@link #toString()}.
+ *
+ * @param address {@code host:port} of the Temporal frontend
+ * @param tlsCertFile PEM client certificate for mutual TLS
+ * @param tlsKeyFile PEM (PKCS#8) key of {@link #tlsCertFile()}
+ * @param tlsCaFile PEM CA certificates to trust instead of the JDK's
+ * @param tlsServerName the name to check the server certificate against, when it differs from the address's host
  */
-public final class TemporalOptions {
+public record TemporalOptions(String address, String namespace, String taskQueue, boolean tls,
+    Optional<Path> tlsCertFile, Optional<Path> tlsKeyFile, Optional<Path> tlsCaFile, Optional<String> tlsServerName,
+    Optional<String> apiKey) {
   public static final String DEFAULT_ADDRESS = "127.0.0.1:7233";
   public static final String DEFAULT_NAMESPACE = "default";
 
   private static final Pattern HOST_PORT = Pattern.compile("(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9._-]+):(\\d{1,5})");
 
-  private final String address;
-  private final String namespace;
-  private final String taskQueue;
-  private final boolean tls;
-  private final Path tlsCertFile;
-  private final Path tlsKeyFile;
-  private final Path tlsCaFile;
-  private final String tlsServerName;
-  private final String apiKey;
-
-  private TemporalOptions(Builder b) {
-    this.address = b.address;
-    this.namespace = b.namespace;
-    this.taskQueue = b.taskQueue;
-    this.tlsCertFile = b.tlsCertFile;
-    this.tlsKeyFile = b.tlsKeyFile;
-    this.tlsCaFile = b.tlsCaFile;
-    this.tlsServerName = b.tlsServerName;
-    this.apiKey = b.apiKey;
-    // an API key is a bearer secret: it goes over TLS unless TLS was switched off on purpose
-    this.tls = b.tls != null ? b.tls : (tlsCertFile != null || tlsCaFile != null || apiKey != null);
+  /** @throws IllegalArgumentException naming the setting that is wrong */
+  public TemporalOptions {
+    if (!HOST_PORT.matcher(address).matches()) {
+      throw new IllegalArgumentException("Temporal address must be host:port, got '" + address + "'");
+    }
+    int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
+    if (port < 1 || port > 65535) {
+      throw new IllegalArgumentException("Temporal address port must be 1..65535, got " + port);
+    }
+    if (namespace.isEmpty()) {
+      throw new IllegalArgumentException("Temporal namespace is empty");
+    }
+    if (taskQueue.isEmpty()) {
+      throw new IllegalArgumentException("Temporal task queue is empty");
+    }
+    if (tlsCertFile.isPresent() != tlsKeyFile.isPresent()) {
+      throw new IllegalArgumentException("the Temporal TLS client certificate and key must be given together");
+    }
+    if (!tls && (tlsCertFile.isPresent() || tlsCaFile.isPresent())) {
+      throw new IllegalArgumentException("Temporal TLS is switched off but TLS files are configured");
+    }
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
-  /** {@code host:port} of the Temporal frontend. */
-  public String address() {
-    return address;
-  }
-
-  public String namespace() {
-    return namespace;
-  }
-
-  public String taskQueue() {
-    return taskQueue;
-  }
-
-  public boolean tls() {
-    return tls;
-  }
-
-  /** PEM client certificate for mutual TLS. */
-  public Optional<Path> tlsCertFile() {
-    return Optional.ofNullable(tlsCertFile);
-  }
-
-  /** PEM (PKCS#8) key of {@link #tlsCertFile()}. */
-  public Optional<Path> tlsKeyFile() {
-    return Optional.ofNullable(tlsKeyFile);
-  }
-
-  /** PEM CA certificates to trust instead of the JDK's. */
-  public Optional<Path> tlsCaFile() {
-    return Optional.ofNullable(tlsCaFile);
-  }
-
-  /** The name to check the server certificate against, when it differs from the address's host. */
-  public Optional<String> tlsServerName() {
-    return Optional.ofNullable(tlsServerName);
-  }
-
-  public Optional<String> apiKey() {
-    return Optional.ofNullable(apiKey);
-  }
-
   @Override
   public String toString() {
     return "TemporalOptions{address=" + address + ", namespace=" + namespace + ", taskQueue=" + taskQueue
-        + ", tls=" + tls + (tlsCertFile != null ? ", clientCert=" + tlsCertFile : "")
-        + (tlsCaFile != null ? ", ca=" + tlsCaFile : "") + (tlsServerName != null ? ", serverName=" + tlsServerName : "")
-        + ", apiKey=" + (apiKey != null ? "****" : "none") + "}";
+        + ", tls=" + tls + tlsCertFile.map(f -> ", clientCert=" + f).orElse("")
+        + tlsCaFile.map(f -> ", ca=" + f).orElse("") + tlsServerName.map(n -> ", serverName=" + n).orElse("")
+        + ", apiKey=" + (apiKey.isPresent() ? "****" : "none") + "}";
   }
 
   /** Builds {@link TemporalOptions}; {@link #build()} validates. */
@@ -157,26 +124,11 @@ public final class TemporalOptions {
      * @throws IllegalArgumentException naming the setting that is wrong
      */
     public TemporalOptions build() {
-      if (!HOST_PORT.matcher(address).matches()) {
-        throw new IllegalArgumentException("Temporal address must be host:port, got '" + address + "'");
-      }
-      int port = Integer.parseInt(address.substring(address.lastIndexOf(':') + 1));
-      if (port < 1 || port > 65535) {
-        throw new IllegalArgumentException("Temporal address port must be 1..65535, got " + port);
-      }
-      if (namespace.isEmpty()) {
-        throw new IllegalArgumentException("Temporal namespace is empty");
-      }
-      if (taskQueue.isEmpty()) {
-        throw new IllegalArgumentException("Temporal task queue is empty");
-      }
-      if ((tlsCertFile == null) != (tlsKeyFile == null)) {
-        throw new IllegalArgumentException("the Temporal TLS client certificate and key must be given together");
-      }
-      if (Boolean.FALSE.equals(tls) && (tlsCertFile != null || tlsCaFile != null)) {
-        throw new IllegalArgumentException("Temporal TLS is switched off but TLS files are configured");
-      }
-      return new TemporalOptions(this);
+      // an API key is a bearer secret: it goes over TLS unless TLS was switched off on purpose
+      boolean on = tls != null ? tls : (tlsCertFile != null || tlsCaFile != null || apiKey != null);
+      return new TemporalOptions(address, namespace, taskQueue, on, Optional.ofNullable(tlsCertFile),
+          Optional.ofNullable(tlsKeyFile), Optional.ofNullable(tlsCaFile), Optional.ofNullable(tlsServerName),
+          Optional.ofNullable(apiKey));
     }
   }
 }

@@ -4,40 +4,28 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.Objects;
 
-/** How the demo runs. Immutable; build it with {@link #builder()}. */
-final class DemoOptions {
-  private final double loadRate;
-  private final int loadWriters;
-  private final Duration settle;
-  private final PrintStream out;
-
-  private DemoOptions(Builder b) {
-    this.loadRate = b.loadRate;
-    this.loadWriters = b.loadWriters;
-    this.settle = b.settle;
-    this.out = b.out;
+/**
+ * How the demo runs. Build it with {@link #builder()}; a direct construction is checked the same way.
+ *
+ * @param loadRate inserts per second the load sends through the router, from before the first switch
+ *     to after Complete
+ * @param settle how much load must be acknowledged after each action before the next starts: writes flow again
+ */
+record DemoOptions(double loadRate, int loadWriters, Duration settle, PrintStream out) {
+  DemoOptions {
+    if (!(loadRate > 0) || loadRate > 1000) {
+      throw new IllegalArgumentException("the load rate must be more than 0 and at most 1000 writes/s, got "
+          + loadRate);
+    }
+    if (loadWriters < 1 || loadWriters > 256) {
+      throw new IllegalArgumentException("load writers must be 1..256, got " + loadWriters);
+    }
+    Objects.requireNonNull(settle, "settle");
+    Objects.requireNonNull(out, "out");
   }
 
   static Builder builder() {
     return new Builder();
-  }
-
-  /** Inserts per second the load sends through the router, from before the first switch to after Complete. */
-  double loadRate() {
-    return loadRate;
-  }
-
-  int loadWriters() {
-    return loadWriters;
-  }
-
-  /** How much load must be acknowledged after each action before the next starts: writes flow again. */
-  Duration settle() {
-    return settle;
-  }
-
-  PrintStream out() {
-    return out;
   }
 
   static final class Builder {
@@ -69,14 +57,7 @@ final class DemoOptions {
     }
 
     DemoOptions build() {
-      if (!(loadRate > 0) || loadRate > 1000) {
-        throw new IllegalArgumentException("the load rate must be more than 0 and at most 1000 writes/s, got "
-            + loadRate);
-      }
-      if (loadWriters < 1 || loadWriters > 256) {
-        throw new IllegalArgumentException("load writers must be 1..256, got " + loadWriters);
-      }
-      return new DemoOptions(this);
+      return new DemoOptions(loadRate, loadWriters, settle, out);
     }
   }
 }

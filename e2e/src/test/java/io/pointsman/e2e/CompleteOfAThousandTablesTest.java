@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,6 +41,7 @@ class CompleteOfAThousandTablesTest {
   private static final String TARGET = SandboxLayout.CUSTOMER;
 
   private static final FaultInjection faults = new FaultInjection();
+  @AutoClose
   private static SwitchWorld world;
   private static List<String> moved;
 
@@ -50,13 +51,6 @@ class CompleteOfAThousandTablesTest {
     moved = shape.extraTableNames();
     world = SwitchWorld.start(true, shape, faults);
     world.createMoveTables(new MoveTablesSpec(WORKFLOW, SOURCE, TARGET, moved, true));
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
   }
 
   @Test

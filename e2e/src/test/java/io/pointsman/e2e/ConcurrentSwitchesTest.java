@@ -88,10 +88,8 @@ class ConcurrentSwitchesTest {
     FaultInjection.Block beforeChecks = faults.blockOnce("canSwitch", When.BEFORE);
     // ... and again once every change is made, still holding the locks, to see the switched world.
     FaultInjection.Block afterChanges = faults.blockOnce("freezeTargetVReplication", When.AFTER);
-    SwitchTrafficWorkflow a = newSwitch(MOVE);
-    SwitchTrafficWorkflow b = newSwitch(MOVE);
-    WorkflowClient.start(a::switchTraffic, SwitchTrafficRequest.of(MOVE, TARGET));
-    WorkflowClient.start(b::switchTraffic, SwitchTrafficRequest.of(MOVE, TARGET));
+    SwitchTrafficWorkflow a = startSwitch(MOVE);
+    SwitchTrafficWorkflow b = startSwitch(MOVE);
     await().atMost(WAIT).until(beforeChecks::reached);
 
     // canSwitch runs only under the locks: the run blocked in it holds them
@@ -139,13 +137,11 @@ class ConcurrentSwitchesTest {
     // Past changeRouting, before the freeze: writes read as switched but the streams are not frozen,
     // which is also what an interrupted switch leaves, and a run reading it plans to resume the switch.
     FaultInjection.Block beforeFreeze = faults.blockOnce("freezeTargetVReplication", When.BEFORE);
-    SwitchTrafficWorkflow holder = newSwitch(FOURTH);
-    WorkflowClient.start(holder::switchTraffic, SwitchTrafficRequest.of(FOURTH, TARGET));
+    SwitchTrafficWorkflow holder = startSwitch(FOURTH);
     await().atMost(WAIT).until(beforeFreeze::reached);
     java.util.Set<Long> holderTokens = AcquiredTokens.within(beforeFreeze.locks());
 
-    SwitchTrafficWorkflow waiter = newSwitch(FOURTH);
-    WorkflowClient.start(waiter::switchTraffic, SwitchTrafficRequest.of(FOURTH, TARGET));
+    SwitchTrafficWorkflow waiter = startSwitch(FOURTH);
     await().atMost(WAIT).until(() -> waitingForLocks(waiter::progress));
     assertThat(run(waiter, "getWorkflowState")).extracting(StepProgress::detail).isEqualTo(SWITCHED);
     assertThat(run(waiter, "checkJournals")).as("found the journal: planned to resume")
@@ -167,8 +163,7 @@ class ConcurrentSwitchesTest {
   void aCancelQueuedBehindASwitchFindsItSwitchedAndDropsNothing() throws Exception {
     FaultInjection.Block beforeChecks = faults.blockOnce("canSwitch", When.BEFORE);
     FaultInjection.Block afterChanges = faults.blockOnce("freezeTargetVReplication", When.AFTER);
-    SwitchTrafficWorkflow switching = newSwitch(FIFTH);
-    WorkflowClient.start(switching::switchTraffic, SwitchTrafficRequest.of(FIFTH, TARGET));
+    SwitchTrafficWorkflow switching = startSwitch(FIFTH);
     await().atMost(WAIT).until(beforeChecks::reached);
     // Checked before the locks, while writes are not switched: Cancel may run, and queues.
     CancelMigrationWorkflow cancel = world().workflow(CancelMigrationWorkflow.class,
@@ -229,14 +224,12 @@ class ConcurrentSwitchesTest {
   void aSwitchSharingAKeyspaceWaitsForItsLockChangingNothingThenBothFinish() throws Exception {
     // Mid-switch: source writes stopped, the commerce and customer locks held.
     FaultInjection.Block held = faults.blockOnce("stopSourceWrites", When.AFTER);
-    SwitchTrafficWorkflow holder = newSwitch(FIRST);
-    WorkflowClient.start(holder::switchTraffic, SwitchTrafficRequest.of(FIRST, TARGET));
+    SwitchTrafficWorkflow holder = startSwitch(FIRST);
     await().atMost(WAIT).until(held::reached);
     java.util.Set<Long> holderTokens = AcquiredTokens.within(held.locks());
     WorldSnapshot midSwitch = WorldSnapshot.take(world());
 
-    SwitchTrafficWorkflow waiter = newSwitch(SECOND);
-    WorkflowClient.start(waiter::switchTraffic, SwitchTrafficRequest.of(SECOND, TARGET));
+    SwitchTrafficWorkflow waiter = startSwitch(SECOND);
     await().atMost(WAIT).until(() -> waitingForLocks(waiter::progress)
         && WorldSnapshot.locksUnder(world(), world().paths.keyspaceDir(SOURCE)).size() == 2);
     // Its own workflow lock is free, so it holds it and queues on the first keyspace (they go in name order).
@@ -270,8 +263,7 @@ class ConcurrentSwitchesTest {
   void switchesWhoseLocksAreDisjointDoNotWaitForEachOther() throws Exception {
     // Mid-switch on commerce → customer: its workflow lock and both keyspace locks held.
     FaultInjection.Block held = faults.blockOnce("stopSourceWrites", When.AFTER);
-    SwitchTrafficWorkflow blocked = newSwitch(THIRD);
-    WorkflowClient.start(blocked::switchTraffic, SwitchTrafficRequest.of(THIRD, TARGET));
+    SwitchTrafficWorkflow blocked = startSwitch(THIRD);
     await().atMost(WAIT).until(held::reached);
     long blockedToken = held.locks().fencingToken();
     List<String> blockedLocks = WorldSnapshot.lockKeys(world());
@@ -304,8 +296,12 @@ class ConcurrentSwitchesTest {
     log.info("validator on {}: {}", workflow, world().assertDefinedState(keyspace, workflow, state).describe());
   }
 
-  private static SwitchTrafficWorkflow newSwitch(String workflow) {
-    return world().workflow(SwitchTrafficWorkflow.class, E2eChecks.id(Pointsman.SWITCH_TRAFFIC, TARGET, workflow));
+  /** Starts a SwitchTraffic of every tablet type of {@code workflow}, without waiting for it. */
+  private static SwitchTrafficWorkflow startSwitch(String workflow) {
+    SwitchTrafficWorkflow run = world().workflow(SwitchTrafficWorkflow.class,
+        E2eChecks.id(Pointsman.SWITCH_TRAFFIC, TARGET, workflow));
+    WorkflowClient.start(run::switchTraffic, SwitchTrafficRequest.of(workflow, TARGET));
+    return run;
   }
 
   private static ActionResult result(SwitchTrafficWorkflow wf) {

@@ -1,6 +1,5 @@
 package io.pointsman.e2e;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.Client;
@@ -282,10 +281,7 @@ final class SwitchWorld implements AutoCloseable {
    * is left behind, whatever its lease says.
    */
   ValidationReport assertDefinedState(String targetKeyspace, String workflow, String state) {
-    ValidationReport report = validator.validate(targetKeyspace, workflow, endedExecutions());
-    assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo(state);
-    return report;
+    return ValidatorChecks.assertDefined(validator.validate(targetKeyspace, workflow, endedExecutions()), state);
   }
 
   /**

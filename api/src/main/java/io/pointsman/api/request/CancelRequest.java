@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -40,8 +39,8 @@ public record CancelRequest(
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   public static CancelRequest fromJson(JsonNode json) {
     RequestFields f = new RequestFields("CancelMigration", json);
-    String workflow = f.requiredName("workflow", v -> RequestFields.name("workflow", v));
-    String targetKeyspace = f.requiredName("targetKeyspace", v -> RequestFields.name("keyspace", v));
+    String workflow = f.workflow();
+    String targetKeyspace = f.targetKeyspace();
     boolean keepData = f.bool("keepData", false);
     boolean keepRoutingRules = f.bool("keepRoutingRules", false);
     boolean dryRun = f.bool("dryRun", false);
@@ -56,14 +55,11 @@ public record CancelRequest(
 
   @JsonValue
   public Map<String, Object> toJson() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("workflow", workflow);
-    m.put("targetKeyspace", targetKeyspace);
+    Map<String, Object> m = JsonRequests.fieldsOf(workflow, targetKeyspace);
     m.put("keepData", keepData);
     m.put("keepRoutingRules", keepRoutingRules);
     m.put("dryRun", dryRun);
-    m.put("lockTtl", GoDurations.format(lockTtl));
-    m.put("maxLockHold", GoDurations.format(maxLockHold));
+    LockTimes.write(m, lockTtl, maxLockHold);
     return m;
   }
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -59,8 +58,8 @@ public record CompleteRequest(
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   public static CompleteRequest fromJson(JsonNode json) {
     RequestFields f = new RequestFields("CompleteMigration", json);
-    String workflow = f.requiredName("workflow", v -> RequestFields.name("workflow", v));
-    String targetKeyspace = f.requiredName("targetKeyspace", v -> RequestFields.name("keyspace", v));
+    String workflow = f.workflow();
+    String targetKeyspace = f.targetKeyspace();
     boolean keepData = f.bool("keepData", false);
     boolean keepRoutingRules = f.bool("keepRoutingRules", false);
     boolean renameTables = f.bool("renameTables", false);
@@ -77,15 +76,12 @@ public record CompleteRequest(
 
   @JsonValue
   public Map<String, Object> toJson() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("workflow", workflow);
-    m.put("targetKeyspace", targetKeyspace);
+    Map<String, Object> m = JsonRequests.fieldsOf(workflow, targetKeyspace);
     m.put("keepData", keepData);
     m.put("keepRoutingRules", keepRoutingRules);
     m.put("renameTables", renameTables);
     m.put("dryRun", dryRun);
-    m.put("lockTtl", GoDurations.format(lockTtl));
-    m.put("maxLockHold", GoDurations.format(maxLockHold));
+    LockTimes.write(m, lockTtl, maxLockHold);
     if (!journalGrace.isZero()) {
       // only when set, so requests without it stay as they were in recorded histories and the UI
       m.put("journalGrace", GoDurations.format(journalGrace));

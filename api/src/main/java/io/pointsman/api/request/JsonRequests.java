@@ -2,6 +2,7 @@ package io.pointsman.api.request;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Builds request JSON trees for the Java-side constructors of the request records. */
@@ -12,5 +13,13 @@ final class JsonRequests {
 
   static JsonNode object(Map<String, ?> fields) {
     return MAPPER.valueToTree(fields);
+  }
+
+  /** A request's JSON, in order, starting with the two fields every request names. */
+  static Map<String, Object> fieldsOf(String workflow, String targetKeyspace) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("workflow", workflow);
+    m.put("targetKeyspace", targetKeyspace);
+    return m;
   }
 }

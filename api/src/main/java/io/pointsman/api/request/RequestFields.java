@@ -39,6 +39,16 @@ final class RequestFields {
     this.node = node;
   }
 
+  /** {@code workflow}, which every request names: required, a valid workflow name. */
+  String workflow() {
+    return requiredName("workflow", v -> name("workflow", v));
+  }
+
+  /** {@code targetKeyspace}, which every request names: required, a valid keyspace name. */
+  String targetKeyspace() {
+    return requiredName("targetKeyspace", v -> name("keyspace", v));
+  }
+
   String requiredName(String field, UnaryOperator<String> validator) {
     JsonNode v = take(field);
     if (v == null || v.isNull()) {

@@ -3,7 +3,6 @@ package io.pointsman.api.request;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -38,8 +37,8 @@ public record ShowRequest(String workflow, String targetKeyspace, View view, boo
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   public static ShowRequest fromJson(JsonNode json) {
     RequestFields f = new RequestFields(io.pointsman.api.workflows.Pointsman.SHOW_WORKFLOW, json);
-    String workflow = f.requiredName("workflow", v -> RequestFields.name("workflow", v));
-    String targetKeyspace = f.requiredName("targetKeyspace", v -> RequestFields.name("keyspace", v));
+    String workflow = f.workflow();
+    String targetKeyspace = f.targetKeyspace();
     View view = f.enumValue("view", View.class, View.SHOW);
     boolean includeLogs = f.bool("includeLogs", true);
     f.rejectUnknown();
@@ -48,9 +47,7 @@ public record ShowRequest(String workflow, String targetKeyspace, View view, boo
 
   @JsonValue
   public Map<String, Object> toJson() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("workflow", workflow);
-    m.put("targetKeyspace", targetKeyspace);
+    Map<String, Object> m = JsonRequests.fieldsOf(workflow, targetKeyspace);
     m.put("view", view.name());
     m.put("includeLogs", includeLogs);
     return m;

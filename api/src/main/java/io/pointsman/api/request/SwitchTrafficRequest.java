@@ -5,7 +5,6 @@ import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pointsman.api.model.TabletType;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -105,8 +104,8 @@ public record SwitchTrafficRequest(
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   public static SwitchTrafficRequest fromJson(JsonNode json) {
     RequestFields f = new RequestFields("SwitchTraffic", json);
-    String workflow = f.requiredName("workflow", v -> RequestFields.name("workflow", v));
-    String targetKeyspace = f.requiredName("targetKeyspace", v -> RequestFields.name("keyspace", v));
+    String workflow = f.workflow();
+    String targetKeyspace = f.targetKeyspace();
     List<TabletType> types = f.stringList("tabletTypes", ALL_TABLET_TYPES, SwitchTrafficRequest::tabletType);
     if (types.isEmpty()) {
       types = ALL_TABLET_TYPES;
@@ -129,17 +128,14 @@ public record SwitchTrafficRequest(
 
   @JsonValue
   public Map<String, Object> toJson() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("workflow", workflow);
-    m.put("targetKeyspace", targetKeyspace);
+    Map<String, Object> m = JsonRequests.fieldsOf(workflow, targetKeyspace);
     m.put("tabletTypes", tabletTypes.stream().map(Enum::name).toList());
     m.put("cells", cells);
     m.put("timeout", GoDurations.format(timeout));
     m.put("maxReplicationLagAllowed", GoDurations.format(maxReplicationLagAllowed));
     m.put("enableReverseReplication", enableReverseReplication);
     m.put("dryRun", dryRun);
-    m.put("lockTtl", GoDurations.format(lockTtl));
-    m.put("maxLockHold", GoDurations.format(maxLockHold));
+    LockTimes.write(m, lockTtl, maxLockHold);
     if (initializeTargetSequences) {
       // only when set: inputs recorded before the field existed read the same
       m.put("initializeTargetSequences", true);

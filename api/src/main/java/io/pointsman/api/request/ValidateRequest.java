@@ -3,7 +3,6 @@ package io.pointsman.api.request;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -25,17 +24,15 @@ public record ValidateRequest(String workflow, String targetKeyspace) {
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
   public static ValidateRequest fromJson(JsonNode json) {
     RequestFields f = new RequestFields("ValidateTopology", json);
-    String workflow = f.requiredName("workflow", v -> RequestFields.name("workflow", v));
-    String targetKeyspace = f.requiredName("targetKeyspace", v -> RequestFields.name("keyspace", v));
+    String workflow = f.workflow();
+    String targetKeyspace = f.targetKeyspace();
     f.rejectUnknown();
     return new ValidateRequest(workflow, targetKeyspace);
   }
 
   @JsonValue
   public Map<String, Object> toJson() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("workflow", workflow);
-    m.put("targetKeyspace", targetKeyspace);
+    Map<String, Object> m = JsonRequests.fieldsOf(workflow, targetKeyspace);
     return m;
   }
 }

@@ -3,26 +3,18 @@ package io.pointsman.e2e.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.etcd.jetcd.Client;
-import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.etcd.EtcdOptions;
-import io.pointsman.engine.mysql.Stream;
-import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.testing.SecureEtcdProcess;
 import io.pointsman.engine.testing.TestCertificates;
 import io.pointsman.engine.testing.TestServices;
 import io.pointsman.engine.topo.TopoPaths;
-import io.pointsman.sandbox.cluster.CreatedWorkflow;
-import io.pointsman.sandbox.cluster.Folders;
+import io.pointsman.sandbox.cluster.CopyWaiter;
 import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.MysqlCredentials;
+import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.cluster.Sandbox;
-import io.pointsman.sandbox.cluster.SandboxOptions;
-import io.pointsman.sandbox.router.Router;
-import io.pointsman.sandbox.router.RouterOptions;
-import io.pointsman.sandbox.streams.StreamRunner;
-import io.pointsman.sandbox.streams.StreamRunnerOptions;
+import io.pointsman.sandbox.stack.SandboxStack;
 import io.pointsman.worker.TemporalDevServer;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.client.WorkflowClient;
@@ -30,15 +22,11 @@ import io.temporal.client.WorkflowExecutionMetadata;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,7 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.security.SecureRandom;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -79,27 +67,52 @@ class NoSecretLeaksTest {
   private static final List<String> SECRETS =
       List.of(ETCD_SECRET, ETCD_ROOT_SECRET, MYSQL_SECRET, API_KEY, WRONG_ETCD_SECRET, WRONG_MYSQL_SECRET);
 
+  @AutoClose
+  private static SandboxStack stack;
   private static Path dir;
   private static SecureEtcdProcess etcd;
   private static TestCertificates ca;
   private static TestCertificates.Issued workerCert;
   private static Sandbox sandbox;
   private static Services services;
-  private static StreamRunner runner;
-  private static Router router;
   private static TemporalDevServer temporal;
-  private static TopoPaths paths;
-  private static final List<AutoCloseable> closeables = new ArrayList<>();
+  private static final TopoPaths paths = new TopoPaths("/secure/global", "/secure/cells");
 
   @BeforeAll
-  static void up() throws Exception {
-    dir = Files.createTempDirectory("pointsman-no-secret");
-    ca = TestCertificates.newAuthority(dir.resolve("certs"), "topo");
-    workerCert = ca.issue("pointsman-worker");
-    etcd = new SecureEtcdProcess(dir.resolve("etcd"), ca, ca.issue("etcd", "IP:127.0.0.1"), ca.issue("admin")).start();
-    closeables.add(etcd);
-    paths = new TopoPaths("/secure/global", "/secure/cells");
-    // the operator's etcd: root, and a pointsman user whose role reaches the topology roots only
+  static void up() {
+    // the operator's etcd comes first, in the stack's folder: the sandbox keeps its topology there
+    stack = SandboxStack.in("pointsman-no-secret").sandboxSubfolder("sandbox")
+        .before((folder, parts) -> {
+          ca = TestCertificates.newAuthority(folder.resolve("certs"), "topo");
+          workerCert = ca.issue("pointsman-worker");
+          etcd = parts.add("the secured etcd", new SecureEtcdProcess(folder.resolve("etcd"), ca,
+              ca.issue("etcd", "IP:127.0.0.1"), ca.issue("admin")).start());
+          secureEtcd();
+          TestCertificates.Issued sandboxCert = ca.issue("sandbox");
+          EtcdOptions asRoot = EtcdOptions.builder().endpoints(etcd.endpoint()).caFile(ca.caCert())
+              .certFile(sandboxCert.cert()).keyFile(sandboxCert.key()).user("root").password(ETCD_ROOT_SECRET).build();
+          return b -> b.etcdEndpoint(asRoot);
+        })
+        .sandbox(b -> b.basePort(0)
+            .topologyRoots(paths.globalRoot(), paths.cellRootPrefix())
+            .credentials(new MysqlCredentials("pointsman", MYSQL_SECRET))
+            .withoutReshardTargets())
+        .start();
+    try {
+      dir = stack.dir();
+      sandbox = stack.sandbox();
+      services = stack.services();
+      stack.router();
+      createMoveTables();
+      temporal = stack.open(TemporalDevServer.start(Path.of(TestServices.temporalBinary()), dir.resolve("temporal")));
+    } catch (RuntimeException | Error e) {
+      stack.closeAfter(e);
+      throw e;
+    }
+  }
+
+  /** The operator's etcd: root, and a pointsman user whose role reaches the topology roots only. */
+  private static void secureEtcd() throws Exception {
     etcd.etcdctl(null, "user", "add", "root:" + ETCD_ROOT_SECRET);
     etcd.etcdctl(null, "role", "add", "pointsman");
     etcd.etcdctl(null, "role", "grant-permission", "pointsman", "--prefix=true", "readwrite", paths.globalRoot() + "/");
@@ -108,55 +121,16 @@ class NoSecretLeaksTest {
     etcd.etcdctl(null, "user", "add", "pointsman:" + ETCD_SECRET);
     etcd.etcdctl(null, "user", "grant-role", "pointsman", "pointsman");
     etcd.etcdctl(null, "auth", "enable");
-
-    TestCertificates.Issued sandboxCert = ca.issue("sandbox");
-    sandbox = Sandbox.up(SandboxOptions.builder()
-        .dataDir(dir.resolve("sandbox"))
-        .basePort(0)
-        .etcdEndpoint(EtcdOptions.builder().endpoints(etcd.endpoint()).caFile(ca.caCert())
-            .certFile(sandboxCert.cert()).keyFile(sandboxCert.key()).user("root").password(ETCD_ROOT_SECRET).build())
-        .topologyRoots(paths.globalRoot(), paths.cellRootPrefix())
-        .credentials(new MysqlCredentials("pointsman", MYSQL_SECRET))
-        .withoutReshardTargets()
-        .stopOnJvmExit(true)
-        .build());
-    closeables.add(sandbox);
-    services = new Services(sandbox.etcdClient(), paths, sandbox.mysqlOptions());
-    closeables.add(services);
-    runner = StreamRunner.start(StreamRunnerOptions.builder().topology(sandbox.store())
-        .mysqlCredentials("pointsman", MYSQL_SECRET).pollInterval(Duration.ofMillis(100))
-        .heartbeatInterval(Duration.ofMillis(500)).build());
-    closeables.add(runner);
-    router = Router.start(RouterOptions.builder().store(sandbox.store()).mysqlUser("pointsman")
-        .mysqlPassword(MYSQL_SECRET).build());
-    closeables.add(router);
-    createMoveTables();
-    temporal = TemporalDevServer.start(Path.of(TestServices.temporalBinary()), dir.resolve("temporal"));
-    closeables.add(temporal);
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    for (int i = closeables.size() - 1; i >= 0; i--) {
-      try {
-        closeables.get(i).close();
-      } catch (Exception e) {
-        // keep closing the rest
-      }
-    }
-    if (dir != null) {
-      Folders.deleteTree(dir);
-    }
   }
 
   @Test
   void aFullSwitchWithEverySecretSetLeavesNoneInHistoriesLogsMetricsOrErrors() throws Exception {
-    int metricsPort = freePort();
+    int metricsPort = Ports.freePort();
     Map<String, String> env = workerEnv(ETCD_SECRET, MYSQL_SECRET);
     env.put("METRICS_PORT", Integer.toString(metricsPort));
     Path workerLog = dir.resolve("worker.log");
     List<String> cliOutput = new ArrayList<>();
-    try (WorkerProcess worker = WorkerProcess.start("worker", jar("worker"), env, workerLog)) {
+    try (WorkerProcess worker = WorkerProcess.start("worker", WorkerProcess.packagedJar(), env, workerLog)) {
       Cli switched = cli("SwitchTraffic");
       assertThat(switched.exit()).as(switched.output()).isZero();
       assertThat(switched.output()).contains("Writes Switched");
@@ -234,11 +208,10 @@ class NoSecretLeaksTest {
   }
 
   private static Map<String, String> workerEnv(String etcdPassword, String mysqlPassword) {
-    Map<String, String> env = new HashMap<>();
-    env.put("TEMPORAL_ADDRESS", temporal.address());
+    Map<String, String> env = WorkerProcesses.withSandboxMysql(WorkerProcesses.env(temporal.address(), "pointsman"),
+        "pointsman", mysqlPassword);
     env.put("TEMPORAL_API_KEY", API_KEY);
     env.put("TEMPORAL_TLS", "false");
-    env.put("POINTSMAN_TASK_QUEUE", "pointsman");
     env.put("ETCD_ENDPOINTS", etcd.endpoint());
     env.put("ETCD_CA_FILE", ca.caCert().toString());
     env.put("ETCD_CERT_FILE", workerCert.cert().toString());
@@ -247,14 +220,9 @@ class NoSecretLeaksTest {
     env.put("ETCD_PASSWORD", etcdPassword);
     env.put("TOPO_GLOBAL_ROOT", paths.globalRoot());
     env.put("TOPO_CELL_ROOT_PREFIX", paths.cellRootPrefix());
-    env.put("MYSQL_USER", "pointsman");
-    env.put("MYSQL_PASSWORD", mysqlPassword);
-    env.put("MYSQL_TLS_MODE", "DISABLED");
-    env.put("MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL", "true");
-    env.put("METRICS_PORT", "0");
-    env.put("WORKER_SHUTDOWN_GRACE", "5s");
     return env;
   }
+
 
   record Cli(int exit, String output) {}
 
@@ -264,11 +232,11 @@ class NoSecretLeaksTest {
     env.put("TEMPORAL_ADDRESS", temporal.address());
     env.put("TEMPORAL_API_KEY", API_KEY);
     env.put("TEMPORAL_TLS", "false");
-    return java(jar("cli"), env, "MoveTables", "--workflow", WORKFLOW, "--target-keyspace", TARGET, action);
+    return java(WorkerProcess.packagedJar("cli"), env, "MoveTables", "--workflow", WORKFLOW, "--target-keyspace", TARGET, action);
   }
 
   private static Cli workerCommand(Map<String, String> env, String... args) throws Exception {
-    return java(jar("worker"), env, args);
+    return java(WorkerProcess.packagedJar(), env, args);
   }
 
   private static Cli java(Path jar, Map<String, String> env, String... args) throws Exception {
@@ -310,52 +278,13 @@ class NoSecretLeaksTest {
     }
   }
 
-  /** The module's packaged jar (the reactor packages it before this module's tests run). */
-  private static Path jar(String module) throws IOException {
-    Path target = Path.of("").toAbsolutePath().resolve("../" + module + "/target").normalize();
-    List<Path> jars = new ArrayList<>();
-    if (Files.isDirectory(target)) {
-      try (DirectoryStream<Path> s = Files.newDirectoryStream(target, "pointsman-" + module + "-*.jar")) {
-        for (Path p : s) {
-          String name = p.getFileName().toString();
-          if (!name.endsWith("-tests.jar") && !name.endsWith("-sources.jar")) {
-            jars.add(p);
-          }
-        }
-      }
-    }
-    if (jars.size() != 1 || !Files.isDirectory(target.resolve("lib"))) {
-      throw new IllegalStateException("expected one packaged jar and its lib/ in " + target + ", found " + jars
-          + "; build it first: mvn -pl " + module + " package -DskipTests (mvn verify over the reactor does)");
-    }
-    return jars.get(0);
-  }
-
   private static void createMoveTables() {
-    CreatedWorkflow wf = sandbox.moveTablesCreator().create(MoveTablesSpec.sandbox());
-    await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      for (CreatedWorkflow.Stream s : wf.streams()) {
-        Stream st = services.streams().read(services.primaries().resolve(wf.targetKeyspace(), s.targetShard()),
-            (int) s.id()).orElseThrow();
-        if (st.state() != StreamState.RUNNING || st.copyPending()) {
-          return false;
-        }
-      }
-      return true;
-    });
+    CopyWaiter.awaitCopied(services, sandbox.moveTablesCreator().create(MoveTablesSpec.sandbox()), Duration.ofSeconds(90));
   }
 
   private static String random() {
     byte[] b = new byte[8];
     new SecureRandom().nextBytes(b);
     return HexFormat.of().formatHex(b);
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -1,6 +1,8 @@
 package io.pointsman.e2e.process;
 
 import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.Progress;
+import io.pointsman.api.model.StepProgress;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
@@ -23,6 +25,15 @@ public record Outcome(ActionResult result, String failure) {
           : String.valueOf(cause);
       return new Outcome(null, message);
     }
+  }
+
+  /** The steps of a run as one line, {@code name:STATUS} each, for the log. */
+  public static String steps(Progress progress) {
+    StringBuilder b = new StringBuilder();
+    for (StepProgress step : progress.steps()) {
+      b.append(b.length() == 0 ? "" : ", ").append(step.name()).append(':').append(step.status());
+    }
+    return b.toString();
   }
 
   public boolean switched() {

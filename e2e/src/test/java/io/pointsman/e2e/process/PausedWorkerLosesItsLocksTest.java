@@ -15,7 +15,7 @@ import io.temporal.client.WorkflowStub;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -37,6 +37,7 @@ import org.slf4j.LoggerFactory;
 class PausedWorkerLosesItsLocksTest {
   private static final Logger log = LoggerFactory.getLogger(PausedWorkerLosesItsLocksTest.class);
   private static final Duration LOCK_TTL = Duration.ofSeconds(10);
+  @AutoClose
   private static ProcessWorld world;
   private static WorkerProcess worker;
 
@@ -48,13 +49,6 @@ class PausedWorkerLosesItsLocksTest {
     // to the whole task and the run stalls (seen twice in a row once planPrimaries moved the timing).
     world = ProcessWorld.start(true);
     worker = world.startWorkerAndSwitchReads();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
   }
 
   @Test
@@ -132,7 +126,7 @@ class PausedWorkerLosesItsLocksTest {
       }
 
       Outcome outcome = Outcome.of(stub);
-      log.info("after the other actor let go, the switch {}; steps: {}", outcome, ProcessWorld.steps(wf.progress()));
+      log.info("after the other actor let go, the switch {}; steps: {}", outcome, Outcome.steps(wf.progress()));
       if (outcome.switched()) {
         assertThat(outcome.result().currentState()).isEqualTo(ProcessWorld.ALL_SWITCHED);
         world.assertDefinedState("ALL_SWITCHED");

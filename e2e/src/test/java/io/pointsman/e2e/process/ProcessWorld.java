@@ -1,16 +1,14 @@
 package io.pointsman.e2e.process;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.pointsman.e2e.ValidatorChecks;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.api.model.ActionResult;
-import io.pointsman.api.model.Progress;
-import io.pointsman.api.model.StepProgress;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
@@ -41,15 +39,12 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testserver.TestServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
 import org.slf4j.Logger;
@@ -78,20 +73,13 @@ final class ProcessWorld implements AutoCloseable {
   final String taskQueue = "pointsman-process-" + UUID.randomUUID();
   /** The sandbox (in its folder's {@code sandbox/}), the stream runner, Temporal and the clients; closed in reverse. */
   private final SandboxStack stack;
-  /** The workers' output, kept in the module's target folder for a look after a failure. */
-  private final Path logs;
-  private final Path workerJar;
   private final String temporalAddress;
   private final WorkflowClient client;
-  private final List<WorkerProcess> workers = new CopyOnWriteArrayList<>();
-  /** Kills the workers when this JVM ends without closing the world (a surefire timeout); else they poll on forever. */
-  private final Thread killWorkersOnExit = new Thread(this::stopWorkers, "process-world-exit");
-  private int workerCount;
+  /** Their output is kept in the module's target folder for a look after a failure. */
+  private final WorkerProcesses workers;
 
   private ProcessWorld(SandboxStack stack, Path workerJar, boolean realTemporal) {
     this.stack = stack;
-    this.logs = Path.of("target", "process-e2e-logs", stack.dir().getFileName().toString()).toAbsolutePath();
-    this.workerJar = workerJar;
     this.sandbox = stack.sandbox();
     this.paths = sandbox.options().topoPaths();
     this.etcd = stack.open(TestEtcd.client());
@@ -110,7 +98,8 @@ final class ProcessWorld implements AutoCloseable {
         .setTarget(temporalAddress).build());
     stack.open(stubs::shutdownNow);
     this.client = WorkflowClient.newInstance(stubs);
-    Runtime.getRuntime().addShutdownHook(killWorkersOnExit);
+    this.workers = new WorkerProcesses(workerJar,
+        Path.of("target", "process-e2e-logs", stack.dir().getFileName().toString()).toAbsolutePath());
   }
 
   /**
@@ -159,30 +148,20 @@ final class ProcessWorld implements AutoCloseable {
 
   /** Starts another worker process on this world's task queue, with {@code extraEnv} added to its environment. */
   WorkerProcess startWorker(Map<String, String> extraEnv) throws IOException {
-    String name = "worker-" + (char) ('A' + workerCount++);
-    Files.createDirectories(logs);
     Map<String, String> env = workerEnv();
     env.putAll(extraEnv);
-    WorkerProcess w = WorkerProcess.start(name, workerJar, env, logs.resolve(name + ".log"));
-    workers.add(w);
-    return w;
+    return workers.start(env);
   }
 
   private Map<String, String> workerEnv() {
-    Map<String, String> env = new HashMap<>();
-    env.put("TEMPORAL_ADDRESS", temporalAddress);
-    env.put("POINTSMAN_TASK_QUEUE", taskQueue);
+    Map<String, String> env = WorkerProcesses.withSandboxMysql(WorkerProcesses.env(temporalAddress, taskQueue),
+        sandbox.options().credentials().user(), sandbox.options().credentials().password());
     env.put("ETCD_ENDPOINTS", TestServices.etcdEndpoint());
     env.put("TOPO_GLOBAL_ROOT", paths.globalRoot());
     env.put("TOPO_CELL_ROOT_PREFIX", paths.cellRootPrefix());
-    env.put("MYSQL_USER", sandbox.options().credentials().user());
-    env.put("MYSQL_PASSWORD", sandbox.options().credentials().password());
-    env.put("MYSQL_TLS_MODE", "DISABLED");
-    env.put("MYSQL_ALLOW_PUBLIC_KEY_RETRIEVAL", "true");
-    env.put("METRICS_PORT", "0");
-    env.put("WORKER_SHUTDOWN_GRACE", "5s");
     return env;
   }
+
 
   /** A stub of a new run of {@code type}, with an id of its own so reruns never collide. */
   <T> T workflow(Class<T> type, String action) {
@@ -222,11 +201,7 @@ final class ProcessWorld implements AutoCloseable {
 
   /** The validator names no broken invariant and finds the workflow in {@code state}. */
   ValidationReport assertDefinedState(String state) {
-    ValidationReport report = validate();
-    log.info("validator: {}", report.describe());
-    assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo(state);
-    return report;
+    return ValidatorChecks.assertDefined(validate(), state);
   }
 
   TopologyStore store() {
@@ -314,15 +289,6 @@ final class ProcessWorld implements AutoCloseable {
     return all;
   }
 
-  /** The steps of a run as one line, {@code name:STATUS} each, for the log. */
-  static String steps(Progress progress) {
-    StringBuilder b = new StringBuilder();
-    for (StepProgress step : progress.steps()) {
-      b.append(b.length() == 0 ? "" : ", ").append(step.name()).append(':').append(step.status());
-    }
-    return b.toString();
-  }
-
   /** Every lock key under the switch's lock directories. */
   List<String> switchLockKeys() throws Exception {
     List<String> keys = new ArrayList<>();
@@ -343,34 +309,14 @@ final class ProcessWorld implements AutoCloseable {
 
   /** The last lines of every worker's output, for a failure message. */
   String workerLogs() {
-    StringBuilder b = new StringBuilder();
-    for (WorkerProcess w : workers) {
-      b.append("\n----- ").append(w.name()).append(" (pid ").append(w.pid()).append(w.isAlive() ? ", alive" : ", gone")
-          .append(") -----\n").append(w.tail(40));
-    }
-    return b.toString();
-  }
-
-  /** Stops the worker processes first, so none writes while the sandbox goes down. */
-  void stopWorkers() {
-    for (WorkerProcess w : workers) {
-      try {
-        w.close();
-      } catch (Exception e) {
-        log.warn("could not stop {}", w.name(), e);
-      }
-    }
+    return workers.tails();
   }
 
   /** Stops the workers, then the stack: the router, Temporal, the clients, the stream runner, the sandbox, its folder. */
   @Override
   public void close() throws Exception {
-    stopWorkers();
-    try {
-      Runtime.getRuntime().removeShutdownHook(killWorkersOnExit);
-    } catch (IllegalStateException shuttingDown) {
-      // the hook runs or ran already
-    }
+    // first, so no worker writes while the sandbox goes down
+    workers.close();
     stack.close();
   }
 }

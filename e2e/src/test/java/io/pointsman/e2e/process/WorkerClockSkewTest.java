@@ -15,7 +15,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -33,6 +33,7 @@ import org.slf4j.LoggerFactory;
 @Timeout(value = 4, unit = TimeUnit.MINUTES)
 class WorkerClockSkewTest {
   private static final Logger log = LoggerFactory.getLogger(WorkerClockSkewTest.class);
+  @AutoClose
   private static ProcessWorld world;
   /** What holdLocks logs once it attached to every lock. */
   private static final String HOLDING = "Holding 3 locks for workflow";
@@ -45,13 +46,6 @@ class WorkerClockSkewTest {
   static void up() throws Exception {
     world = ProcessWorld.start();
     a = world.startWorkerAndSwitchReads();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
   }
 
   @Test
@@ -77,7 +71,7 @@ class WorkerClockSkewTest {
 
       Outcome outcome = Outcome.of(stub);
       List<StepProgress> steps = wf.progress().steps();
-      log.info("after the kill the switch {}; steps: {}", outcome, ProcessWorld.steps(wf.progress()));
+      log.info("after the kill the switch {}; steps: {}", outcome, Outcome.steps(wf.progress()));
       assertThat(outcome.switched()).as("B must finish the switch: " + outcome + world.workerLogs()).isTrue();
       assertThat(steps).filteredOn(s -> s.name().equals("acquireLocks"))
           .as("the locks A took were taken over, never dropped and taken again").hasSize(1);

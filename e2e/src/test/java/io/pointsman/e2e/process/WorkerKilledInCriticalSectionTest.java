@@ -17,8 +17,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -50,6 +50,7 @@ import org.slf4j.LoggerFactory;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class WorkerKilledInCriticalSectionTest {
   private static final Logger log = LoggerFactory.getLogger(WorkerKilledInCriticalSectionTest.class);
+  @AutoClose
   private static ProcessWorld world;
   /** The worker polling between cases; each case kills it and the next case starts from its successor. */
   private static WorkerProcess polling;
@@ -92,13 +93,6 @@ class WorkerKilledInCriticalSectionTest {
     world = ProcessWorld.start(test.getTestClass().filter(WorkerKilledOnRealTemporalTest.class::isAssignableFrom)
         .isPresent());
     polling = world.startWorkerAndSwitchReads();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (world != null) {
-      world.close();
-    }
   }
 
   @AfterEach
@@ -154,7 +148,7 @@ class WorkerKilledInCriticalSectionTest {
       polling = b;
 
       Outcome outcome = Outcome.of(stub);
-      log.info("{}: after the kill the switch {}; steps: {}", point, outcome, ProcessWorld.steps(wf.progress()));
+      log.info("{}: after the kill the switch {}; steps: {}", point, outcome, Outcome.steps(wf.progress()));
       if (point.mustFinish) {
         assertThat(outcome.switched()).as(point + ": the replacement must finish the switch: " + outcome
             + world.workerLogs()).isTrue();

@@ -36,13 +36,18 @@ public final class WorkerProcess implements AutoCloseable {
    * reactor builds {@code worker} (package runs before this module's tests) ahead of e2e.
    */
   public static Path packagedJar() throws IOException {
-    Path target = Path.of("").toAbsolutePath().resolve("../worker/target").normalize();
-    String howToBuild = "; build it first: mvn -pl worker package -DskipTests (mvn verify over the reactor does)";
+    return packagedJar("worker");
+  }
+
+  /** The packaged jar of {@code module} (worker or cli) with its {@code lib/}, found as {@link #packagedJar()} is. */
+  public static Path packagedJar(String module) throws IOException {
+    Path target = Path.of("").toAbsolutePath().resolve("../" + module + "/target").normalize();
+    String howToBuild = "; build it first: mvn -pl " + module + " package -DskipTests (mvn verify over the reactor does)";
     if (!Files.isDirectory(target)) {
       throw new IllegalStateException("no " + target + howToBuild);
     }
     List<Path> jars = new ArrayList<>();
-    try (DirectoryStream<Path> s = Files.newDirectoryStream(target, "pointsman-worker-*.jar")) {
+    try (DirectoryStream<Path> s = Files.newDirectoryStream(target, "pointsman-" + module + "-*.jar")) {
       for (Path p : s) {
         String name = p.getFileName().toString();
         if (!name.endsWith("-tests.jar") && !name.endsWith("-sources.jar")) {
@@ -51,10 +56,10 @@ public final class WorkerProcess implements AutoCloseable {
       }
     }
     if (jars.size() != 1) {
-      throw new IllegalStateException("expected one worker jar in " + target + ", found " + jars + howToBuild);
+      throw new IllegalStateException("expected one " + module + " jar in " + target + ", found " + jars + howToBuild);
     }
     if (!Files.isDirectory(target.resolve("lib"))) {
-      throw new IllegalStateException("the worker jar's dependencies are missing: no " + target.resolve("lib")
+      throw new IllegalStateException("the " + module + " jar's dependencies are missing: no " + target.resolve("lib")
           + howToBuild);
     }
     return jars.get(0);

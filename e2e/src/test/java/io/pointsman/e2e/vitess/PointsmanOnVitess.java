@@ -1,8 +1,7 @@
 package io.pointsman.e2e.vitess;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.etcd.jetcd.Client;
+import io.pointsman.e2e.ValidatorChecks;
 import io.pointsman.activities.CleanupActivitiesImpl;
 import io.pointsman.activities.FailoverToolActivitiesImpl;
 import io.pointsman.activities.JournalActivitiesImpl;
@@ -175,9 +174,7 @@ public final class PointsmanOnVitess implements AutoCloseable {
 
   /** Fails unless pointsman's validator finds the workflow in {@code state} (e.g. ALL_SWITCHED) with no violation. */
   public void assertValid(String targetKeyspace, String workflow, String state) {
-    ValidationReport report = validateHere(targetKeyspace, workflow);
-    assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo(state);
+    ValidatorChecks.assertDefined(validateHere(targetKeyspace, workflow), state);
   }
 
   /** A stub for a workflow of pointsman's under {@code id}, to start and await as a test needs. */

@@ -115,9 +115,6 @@ class PointsmanOnVitessTest {
     assertThat(cluster().vtctldclient("GetRoutingRules")).doesNotContain("commerce.customer");
   }
 
-
-
-
   private static ActionResult switchAll() {
     return worker().switchTraffic("customer", WORKFLOW, ALL);
   }

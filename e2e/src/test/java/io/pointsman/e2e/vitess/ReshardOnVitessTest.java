@@ -113,9 +113,6 @@ class ReshardOnVitessTest {
         .containsExactly(List.of("5"));
   }
 
-
-
-
   private static ActionResult switchAll() {
     return worker().switchTraffic("customer", WORKFLOW, ALL);
   }

@@ -19,13 +19,13 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * pointsman's Show and Status against vtctldclient's {@code show} and {@code status --format json} on
@@ -40,29 +40,21 @@ class ShowStatusInteropTest {
   private static final String WORKFLOW = "commerce2customer";
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW)).withoutWorker();
+
   private static VitessCluster cluster;
-  private static Client etcd;
-  private static TabletManagerClient client;
   private static WorkflowShow show;
 
   @BeforeAll
   static void moveTablesCreated() throws Exception {
-    cluster = MoveTablesCluster.start(WORKFLOW);
-    etcd = TestEtcd.client(cluster.env("POINTSMAN_VITESS_ETCD"));
+    cluster = VITESS.cluster();
+    Client etcd = VITESS.open("the etcd client", TestEtcd.client(cluster.env("POINTSMAN_VITESS_ETCD")));
     EtcdTopologyStore store = new EtcdTopologyStore(etcd, TopoPaths.defaults());
-    client = new TabletManagerClient(TabletRpcOptions.DEFAULTS);
+    TabletManagerClient client = VITESS.open("the tablet-manager client", new TabletManagerClient(TabletRpcOptions.DEFAULTS));
     TabletPorts ports = TabletPorts.create(store, client, Optional.empty());
     show = new WorkflowShow(store, new TabletSidecarReads(client, ports.primaries(), ports.streams()),
         Clock.systemUTC());
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {client, etcd, cluster}) {
-      if (c != null) {
-        c.close();
-      }
-    }
   }
 
   @Test

@@ -12,13 +12,15 @@ import io.pointsman.engine.tablet.TabletRpcOptions;
 import io.pointsman.engine.tablet.TabletTls;
 import io.pointsman.engine.tablet.VReplicationWorkflow;
 import io.pointsman.engine.testing.TestCertificates;
+import io.pointsman.sandbox.cluster.Folders;
+import io.pointsman.sandbox.stack.OpenedParts;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +38,10 @@ class TabletGrpcTlsTest {
   private static final Duration AT_ONCE = Duration.ofSeconds(10);
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 
-  private static Path dir;
+  /** The cluster runs on certificates made first in a folder of the class's own, deleted after the cluster stops. */
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.on(TabletGrpcTlsTest::tlsCluster).withoutWorker();
+
   private static TestCertificates.Issued client;
   private static TestCertificates.Issued strangerClient;
   private static Path ca;
@@ -46,8 +51,15 @@ class TabletGrpcTlsTest {
   private static TabletEndpoint target;
 
   @BeforeAll
-  static void tlsCluster() throws Exception {
-    dir = Files.createTempDirectory("tablet-grpc-tls");
+  static void tablets() {
+    cluster = VITESS.cluster();
+    commerce = cluster.tablet(100).endpoint();
+    target = cluster.tablet(200).endpoint();
+  }
+
+  private static VitessCluster tlsCluster(OpenedParts first) throws Exception {
+    Path dir = Files.createTempDirectory("tablet-grpc-tls");
+    first.add("the certificates' folder", () -> Folders.deleteTree(dir));
     TestCertificates tablets = TestCertificates.newAuthority(dir.resolve("certs"), "tablets");
     TestCertificates.Issued server = tablets.issue("vttablet", "IP:127.0.0.1", "DNS:localhost");
     client = tablets.issue("pointsman");
@@ -62,16 +74,7 @@ class TabletGrpcTlsTest {
     Files.copy(server.key(), tls.resolve("server-key.pem"));
     Files.copy(client.cert(), tls.resolve("client.pem"));
     Files.copy(client.key(), tls.resolve("client-key.pem"));
-    cluster = MoveTablesCluster.start(WORKFLOW, Map.of("POINTSMAN_VITESS_GRPC_TLS_DIR", tls.toString()));
-    commerce = cluster.tablet(100).endpoint();
-    target = cluster.tablet(200).endpoint();
-  }
-
-  @AfterAll
-  static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    return MoveTablesCluster.start(WORKFLOW, Map.of("POINTSMAN_VITESS_GRPC_TLS_DIR", tls.toString()));
   }
 
   @Test

@@ -27,9 +27,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The tablet-manager client against a real Vitess 24 cluster with a MoveTables workflow
@@ -40,6 +40,9 @@ class TabletManagerClientTest {
   private static final String WORKFLOW = "commerce2customer";
   private static final Duration WAIT = Duration.ofSeconds(60);
 
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW)).withoutWorker();
+
   private static VitessCluster cluster;
   private static TabletManagerClient client;
   private static TabletEndpoint commerce;
@@ -47,20 +50,10 @@ class TabletManagerClientTest {
 
   @BeforeAll
   static void moveTablesCreated() throws Exception {
-    cluster = MoveTablesCluster.start(WORKFLOW);
-    client = new TabletManagerClient(TabletRpcOptions.DEFAULTS);
+    cluster = VITESS.cluster();
+    client = VITESS.open("the tablet-manager client", new TabletManagerClient(TabletRpcOptions.DEFAULTS));
     commerce = cluster.tablet(100).endpoint();
     targets = List.of(cluster.tablet(200).endpoint(), cluster.tablet(300).endpoint());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (client != null) {
-      client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
   }
 
   @Test

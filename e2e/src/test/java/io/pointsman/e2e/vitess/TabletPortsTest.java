@@ -48,9 +48,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The shard-primary ports served by vttablets ({@link TabletPorts}) on a real Vitess 24 cluster with
@@ -63,37 +63,29 @@ class TabletPortsTest {
   private static final ShardRef COMMERCE = new ShardRef("commerce", "0");
   private static final List<ShardRef> TARGETS = List.of(new ShardRef("customer", "-80"), new ShardRef("customer", "80-"));
 
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW)).withoutWorker();
+
   private static VitessCluster cluster;
   private static Client etcd;
   private static EtcdLockService lockService;
   private static TabletManagerClient client;
   private static TopologyStore store;
   private static TabletPorts ports;
-  private static HeldLock customerLock;
-  private static HeldLock commerceLock;
   private static LockSet locks;
 
   @BeforeAll
   static void moveTablesCreated() throws Exception {
-    cluster = MoveTablesCluster.start(WORKFLOW);
-    etcd = TestEtcd.client(cluster.env("POINTSMAN_VITESS_ETCD"));
+    cluster = VITESS.cluster();
+    etcd = VITESS.open("the etcd client", TestEtcd.client(cluster.env("POINTSMAN_VITESS_ETCD")));
     TopoPaths paths = TopoPaths.defaults();
     store = new EtcdTopologyStore(etcd, paths);
-    lockService = new EtcdLockService(etcd, paths);
-    client = new TabletManagerClient(TabletRpcOptions.DEFAULTS);
+    lockService = VITESS.open("the lock service", new EtcdLockService(etcd, paths));
+    client = VITESS.open("the tablet-manager client", new TabletManagerClient(TabletRpcOptions.DEFAULTS));
     ports = TabletPorts.create(store, client, Optional.of(lockService));
-    customerLock = lockService.lockKeyspace("customer", options());
-    commerceLock = lockService.lockKeyspace("commerce", options());
+    HeldLock customerLock = VITESS.open("customer's lock", lockService.lockKeyspace("customer", options()));
+    HeldLock commerceLock = VITESS.open("commerce's lock", lockService.lockKeyspace("commerce", options()));
     locks = LockSet.of(customerLock.token(), commerceLock.token());
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {commerceLock, customerLock, lockService, client, etcd, cluster}) {
-      if (c != null) {
-        c.close();
-      }
-    }
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.options.GetOption;
+import io.pointsman.e2e.ValidatorChecks;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.StepStatus;
@@ -19,6 +20,7 @@ import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.e2e.TemporalEndedExecutions;
 import io.pointsman.e2e.process.Outcome;
 import io.pointsman.e2e.process.WorkerProcess;
+import io.pointsman.e2e.process.WorkerProcesses;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.mysql.MySqlOptions;
 import io.pointsman.engine.mysql.Stream;
@@ -30,31 +32,27 @@ import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.testing.TestServices;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.validate.TopologyValidator;
-import io.pointsman.engine.validate.ValidationReport;
+import io.pointsman.sandbox.cluster.Folders;
 import io.pointsman.worker.TemporalDevServer;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.Logger;
@@ -83,18 +81,21 @@ class WorkerKilledOnVitessTest {
   private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
   private static final String READS_SWITCHED = "All Reads Switched. Writes Not Switched";
 
+  /** The cluster alone: pointsman's workers here are processes on the real dev server. */
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> {
+    WorkerProcess.packagedJar(); // no cluster started for a test that cannot run: the worker must be packaged
+    return MoveTablesCluster.start(WORKFLOW);
+  }).withoutWorker();
+
   private static VitessCluster cluster;
   private static TemporalDevServer temporal;
-  private static Path temporalDir;
-  private static Path logs;
   private static Client etcd;
   private static Services services;
   private static TopologyValidator validator;
-  private static WorkflowServiceStubs stubs;
   private static WorkflowClient client;
   private static final String TASK_QUEUE = "pointsman-vitess-kill-" + UUID.randomUUID();
-  private static final List<WorkerProcess> workers = new CopyOnWriteArrayList<>();
-  private static final Thread killWorkersOnExit = new Thread(WorkerKilledOnVitessTest::stopWorkers, "vitess-kill-exit");
+  private static WorkerProcesses workers;
   /** The worker polling between cases; each case kills it and leaves its successor polling. */
   private static WorkerProcess polling;
 
@@ -133,71 +134,30 @@ class WorkerKilledOnVitessTest {
 
   @BeforeAll
   static void up() throws Exception {
-    Path jar = WorkerProcess.packagedJar();
-    cluster = MoveTablesCluster.start(WORKFLOW);
-    try {
-      logs = Path.of("target", "vitess-kill-logs", UUID.randomUUID().toString()).toAbsolutePath();
-      Files.createDirectories(logs);
-      temporalDir = Files.createTempDirectory("vitess-kill-temporal");
-      temporal = TemporalDevServer.start(Path.of(TestServices.temporalBinary()), temporalDir);
-      stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
-          .setTarget(temporal.address()).build());
-      client = WorkflowClient.newInstance(stubs);
-      etcd = TestEtcd.client(cluster.env("POINTSMAN_VITESS_ETCD"));
-      // the test reads the primaries through vttablet as the worker does; it has no MySQL account there
-      services = new Services(etcd, TopoPaths.defaults(), MySqlOptions.builder().user("vt_dba").password("unused").build(),
-          TabletRpcOptions.DEFAULTS, PrimaryBackend.TABLET);
-      validator = new TopologyValidator(etcd, TopoPaths.defaults(), services);
-      Runtime.getRuntime().addShutdownHook(killWorkersOnExit);
-      polling = startWorker(jar);
-      // reads first, as Vitess wants them before writes
-      ActionResult reads = workflow(SwitchTrafficWorkflow.class, Pointsman.SWITCH_TRAFFIC).switchTraffic(
-          SwitchTrafficRequest.of(WORKFLOW, TARGET).withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
-      log.info("reads switched: {}", reads.currentState());
-      assertAgreed("READS_SWITCHED", READS_SWITCHED);
-    } catch (Exception | Error e) {
-      down();
-      throw e;
-    }
-  }
-
-  @AfterAll
-  static void down() {
-    stopWorkers();
-    try {
-      Runtime.getRuntime().removeShutdownHook(killWorkersOnExit);
-    } catch (IllegalStateException | IllegalArgumentException e) {
-      // shutting down, or never added
-    }
-    if (stubs != null) {
-      stubs.shutdownNow();
-    }
-    if (services != null) {
-      services.close();
-    }
-    if (etcd != null) {
-      etcd.close();
-    }
-    if (temporal != null) {
-      temporal.close();
-    }
-    if (cluster != null) {
-      cluster.close();
-    }
-    deleteRecursively(temporalDir);
-  }
-
-  private static void deleteRecursively(Path root) {
-    if (root == null || !Files.exists(root)) {
-      return;
-    }
-    try (java.util.stream.Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      log.warn("could not delete {}", root, e);
-    }
+    cluster = VITESS.cluster();
+    Path temporalDir = Files.createTempDirectory("vitess-kill-temporal");
+    VITESS.open("Temporal's folder", () -> Folders.deleteTree(temporalDir));
+    temporal = VITESS.open("the Temporal dev server",
+        TemporalDevServer.start(Path.of(TestServices.temporalBinary()), temporalDir));
+    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+        .setTarget(temporal.address()).build());
+    VITESS.open("the Temporal client", stubs::shutdownNow);
+    client = WorkflowClient.newInstance(stubs);
+    etcd = VITESS.open("the etcd client", TestEtcd.client(cluster.env("POINTSMAN_VITESS_ETCD")));
+    // the test reads the primaries through vttablet as the worker does; it has no MySQL account there
+    services = VITESS.open("the services", new Services(etcd, TopoPaths.defaults(),
+        MySqlOptions.builder().user("vt_dba").password("unused").build(), TabletRpcOptions.DEFAULTS,
+        PrimaryBackend.TABLET));
+    validator = new TopologyValidator(etcd, TopoPaths.defaults(), services);
+    // closed first: no worker may act on the cluster while it goes down
+    workers = VITESS.open("the worker processes", new WorkerProcesses(WorkerProcess.packagedJar(),
+        Path.of("target", "vitess-kill-logs", UUID.randomUUID().toString()).toAbsolutePath()));
+    polling = startWorker();
+    // reads first, as Vitess wants them before writes
+    ActionResult reads = workflow(SwitchTrafficWorkflow.class, Pointsman.SWITCH_TRAFFIC).switchTraffic(
+        SwitchTrafficRequest.of(WORKFLOW, TARGET).withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
+    log.info("reads switched: {}", reads.currentState());
+    assertAgreed("READS_SWITCHED", READS_SWITCHED);
   }
 
   @AfterEach
@@ -232,11 +192,11 @@ class WorkerKilledOnVitessTest {
     // neither when its client dies nor when the call's 30 s deadline passes (seen still waiting 40 s
     // after the kill). Freed, it commits the dead worker's token, and greatest() keeps that from
     // lowering a row the replacement (attached to the same lock keys) raised meanwhile.
-    WorkerProcess b = startWorker(WorkerProcess.packagedJar());
+    WorkerProcess b = startWorker();
     polling = b;
 
     Outcome outcome = Outcome.of(stub);
-    log.info("{}: after the kill the switch {}; steps: {}", point, outcome, steps(wf));
+    log.info("{}: after the kill the switch {}; steps: {}", point, outcome, Outcome.steps(wf.progress()));
     if (point.mustFinish) {
       assertThat(outcome.switched()).as(point + ": only finishing the switch is defined here: " + outcome
           + workerLogs()).isTrue();
@@ -324,10 +284,7 @@ class WorkerKilledOnVitessTest {
 
   /** pointsman's validator finds {@code state} and nothing wrong, and vtctldclient reports {@code vtctldState}. */
   private static void assertAgreed(String state, String vtctldState) {
-    ValidationReport report = validator.validate(TARGET, WORKFLOW, TemporalEndedExecutions.of(client));
-    log.info("validator: {}", report.describe());
-    assertThat(report.violations()).as(report.describe()).isEmpty();
-    assertThat(report.state()).as(report.describe()).isEqualTo(state);
+    ValidatorChecks.assertDefined(validator.validate(TARGET, WORKFLOW, TemporalEndedExecutions.of(client)), state);
     JsonNode status = cluster.vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", TARGET,
         "status", "--format", "json");
     assertThat(status.path("traffic_state").asText()).as(status.toString()).isEqualTo(vtctldState);
@@ -366,45 +323,16 @@ class WorkerKilledOnVitessTest {
         .setWorkflowExecutionTimeout(Duration.ofMinutes(10)).build());
   }
 
-  private static WorkerProcess startWorker(Path jar) throws Exception {
-    String name = "worker-" + (char) ('A' + workers.size());
-    Map<String, String> env = new HashMap<>();
-    env.put("TEMPORAL_ADDRESS", temporal.address());
-    env.put("POINTSMAN_TASK_QUEUE", TASK_QUEUE);
+  private static WorkerProcess startWorker() throws Exception {
+    Map<String, String> env = WorkerProcesses.env(temporal.address(), TASK_QUEUE);
     env.put("ETCD_ENDPOINTS", cluster.env("POINTSMAN_VITESS_ETCD"));
     env.put("POINTSMAN_PRIMARY_BACKEND", "tablet");
     // required by the configuration; with the tablet backend the worker opens no MySQL connection
     env.put("MYSQL_USER", "vt_dba");
-    env.put("METRICS_PORT", "0");
-    env.put("WORKER_SHUTDOWN_GRACE", "5s");
-    WorkerProcess w = WorkerProcess.start(name, jar, env, logs.resolve(name + ".log"));
-    workers.add(w);
-    return w;
-  }
-
-  private static String steps(SwitchTrafficWorkflow wf) {
-    StringBuilder b = new StringBuilder();
-    wf.progress().steps().forEach(s -> b.append(b.length() == 0 ? "" : ", ").append(s.name()).append(':')
-        .append(s.status()));
-    return b.toString();
+    return workers.start(env);
   }
 
   private static String workerLogs() {
-    StringBuilder b = new StringBuilder();
-    for (WorkerProcess w : workers) {
-      b.append("\n----- ").append(w.name()).append(" (pid ").append(w.pid()).append(w.isAlive() ? ", alive" : ", gone")
-          .append(") -----\n").append(w.tail(40));
-    }
-    return b.toString();
-  }
-
-  private static void stopWorkers() {
-    for (WorkerProcess w : workers) {
-      try {
-        w.close();
-      } catch (Exception e) {
-        log.warn("could not stop {}", w.name(), e);
-      }
-    }
+    return workers.tails();
   }
 }

@@ -8,58 +8,36 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How to reach etcd: endpoints, optional user/password auth and optional TLS. Immutable; build it
- * with {@link #builder()}. The password never appears in {@link #toString()}.
+ * How to reach etcd: endpoints, optional user/password auth and optional TLS. Build it with
+ * {@link #builder()}; a direct construction is checked the same way. The password never appears
+ * in {@link #toString()}.
  */
-public final class EtcdOptions {
-  private final List<String> endpoints;
-  private final Optional<String> user;
-  private final Optional<String> password;
-  private final Optional<Path> caFile;
-  private final Optional<Path> certFile;
-  private final Optional<Path> keyFile;
-  private final Duration connectTimeout;
-
-  private EtcdOptions(Builder b) {
-    this.endpoints = List.copyOf(b.endpoints);
-    this.user = Optional.ofNullable(b.user);
-    this.password = Optional.ofNullable(b.password);
-    this.caFile = Optional.ofNullable(b.caFile);
-    this.certFile = Optional.ofNullable(b.certFile);
-    this.keyFile = Optional.ofNullable(b.keyFile);
-    this.connectTimeout = b.connectTimeout;
+public record EtcdOptions(List<String> endpoints, Optional<String> user, Optional<String> password,
+    Optional<Path> caFile, Optional<Path> certFile, Optional<Path> keyFile, Duration connectTimeout) {
+  public EtcdOptions {
+    endpoints = List.copyOf(endpoints);
+    if (endpoints.isEmpty() || endpoints.stream().anyMatch(String::isBlank)) {
+      throw PointsmanException.invalidArgument("etcd endpoints are empty");
+    }
+    for (String e : endpoints) {
+      if (!e.startsWith("http://") && !e.startsWith("https://")) {
+        throw PointsmanException.invalidArgument(
+            "etcd endpoint '" + e + "' must start with http:// or https://");
+      }
+    }
+    if (user.isPresent() != password.isPresent()) {
+      throw PointsmanException.invalidArgument("etcd user and password must be given together");
+    }
+    if (certFile.isPresent() != keyFile.isPresent()) {
+      throw PointsmanException.invalidArgument("etcd client certificate and key must be given together");
+    }
+    if (connectTimeout.isNegative() || connectTimeout.isZero()) {
+      throw PointsmanException.invalidArgument("etcd connect timeout must be positive");
+    }
   }
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  public List<String> endpoints() {
-    return endpoints;
-  }
-
-  public Optional<String> user() {
-    return user;
-  }
-
-  public Optional<String> password() {
-    return password;
-  }
-
-  public Optional<Path> caFile() {
-    return caFile;
-  }
-
-  public Optional<Path> certFile() {
-    return certFile;
-  }
-
-  public Optional<Path> keyFile() {
-    return keyFile;
-  }
-
-  public Duration connectTimeout() {
-    return connectTimeout;
   }
 
   public boolean tls() {
@@ -123,25 +101,8 @@ public final class EtcdOptions {
     }
 
     public EtcdOptions build() {
-      if (endpoints.isEmpty() || endpoints.stream().anyMatch(String::isBlank)) {
-        throw PointsmanException.invalidArgument("etcd endpoints are empty");
-      }
-      for (String e : endpoints) {
-        if (!e.startsWith("http://") && !e.startsWith("https://")) {
-          throw PointsmanException.invalidArgument(
-              "etcd endpoint '" + e + "' must start with http:// or https://");
-        }
-      }
-      if ((user == null) != (password == null)) {
-        throw PointsmanException.invalidArgument("etcd user and password must be given together");
-      }
-      if ((certFile == null) != (keyFile == null)) {
-        throw PointsmanException.invalidArgument("etcd client certificate and key must be given together");
-      }
-      if (connectTimeout.isNegative() || connectTimeout.isZero()) {
-        throw PointsmanException.invalidArgument("etcd connect timeout must be positive");
-      }
-      return new EtcdOptions(this);
+      return new EtcdOptions(endpoints, Optional.ofNullable(user), Optional.ofNullable(password),
+          Optional.ofNullable(caFile), Optional.ofNullable(certFile), Optional.ofNullable(keyFile), connectTimeout);
     }
   }
 }

@@ -3,8 +3,6 @@ package io.pointsman.engine.mysql;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.names.Names;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -42,21 +40,13 @@ public final class TableDrops {
 
   /** The base tables of the endpoint's database, sorted. */
   public List<String> baseTables(PrimaryEndpoint endpoint) {
-    try (Connection c = pools.connection(endpoint);
-        PreparedStatement ps = c.prepareStatement("SELECT table_name FROM information_schema.tables"
-            + " WHERE table_schema = ? AND table_type = 'BASE TABLE' ORDER BY table_name")) {
-      ps.setString(1, endpoint.dbName());
-      List<String> out = new ArrayList<>();
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(rs.getString(1));
-        }
-      }
-      return out;
+    try (Connection c = pools.connection(endpoint)) {
+      return BaseTables.of(c, endpoint.dbName());
     } catch (SQLException e) {
       throw SqlErrors.translate("listing the tables of " + endpoint, e);
     }
   }
+
 
   /** Drops the tables that exist; returns the ones dropped. */
   public List<String> drop(PrimaryEndpoint endpoint, Collection<String> tables, LockSet locks) {

@@ -2,19 +2,16 @@ package io.pointsman.engine.testing;
 
 import java.io.IOException;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 
 /**
  * A cluster of etcd members of a test's own on loopback, for the scenarios one server cannot
@@ -129,9 +126,7 @@ public final class EtcdCluster implements AutoCloseable {
     for (int i = 0; i < processes.length; i++) {
       kill(i);
     }
-    try (Stream<Path> files = Files.walk(dataDir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    TestProcesses.deleteTree(dataDir);
   }
 
   private static String name(int i) {
@@ -144,12 +139,10 @@ public final class EtcdCluster implements AutoCloseable {
 
   private static int freePort(List<Integer> taken) throws IOException {
     while (true) {
-      try (ServerSocket s = new ServerSocket(0)) {
-        int port = s.getLocalPort();
-        if (!taken.contains(port)) {
-          taken.add(port);
-          return port;
-        }
+      int port = ServerReadiness.freePort();
+      if (!taken.contains(port)) {
+        taken.add(port);
+        return port;
       }
     }
   }

@@ -4,10 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * An etcd of a test's own, on free loopback ports, for tests that stop and restart etcd. The data
@@ -30,15 +27,8 @@ public final class EtcdProcess implements AutoCloseable {
   }
 
   public synchronized EtcdProcess start() throws IOException, InterruptedException {
-    String peer = "http://127.0.0.1:" + peerPort;
-    process = new ProcessBuilder(List.of(
-            TestServices.etcdBinary(), "--name", "own", "--data-dir", dataDir.resolve("data").toString(),
-            "--listen-client-urls", endpoint(), "--advertise-client-urls", endpoint(),
-            "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-            "--initial-cluster", "own=" + peer))
-        .redirectErrorStream(true)
-        .redirectOutput(dataDir.resolve("etcd.log").toFile())
-        .start();
+    process = TestProcesses.start(TestProcesses.singleEtcd("own", dataDir, endpoint(), peerPort),
+        dataDir.resolve("etcd.log"));
     ServerReadiness.await(process, this::healthy, dataDir.resolve("etcd.log"), "etcd on " + endpoint(),
         Duration.ofSeconds(30));
     return this;
@@ -76,10 +66,7 @@ public final class EtcdProcess implements AutoCloseable {
   /** Stops etcd gracefully (SIGTERM). */
   public synchronized void stop() throws InterruptedException {
     if (process != null) {
-      process.destroy();
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-      }
+      TestProcesses.stop(process);
       process = null;
     }
   }
@@ -87,9 +74,7 @@ public final class EtcdProcess implements AutoCloseable {
   @Override
   public void close() throws Exception {
     kill();
-    try (Stream<Path> files = Files.walk(dataDir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    TestProcesses.deleteTree(dataDir);
   }
 
   private boolean healthy() {

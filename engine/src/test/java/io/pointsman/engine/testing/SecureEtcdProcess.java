@@ -5,10 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * An etcd of a test's own that serves clients over TLS only and requires a client certificate
@@ -45,18 +43,11 @@ public final class SecureEtcdProcess implements AutoCloseable {
   }
 
   public SecureEtcdProcess start() throws IOException, InterruptedException {
-    String peer = "http://127.0.0.1:" + peerPort;
-    process = new ProcessBuilder(List.of(
-            TestServices.etcdBinary(), "--name", "secure", "--data-dir", dataDir.resolve("data").toString(),
-            "--listen-client-urls", endpoint(), "--advertise-client-urls", endpoint(),
-            "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-            "--initial-cluster", "secure=" + peer,
+    process = TestProcesses.start(TestProcesses.singleEtcd("secure", dataDir, endpoint(), peerPort,
             "--listen-metrics-urls", "http://127.0.0.1:" + metricsPort,
             "--client-cert-auth", "--trusted-ca-file", ca.caCert().toString(),
-            "--cert-file", server.cert().toString(), "--key-file", server.key().toString()))
-        .redirectErrorStream(true)
-        .redirectOutput(dataDir.resolve("etcd.log").toFile())
-        .start();
+            "--cert-file", server.cert().toString(), "--key-file", server.key().toString()),
+        dataDir.resolve("etcd.log"));
     ServerReadiness.await(process, this::healthy, dataDir.resolve("etcd.log"), "etcd on " + endpoint(),
         Duration.ofSeconds(30));
     return this;
@@ -93,15 +84,10 @@ public final class SecureEtcdProcess implements AutoCloseable {
   @Override
   public void close() throws Exception {
     if (process != null) {
-      process.destroy();
-      if (!process.waitFor(30, TimeUnit.SECONDS)) {
-        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-      }
+      TestProcesses.stop(process);
       process = null;
     }
-    try (Stream<Path> files = Files.walk(dataDir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    }
+    TestProcesses.deleteTree(dataDir);
   }
 
   private boolean healthy() {

@@ -7,7 +7,6 @@ import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.topo.TabletAlias;
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -154,8 +153,6 @@ public final class SecureMariaDb implements AutoCloseable {
   }
 
   private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return ServerReadiness.freePort();
   }
 }

@@ -13,10 +13,6 @@ import java.util.function.BooleanSupplier;
 final class ServerReadiness {
   private ServerReadiness() {}
 
-  /**
-   * Polls {@code healthy} until it holds; fails at once when the process exits, and after
-   * {@code timeout} otherwise, each time with the server's log.
-   */
   /** Whether {@code url} answers 200 within half a second (etcd's {@code /health}). */
   static boolean answersOk(String url) {
     try {
@@ -37,6 +33,10 @@ final class ServerReadiness {
     }
   }
 
+  /**
+   * Polls {@code healthy} until it holds; fails at once when the process exits, and after
+   * {@code timeout} otherwise, each time with the server's log.
+   */
   static void await(Process process, BooleanSupplier healthy, Path log, String what, Duration timeout)
       throws IOException, InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();

@@ -8,40 +8,44 @@ import java.util.Objects;
 
 /**
  * How to run one MariaDB server: its folder (data, socket, logs), loopback port, server id, the
- * account to create and the programs to run. Immutable; build with {@link #builder()}.
+ * account to create and the programs to run. Build with {@link #builder()}; a direct construction
+ * is checked the same way, and a binary not given is looked up then.
+ *
+ * @param folder the instance's own folder, made absolute; created if missing, reused (data included) if present
+ * @param serverId the MariaDB server_id; unique per instance so GTIDs tell the servers apart
+ * @param osUser the OS account mariadbd runs as; it refuses to run as root unless told {@code --user=root}
+ * @param stopTimeout how long a SIGTERM may take before SIGKILL
  */
-public final class MariaDbOptions {
+public record MariaDbOptions(Path folder, int port, long serverId, MysqlCredentials credentials, String mariadbdBinary,
+    String installDbBinary, String osUser, Duration startTimeout, Duration stopTimeout) {
   /** Unix socket paths are limited to 108 bytes including the terminating NUL. */
   static final int MAX_SOCKET_PATH = 107;
 
-  private final Path folder;
-  private final int port;
-  private final long serverId;
-  private final MysqlCredentials credentials;
-  private final String mariadbdBinary;
-  private final String installDbBinary;
-  private final String osUser;
-  private final Duration startTimeout;
-  private final Duration stopTimeout;
-
-  private MariaDbOptions(Builder b) {
-    this.folder = b.folder.toAbsolutePath().normalize();
-    this.port = b.port;
-    this.serverId = b.serverId;
-    this.credentials = b.credentials;
-    this.mariadbdBinary = b.mariadbdBinary;
-    this.installDbBinary = b.installDbBinary;
-    this.osUser = b.osUser;
-    this.startTimeout = b.startTimeout;
-    this.stopTimeout = b.stopTimeout;
+  public MariaDbOptions {
+    if (folder == null) {
+      throw PointsmanException.invalidArgument("MariaDB folder is not set");
+    }
+    folder = folder.toAbsolutePath().normalize();
+    Ports.checkPort("MariaDB port", port);
+    if (serverId < 1 || serverId > 0xFFFF_FFFFL) {
+      throw PointsmanException.invalidArgument("MariaDB server_id " + serverId + " is outside 1..4294967295");
+    }
+    Objects.requireNonNull(credentials, "credentials");
+    Objects.requireNonNull(osUser, "osUser");
+    if (startTimeout.isNegative() || startTimeout.isZero() || stopTimeout.isNegative() || stopTimeout.isZero()) {
+      throw PointsmanException.invalidArgument("MariaDB start and stop timeouts must be positive");
+    }
+    mariadbdBinary = mariadbdBinary == null ? Binaries.mariadbd() : mariadbdBinary;
+    installDbBinary = installDbBinary == null ? Binaries.mariadbInstallDb() : installDbBinary;
+    Path socket = folder.resolve("mysql.sock");
+    if (socket.toString().getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH) {
+      throw PointsmanException.invalidArgument("MariaDB socket path " + socket + " is longer than "
+          + MAX_SOCKET_PATH + " bytes, which Unix sockets do not allow: choose a shorter data folder");
+    }
   }
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  public Path folder() {
-    return folder;
   }
 
   public Path dataDir() {
@@ -78,40 +82,6 @@ public final class MariaDbOptions {
 
   Path initFile() {
     return folder.resolve("init.sql");
-  }
-
-  public int port() {
-    return port;
-  }
-
-  public long serverId() {
-    return serverId;
-  }
-
-  public MysqlCredentials credentials() {
-    return credentials;
-  }
-
-  public String mariadbdBinary() {
-    return mariadbdBinary;
-  }
-
-  public String installDbBinary() {
-    return installDbBinary;
-  }
-
-  /** The OS account mariadbd runs as; it refuses to run as root unless told {@code --user=root}. */
-  public String osUser() {
-    return osUser;
-  }
-
-  public Duration startTimeout() {
-    return startTimeout;
-  }
-
-  /** How long a SIGTERM may take before SIGKILL. */
-  public Duration stopTimeout() {
-    return stopTimeout;
   }
 
   @Override
@@ -181,28 +151,8 @@ public final class MariaDbOptions {
     }
 
     public MariaDbOptions build() {
-      if (folder == null) {
-        throw PointsmanException.invalidArgument("MariaDB folder is not set");
-      }
-      Ports.checkPort("MariaDB port", port);
-      if (serverId < 1 || serverId > 0xFFFF_FFFFL) {
-        throw PointsmanException.invalidArgument("MariaDB server_id " + serverId + " is outside 1..4294967295");
-      }
-      if (startTimeout.isNegative() || startTimeout.isZero() || stopTimeout.isNegative() || stopTimeout.isZero()) {
-        throw PointsmanException.invalidArgument("MariaDB start and stop timeouts must be positive");
-      }
-      if (mariadbdBinary == null) {
-        mariadbdBinary = Binaries.mariadbd();
-      }
-      if (installDbBinary == null) {
-        installDbBinary = Binaries.mariadbInstallDb();
-      }
-      MariaDbOptions o = new MariaDbOptions(this);
-      if (o.socket().toString().getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH) {
-        throw PointsmanException.invalidArgument("MariaDB socket path " + o.socket() + " is longer than "
-            + MAX_SOCKET_PATH + " bytes, which Unix sockets do not allow: choose a shorter data folder");
-      }
-      return o;
+      return new MariaDbOptions(folder, port, serverId, credentials, mariadbdBinary, installDbBinary, osUser,
+          startTimeout, stopTimeout);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.pointsman.sandbox.cluster;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.TabletType;
+import io.pointsman.engine.mysql.BaseTables;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WorkflowType;
@@ -209,7 +210,7 @@ public final class MoveTablesCreator {
 
   private Map<String, String> sourceDdl(PrimaryTablet source, List<String> tables) throws SQLException {
     try (Connection c = source.connect(credentials)) {
-      List<String> present = SchemaCopier.tables(c, source.dbName());
+      List<String> present = BaseTables.of(c, source.dbName());
       for (String t : tables) {
         if (!present.contains(t)) {
           throw PointsmanException.notFound("table " + t + " does not exist in " + source.dbName() + " on "

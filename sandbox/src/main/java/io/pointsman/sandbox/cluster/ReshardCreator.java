@@ -1,6 +1,7 @@
 package io.pointsman.sandbox.cluster;
 
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.mysql.BaseTables;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.mysql.WorkflowType;
@@ -136,7 +137,7 @@ public final class ReshardCreator {
   private void copySchema(PrimaryTablet source, Map<String, PrimaryTablet> targets) throws SQLException {
     Map<String, String> ddl;
     try (Connection c = source.connect(credentials)) {
-      ddl = SchemaCopier.createStatements(c, source.dbName(), SchemaCopier.tables(c, source.dbName()));
+      ddl = SchemaCopier.createStatements(c, source.dbName(), BaseTables.of(c, source.dbName()));
     }
     for (PrimaryTablet t : targets.values()) {
       try (Connection c = t.connect(credentials)) {

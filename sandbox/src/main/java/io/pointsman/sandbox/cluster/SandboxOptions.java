@@ -11,128 +11,69 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What {@link Sandbox#up} brings up and where. Immutable; build with {@link #builder()}.
+ * What {@link Sandbox#up} brings up and where. Build with {@link #builder()}; a direct construction
+ * is checked the same way.
  *
  * <p>Ports: primary {@code i} of {@link #primaries()} (in {@link SandboxShape#allPrimaries()}
  * order) listens on {@code basePort + i}; a base port of 0 picks free ports instead. The sandbox's
  * own etcd listens on {@code etcdClientPort} and {@code etcdPeerPort} (0 picks free ports), unless
  * {@link #etcdEndpoint()} names an etcd to use instead.
+ *
+ * @param dataDir the folder holding every server's data and logs, and the sandbox state file; made absolute
+ * @param etcdEndpoint an etcd to use instead of starting one (the sandbox never stops it)
+ * @param etcdAccess how the sandbox's own clients reach {@link #etcdEndpoint()} when that etcd wants TLS or
+ *     a user (its endpoints are the endpoint's); empty: plain, no user
+ * @param reuseRunning whether servers already listening on the sandbox's ports are used rather than
+ *     refused: a MariaDB that accepts the sandbox account, an etcd that answers /health
+ * @param topoPaths the global root ({@code /vitess/global}) and cell root prefix ({@code /vitess})
+ * @param shape the keyspaces' shards and tables
+ * @param primaries the primaries to run: all of the shape's unless narrowed
+ * @param stopOnJvmExit whether a JVM shutdown stops what this sandbox started (for tests; the CLI leaves it
+ *     running)
  */
-public final class SandboxOptions {
+public record SandboxOptions(Path dataDir, int basePort, Optional<String> etcdEndpoint,
+    Optional<EtcdOptions> etcdAccess, int etcdClientPort, int etcdPeerPort, boolean reuseRunning,
+    TopoPaths topoPaths, String cell, MysqlCredentials credentials, SandboxShape shape,
+    List<ShardPrimary> primaries, Duration startTimeout, Duration stopTimeout, boolean stopOnJvmExit) {
   public static final int DEFAULT_BASE_PORT = 17100;
   public static final int DEFAULT_ETCD_CLIENT_PORT = 2379;
   public static final int DEFAULT_ETCD_PEER_PORT = 2380;
 
-  private final Path dataDir;
-  private final int basePort;
-  private final Optional<String> etcdEndpoint;
-  private final Optional<EtcdOptions> etcdAccess;
-  private final int etcdClientPort;
-  private final int etcdPeerPort;
-  private final boolean reuseRunning;
-  private final TopoPaths topoPaths;
-  private final String cell;
-  private final MysqlCredentials credentials;
-  private final SandboxShape shape;
-  private final List<ShardPrimary> primaries;
-  private final Duration startTimeout;
-  private final Duration stopTimeout;
-  private final boolean stopOnJvmExit;
-
-  private SandboxOptions(Builder b, List<ShardPrimary> primaries) {
-    this.dataDir = b.dataDir.toAbsolutePath().normalize();
-    this.basePort = b.basePort;
-    this.etcdEndpoint = Optional.ofNullable(b.etcdEndpoint);
-    this.etcdAccess = Optional.ofNullable(b.etcdAccess);
-    this.etcdClientPort = b.etcdClientPort;
-    this.etcdPeerPort = b.etcdPeerPort;
-    this.reuseRunning = b.reuseRunning;
-    this.topoPaths = new TopoPaths(b.globalRoot, b.cellRootPrefix);
-    this.cell = b.cell;
-    this.credentials = b.credentials;
-    this.shape = b.shape;
-    this.primaries = List.copyOf(primaries);
-    this.startTimeout = b.startTimeout;
-    this.stopTimeout = b.stopTimeout;
-    this.stopOnJvmExit = b.stopOnJvmExit;
+  public SandboxOptions {
+    dataDir = dataDir.toAbsolutePath().normalize();
+    Objects.requireNonNull(credentials, "credentials");
+    if (basePort != 0) {
+      Ports.checkPort("base port", basePort);
+      Ports.checkPort("last MariaDB port", basePort + shape.allPrimaries().size() - 1);
+    }
+    if (etcdEndpoint.isEmpty()) {
+      if (etcdClientPort != 0) {
+        Ports.checkPort("etcd client port", etcdClientPort);
+      }
+      if (etcdPeerPort != 0) {
+        Ports.checkPort("etcd peer port", etcdPeerPort);
+      }
+    } else if (!etcdEndpoint.get().startsWith("http://") && !etcdEndpoint.get().startsWith("https://")) {
+      throw PointsmanException.invalidArgument("etcd endpoint '" + etcdEndpoint.get() + "' must start with http://");
+    }
+    Names.cell(cell);
+    primaries = List.copyOf(primaries);
+    if (primaries.isEmpty()) {
+      throw PointsmanException.invalidArgument("the sandbox needs at least one primary");
+    }
+    for (ShardPrimary p : primaries) {
+      shape.portOffset(p); // refuses a primary that is not part of the shape
+    }
+    if (primaries.stream().distinct().count() != primaries.size()) {
+      throw PointsmanException.invalidArgument("a primary is listed twice: " + primaries);
+    }
+    if (startTimeout.isNegative() || startTimeout.isZero() || stopTimeout.isNegative() || stopTimeout.isZero()) {
+      throw PointsmanException.invalidArgument("start and stop timeouts must be positive");
+    }
   }
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  /** The folder holding every server's data and logs, and the sandbox state file. */
-  public Path dataDir() {
-    return dataDir;
-  }
-
-  public int basePort() {
-    return basePort;
-  }
-
-  /** An etcd to use instead of starting one (the sandbox never stops it). */
-  public Optional<String> etcdEndpoint() {
-    return etcdEndpoint;
-  }
-
-  /**
-   * How the sandbox's own clients reach {@link #etcdEndpoint()} when that etcd wants TLS or a user
-   * (its endpoints are the endpoint's); empty: plain, no user.
-   */
-  public Optional<EtcdOptions> etcdAccess() {
-    return etcdAccess;
-  }
-
-  public int etcdClientPort() {
-    return etcdClientPort;
-  }
-
-  public int etcdPeerPort() {
-    return etcdPeerPort;
-  }
-
-  /**
-   * Whether servers already listening on the sandbox's ports are used rather than refused: a
-   * MariaDB that accepts the sandbox account, an etcd that answers /health.
-   */
-  public boolean reuseRunning() {
-    return reuseRunning;
-  }
-
-  /** The global root ({@code /vitess/global}) and cell root prefix ({@code /vitess}). */
-  public TopoPaths topoPaths() {
-    return topoPaths;
-  }
-
-  public String cell() {
-    return cell;
-  }
-
-  public MysqlCredentials credentials() {
-    return credentials;
-  }
-
-  /** The keyspaces' shards and tables. */
-  public SandboxShape shape() {
-    return shape;
-  }
-
-  /** The primaries to run: all of the shape's unless narrowed. */
-  public List<ShardPrimary> primaries() {
-    return primaries;
-  }
-
-  public Duration startTimeout() {
-    return startTimeout;
-  }
-
-  public Duration stopTimeout() {
-    return stopTimeout;
-  }
-
-  /** Whether a JVM shutdown stops what this sandbox started (for tests; the CLI leaves it running). */
-  public boolean stopOnJvmExit() {
-    return stopOnJvmExit;
   }
 
   @Override
@@ -258,36 +199,11 @@ public final class SandboxOptions {
     }
 
     public SandboxOptions build() {
-      if (basePort != 0) {
-        Ports.checkPort("base port", basePort);
-        Ports.checkPort("last MariaDB port", basePort + shape.allPrimaries().size() - 1);
-      }
-      if (etcdEndpoint == null) {
-        if (etcdClientPort != 0) {
-          Ports.checkPort("etcd client port", etcdClientPort);
-        }
-        if (etcdPeerPort != 0) {
-          Ports.checkPort("etcd peer port", etcdPeerPort);
-        }
-      } else if (!etcdEndpoint.startsWith("http://") && !etcdEndpoint.startsWith("https://")) {
-        throw PointsmanException.invalidArgument("etcd endpoint '" + etcdEndpoint + "' must start with http://");
-      }
-      Names.cell(cell);
       List<ShardPrimary> chosen = primaries != null ? primaries
           : servingOnly ? shape.servingPrimaries() : shape.allPrimaries();
-      if (chosen.isEmpty()) {
-        throw PointsmanException.invalidArgument("the sandbox needs at least one primary");
-      }
-      for (ShardPrimary p : chosen) {
-        shape.portOffset(p); // refuses a primary that is not part of the shape
-      }
-      if (chosen.stream().distinct().count() != chosen.size()) {
-        throw PointsmanException.invalidArgument("a primary is listed twice: " + chosen);
-      }
-      if (startTimeout.isNegative() || startTimeout.isZero() || stopTimeout.isNegative() || stopTimeout.isZero()) {
-        throw PointsmanException.invalidArgument("start and stop timeouts must be positive");
-      }
-      return new SandboxOptions(this, chosen);
+      return new SandboxOptions(dataDir, basePort, Optional.ofNullable(etcdEndpoint), Optional.ofNullable(etcdAccess),
+          etcdClientPort, etcdPeerPort, reuseRunning, new TopoPaths(globalRoot, cellRootPrefix), cell, credentials,
+          shape, chosen, startTimeout, stopTimeout, stopOnJvmExit);
     }
   }
 }

@@ -1,8 +1,8 @@
 package io.pointsman.sandbox.cluster;
 
 import io.pointsman.api.names.Names;
+import io.pointsman.engine.mysql.BaseTables;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -24,20 +24,6 @@ final class SchemaCopier {
 
   private SchemaCopier() {}
 
-  /** The base tables of a database, sorted. */
-  static List<String> tables(Connection c, String db) throws SQLException {
-    List<String> tables = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT table_name FROM information_schema.tables"
-        + " WHERE table_schema = ? AND table_type = 'BASE TABLE' ORDER BY table_name")) {
-      ps.setString(1, db);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          tables.add(rs.getString(1));
-        }
-      }
-    }
-    return tables;
-  }
 
   /** {@code CREATE TABLE} statements of the given tables, in the given order. */
   static Map<String, String> createStatements(Connection c, String db, List<String> tables) throws SQLException {
@@ -59,7 +45,7 @@ final class SchemaCopier {
    * @return the tables it created
    */
   static List<String> createMissing(Connection target, String db, Map<String, String> ddl) throws SQLException {
-    List<String> existing = tables(target, db);
+    List<String> existing = BaseTables.of(target, db);
     List<String> created = new ArrayList<>();
     String previousCatalog = target.getCatalog();
     // SHOW CREATE TABLE names the table without its database, so the statement runs inside it.

@@ -4,46 +4,45 @@ import io.pointsman.api.errors.PointsmanException;
 import java.time.Duration;
 import java.util.Objects;
 
-/** What a {@link LoadWriter} sends and how fast. Immutable; build it with {@link #builder()}. */
-public final class LoadOptions {
+/**
+ * What a {@link LoadWriter} sends and how fast. Build it with {@link #builder()}; a direct
+ * construction is checked the same way.
+ *
+ * @param writers how many writes may be in flight at once (each writer sends one at a time)
+ */
+public record LoadOptions(double ratePerSecond, int writers, Duration duration, WriteFactory writes) {
   /** A run never schedules more writes than this, whatever rate and duration say. */
   public static final long MAX_WRITES = 10_000_000;
 
-  private final double ratePerSecond;
-  private final int writers;
-  private final Duration duration;
-  private final WriteFactory writes;
-
-  private LoadOptions(Builder b) {
-    this.ratePerSecond = b.ratePerSecond;
-    this.writers = b.writers;
-    this.duration = b.duration;
-    this.writes = b.writes;
+  public LoadOptions {
+    if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) {
+      throw PointsmanException.invalidArgument("load rate must be a positive number, was " + ratePerSecond);
+    }
+    if (writers < 1 || writers > 1000) {
+      throw PointsmanException.invalidArgument("writers must be between 1 and 1000, was " + writers);
+    }
+    Objects.requireNonNull(duration, "duration");
+    Objects.requireNonNull(writes, "writes");
+    if (duration.isNegative() || duration.isZero()) {
+      throw PointsmanException.invalidArgument("load duration must be positive, was " + duration);
+    }
+    long total = totalWrites(duration, ratePerSecond);
+    if (total > MAX_WRITES) {
+      throw PointsmanException.invalidArgument("rate × duration schedules " + total + " writes; the limit is "
+          + MAX_WRITES);
+    }
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
-  public double ratePerSecond() {
-    return ratePerSecond;
-  }
-
-  /** How many writes may be in flight at once (each writer sends one at a time). */
-  public int writers() {
-    return writers;
-  }
-
-  public Duration duration() {
-    return duration;
-  }
-
-  public WriteFactory writes() {
-    return writes;
-  }
-
   /** The writes the run schedules: those due before the duration ends. */
   public long totalWrites() {
+    return totalWrites(duration, ratePerSecond);
+  }
+
+  private static long totalWrites(Duration duration, double ratePerSecond) {
     return (long) Math.floor(duration.toNanos() / 1e9 * ratePerSecond);
   }
 
@@ -91,21 +90,7 @@ public final class LoadOptions {
     }
 
     public LoadOptions build() {
-      if (!(ratePerSecond > 0) || Double.isInfinite(ratePerSecond)) {
-        throw PointsmanException.invalidArgument("load rate must be a positive number, was " + ratePerSecond);
-      }
-      if (writers < 1 || writers > 1000) {
-        throw PointsmanException.invalidArgument("writers must be between 1 and 1000, was " + writers);
-      }
-      if (duration.isNegative() || duration.isZero()) {
-        throw PointsmanException.invalidArgument("load duration must be positive, was " + duration);
-      }
-      LoadOptions o = new LoadOptions(this);
-      if (o.totalWrites() > MAX_WRITES) {
-        throw PointsmanException.invalidArgument("rate × duration schedules " + o.totalWrites()
-            + " writes; the limit is " + MAX_WRITES);
-      }
-      return o;
+      return new LoadOptions(ratePerSecond, writers, duration, writes);
     }
   }
 }

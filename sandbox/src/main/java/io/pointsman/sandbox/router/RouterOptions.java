@@ -10,80 +10,57 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * How a {@link Router} reads the topology and reaches the primaries. Immutable; build it with
- * {@link #builder()}. The MySQL password never appears in {@link #toString()}.
+ * How a {@link Router} reads the topology and reaches the primaries. Build it with {@link #builder()},
+ * which checks it. The MySQL password never appears in {@link #toString()}.
+ *
+ * @param store the topology to follow; the router does not close it
+ * @param cell the cell whose SrvKeyspace and SrvVSchema records are read
+ * @param mysqlPassword public for the load verifier, which reads every shard's primary directly; never logged
+ * @param bufferWindow how long a statement may wait, from its first attempt, for the topology to let it through
+ * @param statementTimeout how long one attempt may run on MySQL before it is cancelled (outcome then unknown)
+ * @param connectTimeout how long to wait for a connection to a primary before giving up without sending
+ * @param poolSize connections per primary database
  */
-public final class RouterOptions {
+public record RouterOptions(TopologyStore store, String cell, String mysqlUser, String mysqlPassword,
+    Duration bufferWindow, int bufferSize, Duration statementTimeout, Duration connectTimeout, int poolSize) {
   /** vtgate's {@code --buffer_window} default. */
   public static final Duration DEFAULT_BUFFER_WINDOW = Duration.ofSeconds(10);
   /** vtgate's {@code --buffer_size} default: at most this many statements wait at once. */
   public static final int DEFAULT_BUFFER_SIZE = 1000;
 
-  private final TopologyStore store;
-  private final String cell;
-  private final String mysqlUser;
-  private final String mysqlPassword;
-  private final Duration bufferWindow;
-  private final int bufferSize;
-  private final Duration statementTimeout;
-  private final Duration connectTimeout;
-  private final int poolSize;
-
-  private RouterOptions(Builder b) {
-    this.store = b.store;
-    this.cell = b.cell;
-    this.mysqlUser = b.mysqlUser;
-    this.mysqlPassword = b.mysqlPassword;
-    this.bufferWindow = b.bufferWindow;
-    this.bufferSize = b.bufferSize;
-    this.statementTimeout = b.statementTimeout;
-    this.connectTimeout = b.connectTimeout;
-    this.poolSize = b.poolSize;
+  /** Checks what {@link #builder()} and a direct construction give. */
+  public RouterOptions {
+    if (store == null) {
+      throw PointsmanException.invalidArgument("router needs a topology store (store(...) or etcd(...))");
+    }
+    Names.cell(cell);
+    if (mysqlUser == null || mysqlUser.isEmpty()) {
+      throw PointsmanException.invalidArgument("router needs a MySQL user");
+    }
+    Objects.requireNonNull(mysqlPassword, "mysqlPassword");
+    positive("buffer window", bufferWindow);
+    positive("statement timeout", statementTimeout);
+    positive("connect timeout", connectTimeout);
+    if (statementTimeout.toMillis() < 1000) {
+      // JDBC query timeouts have whole-second granularity.
+      throw PointsmanException.invalidArgument("statement timeout must be at least 1s, was " + statementTimeout);
+    }
+    if (bufferSize < 1) {
+      throw PointsmanException.invalidArgument("buffer size must be at least 1, was " + bufferSize);
+    }
+    if (poolSize < 1) {
+      throw PointsmanException.invalidArgument("pool size must be at least 1, was " + poolSize);
+    }
   }
 
   public static Builder builder() {
     return new Builder();
   }
 
-  public TopologyStore store() {
-    return store;
-  }
-
-  public String cell() {
-    return cell;
-  }
-
-  public String mysqlUser() {
-    return mysqlUser;
-  }
-
-  /** Public for the load verifier, which reads every shard's primary directly; never logged. */
-  public String mysqlPassword() {
-    return mysqlPassword;
-  }
-
-  /** How long a statement may wait, from its first attempt, for the topology to let it through. */
-  public Duration bufferWindow() {
-    return bufferWindow;
-  }
-
-  public int bufferSize() {
-    return bufferSize;
-  }
-
-  /** How long one attempt may run on MySQL before it is cancelled (outcome then unknown). */
-  public Duration statementTimeout() {
-    return statementTimeout;
-  }
-
-  /** How long to wait for a connection to a primary before giving up without sending. */
-  public Duration connectTimeout() {
-    return connectTimeout;
-  }
-
-  /** Connections per primary database. */
-  public int poolSize() {
-    return poolSize;
+  private static void positive(String what, Duration d) {
+    if (d == null || d.isNegative() || d.isZero()) {
+      throw PointsmanException.invalidArgument(what + " must be positive, was " + d);
+    }
   }
 
   @Override
@@ -158,32 +135,8 @@ public final class RouterOptions {
     }
 
     public RouterOptions build() {
-      if (store == null) {
-        throw PointsmanException.invalidArgument("router needs a topology store (store(...) or etcd(...))");
-      }
-      if (mysqlUser == null || mysqlUser.isEmpty()) {
-        throw PointsmanException.invalidArgument("router needs a MySQL user");
-      }
-      positive("buffer window", bufferWindow);
-      positive("statement timeout", statementTimeout);
-      positive("connect timeout", connectTimeout);
-      if (statementTimeout.toMillis() < 1000) {
-        // JDBC query timeouts have whole-second granularity.
-        throw PointsmanException.invalidArgument("statement timeout must be at least 1s, was " + statementTimeout);
-      }
-      if (bufferSize < 1) {
-        throw PointsmanException.invalidArgument("buffer size must be at least 1, was " + bufferSize);
-      }
-      if (poolSize < 1) {
-        throw PointsmanException.invalidArgument("pool size must be at least 1, was " + poolSize);
-      }
-      return new RouterOptions(this);
-    }
-
-    private static void positive(String what, Duration d) {
-      if (d.isNegative() || d.isZero()) {
-        throw PointsmanException.invalidArgument(what + " must be positive, was " + d);
-      }
+      return new RouterOptions(store, cell, mysqlUser, mysqlPassword, bufferWindow, bufferSize, statementTimeout,
+          connectTimeout, poolSize);
     }
   }
 }

@@ -23,7 +23,8 @@ import java.util.function.UnaryOperator;
  * topology; on request the {@link Services} and the router over them. What a world starts on top
  * (Temporal, a worker, clients) it may {@link #open} here too. Closing stops everything in reverse
  * order and deletes the folder last, also when the start failed half-way: one sandbox holds about
- * half a gigabyte, and a test run starts dozens.
+ * half a gigabyte, and a test run starts dozens. What the sandbox itself is set up on (an etcd of the
+ * operator's, with auth on) a world starts {@link Builder#before before} it, in the same folder.
  */
 public final class SandboxStack implements AutoCloseable {
   /** The stream runner's pace in every world: quick enough that a test does not wait on it. */
@@ -110,11 +111,28 @@ public final class SandboxStack implements AutoCloseable {
     opened.closeAll("the sandbox stack in " + dir);
   }
 
+  /**
+   * What a world starts in the stack's folder before the sandbox, because the sandbox is set up on
+   * it: e.g. an etcd with TLS and auth on, whose endpoint and credentials the sandbox then uses.
+   */
+  @FunctionalInterface
+  public interface Prelude {
+    /**
+     * Starts what comes first.
+     *
+     * @param dir the stack's folder (deleted on close with all in it)
+     * @param parts where each started part goes: closed after the sandbox, before the folder is deleted
+     * @return the sandbox's options on what was started; applied before {@link Builder#sandbox}'s
+     */
+    UnaryOperator<SandboxOptions.Builder> open(Path dir, OpenedParts parts) throws Exception;
+  }
+
   /** Where the stack lives and how its sandbox is set up. */
   public static final class Builder {
     private final String folderPrefix;
     private String sandboxSubfolder;
     private UnaryOperator<SandboxOptions.Builder> options = UnaryOperator.identity();
+    private Prelude prelude = (dir, parts) -> UnaryOperator.identity();
 
     private Builder(String folderPrefix) {
       this.folderPrefix = Objects.requireNonNull(folderPrefix, "folderPrefix");
@@ -136,17 +154,25 @@ public final class SandboxStack implements AutoCloseable {
       return this;
     }
 
+    /** Starts {@code prelude} in the folder before the sandbox; its parts close after the sandbox's. */
+    public Builder before(Prelude prelude) {
+      this.prelude = Objects.requireNonNull(prelude, "prelude");
+      return this;
+    }
+
     /**
-     * Creates the folder and starts the sandbox and the stream runner. When a start fails, what
-     * had started is stopped and the folder deleted before the error is thrown.
+     * Creates the folder and starts the prelude, the sandbox and the stream runner. When a start
+     * fails, what had started is stopped and the folder deleted before the error is thrown.
      */
     public SandboxStack start() {
       OpenedParts opened = new OpenedParts();
       Path dir = createFolder();
       opened.push(() -> Folders.deleteTree(dir));
       try {
+        UnaryOperator<SandboxOptions.Builder> onPrelude = openPrelude(dir, opened);
         Path dataDir = sandboxSubfolder == null ? dir : dir.resolve(sandboxSubfolder);
-        Sandbox sandbox = Sandbox.up(options.apply(SandboxOptions.builder().dataDir(dataDir).stopOnJvmExit(true))
+        Sandbox sandbox = Sandbox.up(options.apply(onPrelude.apply(
+                SandboxOptions.builder().dataDir(dataDir).stopOnJvmExit(true)))
             .build());
         opened.push(sandbox);
         StreamRunner runner = StreamRunner.start(StreamRunnerOptions.builder()
@@ -164,6 +190,19 @@ public final class SandboxStack implements AutoCloseable {
           e.addSuppressed(cleanup);
         }
         throw e;
+      }
+    }
+
+    private UnaryOperator<SandboxOptions.Builder> openPrelude(Path dir, OpenedParts opened) {
+      try {
+        return Objects.requireNonNull(prelude.open(dir, opened), "the prelude's sandbox options");
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+        throw PointsmanException.internal("starting what comes before the sandbox in " + dir + " failed: " + e, e);
       }
     }
 

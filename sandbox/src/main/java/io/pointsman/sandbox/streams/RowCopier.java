@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.MariadbGtidSet;
+import io.pointsman.engine.mysql.BaseTables;
 import io.pointsman.engine.mysql.StreamState;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -114,7 +115,7 @@ final class RowCopier {
   /** The selected tables, in name order, each bound to its target table; both must have the same columns. */
   private Map<String, TablePlan> plan(Connection source) throws SQLException {
     Map<String, TablePlan> plans = new LinkedHashMap<>();
-    for (String table : Sql.baseTables(source, setup.source().db())) {
+    for (String table : BaseTables.of(source, setup.source().db())) {
       var rule = setup.filter().forTable(table);
       if (rule.isEmpty()) {
         continue;

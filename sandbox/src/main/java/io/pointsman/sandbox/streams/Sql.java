@@ -136,20 +136,6 @@ final class Sql {
     return new TableSchema(db, table, columns, key, hasPrimaryKey);
   }
 
-  /** The base tables of a database, sorted by name. */
-  static List<String> baseTables(Connection c, String db) throws SQLException {
-    List<String> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT TABLE_NAME FROM information_schema.TABLES"
-        + " WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME")) {
-      ps.setString(1, db);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(rs.getString(1));
-        }
-      }
-    }
-    return out;
-  }
 
   static void rollbackQuietly(Connection c, Throwable primary) {
     if (c == null) {

@@ -9,73 +9,34 @@ import java.util.Objects;
 /**
  * How a {@link StreamRunner} finds its streams and runs them. Built with {@link #builder()}; the
  * topology and the MySQL user are required, everything else has the sandbox's defaults.
+ *
+ * @param topology where source shards, their primaries and VSchemas are looked up, and (by default) the
+ *     primaries to serve
+ * @param pollInterval how often each primary's {@code vreplication} table is read for started, stopped or
+ *     deleted streams
+ * @param heartbeatInterval how often an idle stream records {@code time_heartbeat} and the position it passed
+ * @param primaries the primaries to serve; empty means every shard primary in the topology, re-read as it changes
+ * @param copyBatchSize rows per target transaction in the copy phase
  */
-public final class StreamRunnerOptions {
-  private final TopologyStore topology;
-  private final String mysqlUser;
-  private final String mysqlPassword;
-  private final Duration pollInterval;
-  private final Duration heartbeatInterval;
-  private final List<TargetPrimary> primaries;
-  private final int copyBatchSize;
-  private final Duration retryInitialBackoff;
-  private final Duration retryMaxBackoff;
-
-  private StreamRunnerOptions(Builder b) {
-    this.topology = b.topology;
-    this.mysqlUser = b.mysqlUser;
-    this.mysqlPassword = b.mysqlPassword;
-    this.pollInterval = b.pollInterval;
-    this.heartbeatInterval = b.heartbeatInterval;
-    this.primaries = List.copyOf(b.primaries);
-    this.copyBatchSize = b.copyBatchSize;
-    this.retryInitialBackoff = b.retryInitialBackoff;
-    this.retryMaxBackoff = b.retryMaxBackoff;
+public record StreamRunnerOptions(TopologyStore topology, String mysqlUser, String mysqlPassword,
+    Duration pollInterval, Duration heartbeatInterval, List<TargetPrimary> primaries, int copyBatchSize,
+    Duration retryInitialBackoff, Duration retryMaxBackoff) {
+  /** Checks what the builder and a direct construction give; keeps its own copy of the primaries. */
+  public StreamRunnerOptions {
+    if (topology == null) {
+      throw new IllegalStateException("a topology store is required");
+    }
+    if (mysqlUser == null || mysqlUser.isEmpty()) {
+      throw new IllegalStateException("a MySQL user is required");
+    }
+    if (retryMaxBackoff.compareTo(retryInitialBackoff) < 0) {
+      throw new IllegalStateException("the maximum retry backoff is below the initial one");
+    }
+    primaries = List.copyOf(primaries);
   }
 
   public static Builder builder() {
     return new Builder();
-  }
-
-  /** Where source shards, their primaries and VSchemas are looked up, and (by default) the primaries to serve. */
-  public TopologyStore topology() {
-    return topology;
-  }
-
-  public String mysqlUser() {
-    return mysqlUser;
-  }
-
-  public String mysqlPassword() {
-    return mysqlPassword;
-  }
-
-  /** How often each primary's {@code vreplication} table is read for started, stopped or deleted streams. */
-  public Duration pollInterval() {
-    return pollInterval;
-  }
-
-  /** How often an idle stream records {@code time_heartbeat} and the position it passed. */
-  public Duration heartbeatInterval() {
-    return heartbeatInterval;
-  }
-
-  /** The primaries to serve; empty means every shard primary in the topology, re-read as it changes. */
-  public List<TargetPrimary> primaries() {
-    return primaries;
-  }
-
-  /** Rows per target transaction in the copy phase. */
-  public int copyBatchSize() {
-    return copyBatchSize;
-  }
-
-  public Duration retryInitialBackoff() {
-    return retryInitialBackoff;
-  }
-
-  public Duration retryMaxBackoff() {
-    return retryMaxBackoff;
   }
 
   @Override
@@ -146,16 +107,8 @@ public final class StreamRunnerOptions {
     }
 
     public StreamRunnerOptions build() {
-      if (topology == null) {
-        throw new IllegalStateException("a topology store is required");
-      }
-      if (mysqlUser == null || mysqlUser.isEmpty()) {
-        throw new IllegalStateException("a MySQL user is required");
-      }
-      if (retryMaxBackoff.compareTo(retryInitialBackoff) < 0) {
-        throw new IllegalStateException("the maximum retry backoff is below the initial one");
-      }
-      return new StreamRunnerOptions(this);
+      return new StreamRunnerOptions(topology, mysqlUser, mysqlPassword, pollInterval, heartbeatInterval, primaries,
+          copyBatchSize, retryInitialBackoff, retryMaxBackoff);
     }
 
     private static Duration positive(String what, Duration d) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.model.TabletType;
+import io.pointsman.engine.mysql.BaseTables;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.ConnectionPools;
 import io.pointsman.engine.mysql.MySqlFence;
@@ -321,7 +322,7 @@ class SandboxTest {
   }
 
   private static List<String> tables(Connection c, String db) throws SQLException {
-    return SchemaCopier.tables(c, db);
+    return BaseTables.of(c, db);
   }
 
   private static String rawSource(Connection c, long id) throws SQLException {

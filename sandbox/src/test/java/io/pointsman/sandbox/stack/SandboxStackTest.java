@@ -66,6 +66,51 @@ class SandboxStackTest {
   }
 
   @Test
+  void whatStartsBeforeTheSandboxSetsItUpAndClosesAfterItWithTheFolderStillThere() {
+    List<String> closed = new ArrayList<>();
+    List<Integer> ports = new ArrayList<>();
+    SandboxStack stack = SandboxStack.in(prefix)
+        .sandboxSubfolder("sandbox")
+        .before((dir, parts) -> {
+          Files.writeString(dir.resolve("prelude.txt"), "started before the sandbox");
+          parts.add("the prelude", () -> closed.add("prelude; servers up: " + ports.stream().anyMatch(Ports::isListening)
+              + "; its file there: " + Files.exists(dir.resolve("prelude.txt"))));
+          return b -> b.withoutReshardTargets();
+        })
+        .sandbox(b -> b.basePort(0).etcdPorts(0, 0))
+        .start();
+    Path dir = stack.dir();
+    ports.addAll(stack.sandbox().primaries().stream().map(RunningPrimary::port).toList());
+    assertThat(ServerProcesses.using(dir)).as("etcd and three primaries: the prelude's options applied").hasSize(4);
+    assertThat(closed).isEmpty();
+
+    stack.close();
+
+    assertThat(closed).containsExactly("prelude; servers up: false; its file there: true");
+    assertThat(dir).doesNotExist();
+  }
+
+  @Test
+  void aPreludeThatFailsLeavesNoPartAndNoFolder() throws IOException {
+    List<String> closed = new ArrayList<>();
+    assertThatThrownBy(() -> SandboxStack.in(prefix)
+            .before((dir, parts) -> {
+              parts.add("the first part", () -> closed.add("first"));
+              throw new IOException("the second part could not start");
+            })
+            .sandbox(b -> b.basePort(0).etcdPorts(0, 0).withoutReshardTargets())
+            .start())
+        .isInstanceOf(PointsmanException.class)
+        .hasMessageContaining("before the sandbox")
+        .hasMessageContaining("the second part could not start");
+    assertThat(closed).containsExactly("first");
+    assertThat(ServerProcesses.using(TMP.resolve(prefix))).isEmpty();
+    try (Stream<Path> left = Files.list(TMP)) {
+      assertThat(left.filter(p -> p.getFileName().toString().startsWith(prefix))).isEmpty();
+    }
+  }
+
+  @Test
   void aStartThatFailsHalfWayLeavesNoServerAndNoFolder() throws IOException {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       // the second primary's port is taken: etcd and the first primary have started by then

@@ -100,12 +100,9 @@ class StreamRunnerTest {
     long highStream;
 
     MoveTables() throws SQLException {
-      source = bed.database("src");
-      low = bed.database("tlow");
-      high = bed.database("thigh");
-      bed.shard("commerce", "0", 100, source);
-      bed.shard("customer", "-80", 200, low);
-      bed.shard("customer", "80-", 300, high);
+      source = bed.primary("src", "commerce", "0", 100);
+      low = bed.primary("tlow", "customer", "-80", 200);
+      high = bed.primary("thigh", "customer", "80-", 300);
       bed.vschema("customer", CUSTOMER_VSCHEMA);
       for (String db : List.of(source, low, high)) {
         createTables(db);
@@ -124,6 +121,15 @@ class StreamRunnerTest {
     void createStreams() throws SQLException {
       lowStream = bed.insertStream("commerce2customer", moveTablesSource("-80"), StreamState.INIT, Position.ZERO, low);
       highStream = bed.insertStream("commerce2customer", moveTablesSource("80-"), StreamState.INIT, Position.ZERO, high);
+    }
+
+    /** Loads the rows and creates both streams, then starts the runner; returns it once both streams run. */
+    StreamRunner running(int customers, int orders) throws Exception {
+      load(customers, orders);
+      createStreams();
+      StreamRunner runner = bed.startRunner();
+      awaitRunning();
+      return runner;
     }
 
     /** Each target holds exactly the source rows whose keyspace id is in its range. */
@@ -233,10 +239,7 @@ class StreamRunnerTest {
   @Test
   void aStoppedStreamAppliesNothingMore() throws Exception {
     MoveTables mt = new MoveTables();
-    mt.load(20, 20);
-    mt.createStreams();
-    StreamRunner runner = bed.startRunner();
-    mt.awaitRunning();
+    StreamRunner runner = mt.running(20, 20);
     long before = customerIn(LOW, true, 100);
     insertCustomer(mt.source, before);
     eventually().until(() -> bed.ids(mt.low, "customer").contains(before));
@@ -260,10 +263,7 @@ class StreamRunnerTest {
   @Test
   void stopPositionIsHonoured() throws Exception {
     MoveTables mt = new MoveTables();
-    mt.load(10, 10);
-    mt.createStreams();
-    StreamRunner runner = bed.startRunner();
-    mt.awaitRunning();
+    StreamRunner runner = mt.running(10, 10);
     bed.exec("UPDATE " + bed.sidecar + ".vreplication SET state = 'Stopped' WHERE id = ?", mt.lowStream);
     eventually().until(() -> runner.activeStreams() == 1);
 
@@ -291,10 +291,7 @@ class StreamRunnerTest {
   @Test
   void aBacklogIsAppliedInBatchesExactlyOnceAndStopsMidBatchAtItsStopPosition() throws Exception {
     MoveTables mt = new MoveTables();
-    mt.load(5, 0);
-    mt.createStreams();
-    StreamRunner runner = bed.startRunner();
-    mt.awaitRunning();
+    StreamRunner runner = mt.running(5, 0);
     bed.exec("UPDATE " + bed.sidecar + ".vreplication SET state = 'Stopped' WHERE id IN (?, ?)",
         mt.lowStream, mt.highStream);
     eventually().until(() -> runner.activeStreams() == 0);
@@ -367,12 +364,9 @@ class StreamRunnerTest {
 
   @Test
   void reshardStreamCopiesAndFollowsOnlyItsKeyRange() throws Exception {
-    String source = bed.database("src");
-    String first = bed.database("t40");
-    String second = bed.database("t4080");
-    bed.shard("customer", "-80", 200, source);
-    bed.shard("customer", "-40", 400, first);
-    bed.shard("customer", "40-80", 500, second);
+    String source = bed.primary("src", "customer", "-80", 200);
+    String first = bed.primary("t40", "customer", "-40", 400);
+    String second = bed.primary("t4080", "customer", "40-80", 500);
     bed.vschema("customer", CUSTOMER_VSCHEMA);
     for (String db : List.of(source, first, second)) {
       createTables(db);
@@ -414,10 +408,8 @@ class StreamRunnerTest {
 
   @Test
   void anUndecodableFilterPutsTheStreamInErrorWithTheReason() throws Exception {
-    String source = bed.database("src");
-    String target = bed.database("tgt");
-    bed.shard("commerce", "0", 100, source);
-    bed.shard("customer", "0", 200, target);
+    String source = bed.primary("src", "commerce", "0", 100);
+    String target = bed.primary("tgt", "customer", "0", 200);
     createTables(source);
     createTables(target);
     long badFilter = bed.insertStream("bad", BinlogSource.of("commerce", "0", BinlogSource.Filter.of(
@@ -437,10 +429,8 @@ class StreamRunnerTest {
 
   @Test
   void columnValuesOfEveryCommonTypeSurviveCopyAndApply() throws Exception {
-    String source = bed.database("src");
-    String target = bed.database("tgt");
-    bed.shard("commerce", "0", 100, source);
-    bed.shard("archive", "0", 200, target);
+    String source = bed.primary("src", "commerce", "0", 100);
+    String target = bed.primary("tgt", "archive", "0", 200);
     String ddl = " (id int unsigned NOT NULL PRIMARY KEY, ti tinyint, tiu tinyint unsigned, si smallint,"
         + " siu smallint unsigned, mi mediumint, miu mediumint unsigned, ii int, iu int unsigned, bi bigint,"
         + " biu bigint unsigned, de decimal(20,6), fl float, db double, ch char(5), vc varchar(64), vb varbinary(64),"
@@ -502,10 +492,8 @@ class StreamRunnerTest {
 
   @Test
   void aReverseStreamStartsAtItsPositionWithoutCopyingAndWritesThroughADenyBarrier() throws Exception {
-    String original = bed.database("src");
-    String moved = bed.database("tlow");
-    bed.shard("commerce", "0", 100, original);
-    bed.shard("customer", "-80", 200, moved);
+    String original = bed.primary("src", "commerce", "0", 100);
+    String moved = bed.primary("tlow", "customer", "-80", 200);
     createTables(original);
     createTables(moved);
     long before = customerIn(LOW, true, 1);

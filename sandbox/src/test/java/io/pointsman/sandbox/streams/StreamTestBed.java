@@ -99,8 +99,15 @@ final class StreamTestBed implements AutoCloseable {
     return db;
   }
 
+  /** A new database named after {@code name} and a keyspace's shard whose primary serves it; returns the database. */
+  String primary(String name, String keyspace, String shard, long uid) throws SQLException {
+    String db = database(name);
+    shard(keyspace, shard, uid, db);
+    return db;
+  }
+
   /** A keyspace's shard whose primary tablet serves {@code db} on the shared MariaDB; creates the sidecar. */
-  void shard(String keyspace, String shard, long uid, String db) {
+  private void shard(String keyspace, String shard, long uid, String db) {
     if (topo.get(topo.keys().keyspace(keyspace)).isEmpty()) {
       topo.create(topo.keys().keyspace(keyspace), new Keyspace("NORMAL", null, "none", sidecar));
     }

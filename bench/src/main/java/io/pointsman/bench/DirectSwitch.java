@@ -82,7 +82,7 @@ final class DirectSwitch {
         throw new IllegalStateException("readReverseStreams returned nothing");
       }
       run(timings, "createReverseVReplication", () -> steps.createReverseVReplication(w, targetPositions, locks));
-      run(timings, "createJournals", () -> steps.createJournals(w, sourcePositions, targetPositions, locks));
+      run(timings, "createJournals", () -> steps.createJournals(w, sourcePositions, targetPositions, List.of(), locks));
       run(timings, "allowTargetWrites", () -> steps.allowTargetWrites(w, locks));
       run(timings, "changeRouting", () -> steps.changeRouting(w, locks));
       run(timings, "startReverseVReplication", () -> steps.startReverseVReplication(w, locks));

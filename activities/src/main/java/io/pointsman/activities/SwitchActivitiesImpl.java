@@ -525,12 +525,12 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     return out;
   }
 
-  /** A source shard, once its primary is checked to be the planned one (when the switch planned them). */
   /** The shards of {@code w}, each checked against its planned primary. */
   private StreamMigrator.Shards shards(MigrationInfo w) {
     return (keyspace, shard) -> fencing.check(w, keyspace, shard);
   }
 
+  /** A source shard, once its primary is checked to be the planned one (when the switch planned them). */
   private ShardRef source(MigrationInfo info, String shard) {
     return fencing.check(info, info.sourceKeyspace(), shard);
   }

@@ -138,7 +138,7 @@ public final class TabletProtos {
     return Topodata.TabletType.forNumber(t.ordinal());
   }
 
-  static BinlogSource source(Binlogdata.BinlogSource b) {
+  public static BinlogSource source(Binlogdata.BinlogSource b) {
     List<BinlogSource.Rule> rules = new ArrayList<>();
     for (Binlogdata.Rule r : b.getFilter().getRulesList()) {
       rules.add(SidecarText.fromProto(r));

@@ -7,8 +7,10 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
 import io.pointsman.api.model.TabletType;
+import io.pointsman.engine.tablet.TabletProtos;
 import io.pointsman.engine.topo.model.KeyRange;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class SidecarTextTest {
@@ -42,6 +44,21 @@ class SidecarTextTest {
 
     assertThat(text).doesNotContain("\n").contains("key_range { start: \"@\" end: \"\\200\" }");
     assertThat(SidecarText.decodeSource("row", text)).isEqualTo(s);
+  }
+
+  /** A rule's conversions and unique keys survive a copy (a migrated stream must convert as the original). */
+  @Test
+  void everyFieldOfARuleRoundTripsAsTextAndAsTheTabletsProto() {
+    BinlogSource.Rule rule = new BinlogSource.Rule("t", "select * from t where in_keyrange('-80')",
+        Map.of("status", "'a','b'"), Map.of("name", new BinlogSource.CharsetConversion("latin1", "utf8mb4")),
+        "id", "id2", "id3", Map.of("flag", true), "PRIMARY");
+    BinlogSource s = BinlogSource.of("commerce", "0", BinlogSource.Filter.of(rule));
+
+    String text = SidecarText.encodeSource(s);
+
+    assertThat(text).contains("convert_charset").contains("force_unique_key: \"PRIMARY\"");
+    assertThat(SidecarText.decodeSource("row", text)).isEqualTo(s);
+    assertThat(TabletProtos.source(TabletProtos.source(s))).isEqualTo(s);
   }
 
   @Test

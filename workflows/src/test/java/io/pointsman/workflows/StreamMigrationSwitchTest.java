@@ -32,7 +32,7 @@ class StreamMigrationSwitchTest {
   private static final WorkflowState NOTHING_SWITCHED = new WorkflowState("cust2cust", "customer", "customer",
       MigrationType.SHARDS, List.of(), List.of("zone1"), List.of(), List.of("zone1"), false);
   private static final StreamMigration PLAN = new StreamMigration(List.of("mat"), List.of(new MigratedStream("0", 3,
-      "mat", "keyspace:\"commerce\" shard:\"0\"", "MySQL56/a:1-5", "vt_customer", "", "", 0, 0, "{}")));
+      "mat", "keyspace:\"commerce\" shard:\"0\"", "MySQL56/a:1-5", "vt_customer", "", "", 0, 0, "{}", false)));
   private static final StreamMigration STOPPED = new StreamMigration(List.of("mat"),
       List.of(PLAN.streams().get(0).at("MySQL56/a:1-9")));
   private static final Set<String> UNDO = Set.of("cancelStreamMigration", "allowSourceWrites", "restartStreams",

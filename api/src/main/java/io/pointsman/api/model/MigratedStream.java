@@ -16,6 +16,8 @@ package io.pointsman.api.model;
  * @param workflowType Vitess's workflow type number
  * @param workflowSubType Vitess's workflow sub-type number
  * @param options its workflow options (JSON)
+ * @param frozen it is FROZEN (the writes of its own workflow were switched): it is copied FROZEN, never
+ *     started, and never stopped or started on the sources either
  */
 public record MigratedStream(
     String shard,
@@ -28,11 +30,12 @@ public record MigratedStream(
     String tabletTypes,
     int workflowType,
     int workflowSubType,
-    String options) {
+    String options,
+    boolean frozen) {
 
   /** The same stream at another position. */
   public MigratedStream at(String position) {
     return new MigratedStream(shard, id, workflow, source, position, dbName, cell, tabletTypes, workflowType,
-        workflowSubType, options);
+        workflowSubType, options, frozen);
   }
 }

@@ -33,12 +33,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code mat} there, recreates it on the new shards with their key ranges, names it in the journal and
  * starts it there once routing moved; the rows written into commerce afterwards reach product_copy
  * through the new shards. ReverseTraffic moves it back, and vtctldclient's own switch afterwards
- * migrates it forward again from what pointsman left.
+ * migrates it forward again from what pointsman left. A MoveTables into customer, switched by pointsman
+ * and not completed, moves along FROZEN, and completes from the new shards.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class StreamMigrationOnVitessTest {
   private static final String WORKFLOW = "cust2cust";
   private static final String MATERIALIZE = "mat";
+  private static final String MOVED = "commerce2customer";
   private static final List<TabletType> ALL = SwitchTrafficRequest.ALL_TABLET_TYPES;
   private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
   private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
@@ -56,19 +58,28 @@ class StreamMigrationOnVitessTest {
   private static void prepare(VitessCluster cluster) throws Exception {
     Path dir = Files.createTempDirectory("stream-migration");
     String product = "create table %s(pid bigint not null, name varchar(64), primary key(pid)) engine=InnoDB;";
+    String orders = "create table orders(oid bigint not null, pid bigint, primary key(oid)) engine=InnoDB;";
     cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("commerce.sql"),
-        product.formatted("product")).toString(), "commerce");
+        product.formatted("product") + orders).toString(), "commerce");
     cluster.vtctldclient("ApplyVSchema", "--vschema-file", Files.writeString(dir.resolve("commerce.json"),
-        "{\"tables\": {\"product\": {}}}").toString(), "commerce");
+        "{\"tables\": {\"product\": {}, \"orders\": {}}}").toString(), "commerce");
+    // every customer shard gets every table, so the Reshard copies rows only (--skip-schema-copy)
     cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("customer.sql"),
         "create table customer(customer_id bigint not null, email varchar(128), primary key(customer_id))"
-            + " engine=InnoDB;" + product.formatted("product_copy")).toString(), "customer");
+            + " engine=InnoDB;" + product.formatted("product_copy") + orders).toString(), "customer");
     cluster.vtctldclient("ApplyVSchema", "--vschema-file", Files.writeString(dir.resolve("customer.json"), """
         {"sharded": true, "vindexes": {"hash": {"type": "hash"}},
          "tables": {"customer": {"column_vindexes": [{"column": "customer_id", "name": "hash"}]},
-                    "product_copy": {"column_vindexes": [{"column": "pid", "name": "hash"}]}}}
+                    "product_copy": {"column_vindexes": [{"column": "pid", "name": "hash"}]},
+                    "orders": {"column_vindexes": [{"column": "oid", "name": "hash"}]}}}
         """).toString(), "customer");
-    cluster.execute("commerce", "insert into product(pid, name) values (1, 'one'), (2, 'two'), (3, 'three')");
+    cluster.execute("commerce", "insert into product(pid, name) values (1, 'one'), (2, 'two'), (3, 'three')",
+        "insert into orders(oid, pid) values (10, 1), (11, 2)");
+    // a MoveTables into customer, which the second test switches (its streams on customer/0 turn FROZEN)
+    cluster.vtctldclient("MoveTables", "--workflow", MOVED, "--target-keyspace", "customer", "create",
+        "--source-keyspace", "commerce", "--tables", "orders");
+    await("the MoveTables copied").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
+        .until(() -> cluster.allStreams("MoveTables", "customer", MOVED, 1, "Running"));
     cluster.execute("customer", "insert into customer(customer_id, email) values (1, 'alice@example.com')");
     cluster.vtctldclient("Materialize", "--workflow", MATERIALIZE, "--target-keyspace", "customer", "create",
         "--source-keyspace", "commerce", "--table-settings",
@@ -98,6 +109,9 @@ class StreamMigrationOnVitessTest {
   @Test
   @Order(2)
   void pointsmanMigratesTheMaterializeToTheNewShards() throws Exception {
+    // vtctldclient refuses this switch while the Reshard's shards exist ("topo shards not in switch
+    // command: [-80 80-]"); pointsman compares serving shards only, as the Reshard is not switched yet
+    assertThat(worker().switchTraffic("customer", MOVED, ALL).currentState()).isEqualTo(ALL_SWITCHED);
     assertThat(worker().switchTraffic("customer", WORKFLOW, ALL).currentState()).isEqualTo(ALL_SWITCHED);
     assertThat(cluster().trafficState("Reshard", "customer", WORKFLOW)).isEqualTo(ALL_SWITCHED);
     assertThat(streamShards()).containsExactly("-80", "80-");
@@ -108,13 +122,30 @@ class StreamMigrationOnVitessTest {
       assertThat(filter).as("the stream on " + s.path("shard").asText() + " takes its own key range")
           .contains("'" + s.path("shard").asText() + "'");
     }
-    assertThat(journalOn(200)).as("the journal on customer/0 names the migrated workflow")
-        .contains("source_workflows: \"mat\"");
+    assertThat(journalOn(200)).as("the journal on customer/0 names the migrated workflows")
+        .contains("source_workflows: \"commerce2customer\" source_workflows: \"mat\"");
     rowsWrittenToCommerceReachTheCopy();
   }
 
+  /** The switched MoveTables moved with the Reshard FROZEN, so it completes from the new shards. */
   @Test
   @Order(3)
+  void theSwitchedMoveTablesMovedFrozenAndCompletesFromTheNewShards() throws Exception {
+    List<JsonNode> moved = workflowStreams(cluster(), MOVED);
+    assertThat(moved).extracting(s -> s.path("shard").asText()).containsExactlyInAnyOrder("-80", "80-");
+    assertThat(moved).allSatisfy(s -> assertThat(s.path("message").asText()).isEqualTo("FROZEN"));
+    assertThat(worker().complete("customer", MOVED).summary())
+        .isEqualTo("Successfully completed the " + MOVED + " workflow in the customer keyspace");
+    List<String> left = new ArrayList<>();
+    cluster().vtctldclientJson("GetWorkflows", "customer").path("workflows")
+        .forEach(wf -> left.add(wf.path("name").asText()));
+    assertThat(left).doesNotContain(MOVED).contains(MATERIALIZE);
+    assertThat(cluster().query("customer", "select oid from orders order by oid"))
+        .containsExactly(List.of("10"), List.of("11"));
+  }
+
+  @Test
+  @Order(4)
   void pointsmanReversesAndTheMaterializeGoesBackToShardZero() throws Exception {
     assertThat(worker().reverseTraffic("customer", WORKFLOW, ALL).currentState()).isEqualTo(NOT_SWITCHED);
     assertThat(streamShards()).containsExactly("0");
@@ -124,7 +155,7 @@ class StreamMigrationOnVitessTest {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void vtctldclientSwitchesForwardAgainFromWhatPointsmanLeft() throws Exception {
     cluster().vtctldclient("Reshard", "--workflow", WORKFLOW, "--target-keyspace", "customer", "switchtraffic");
     assertThat(cluster().trafficState("Reshard", "customer", WORKFLOW)).isEqualTo(ALL_SWITCHED);
@@ -155,7 +186,12 @@ class StreamMigrationOnVitessTest {
   }
 
   private static List<JsonNode> materializeStreams(VitessCluster cluster) {
-    JsonNode show = cluster.vtctldclientJson("Workflow", "--keyspace", "customer", "show", "--workflow", MATERIALIZE,
+    return workflowStreams(cluster, MATERIALIZE);
+  }
+
+  /** A customer workflow's streams as vtctld shows them; none once it is gone. */
+  private static List<JsonNode> workflowStreams(VitessCluster cluster, String workflow) {
+    JsonNode show = cluster.vtctldclientJson("Workflow", "--keyspace", "customer", "show", "--workflow", workflow,
         "--include-logs=false");
     List<JsonNode> streams = new ArrayList<>();
     for (JsonNode wf : show.path("workflows")) {

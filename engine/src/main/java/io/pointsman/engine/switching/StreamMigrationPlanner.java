@@ -26,13 +26,16 @@ import java.util.TreeMap;
  * what {@link OtherStreamsReader} read on the source primaries.
  *
  * <p>Every stream on a source shard that is not the Reshard's own (nor its reverse) is migrated,
- * unless all its tables are reference tables of the keyspace (those stay, as in Vitess). Refused,
- * as Vitess refuses them: a stream named as the Reshard; one not Running (a stopped stream could not
- * be told from one the migration stopped, and an undo would start it); one still copying; streams
- * that differ between the source shards; a rule that names no table of the keyspace's VSchema, mixes
+ * unless all its tables are reference tables of the keyspace (those stay, as in Vitess). A FROZEN
+ * stream (a MoveTables into the keyspace, switched and not completed) is migrated FROZEN: Vitess
+ * migrates it too but starts its copies, which then run without the mark. Refused, as Vitess refuses
+ * them: a stream named as the Reshard; one not Running and not FROZEN (a stopped stream could not be
+ * told from one the migration stopped, and an undo would start it); one still copying; streams that
+ * differ between the source shards; a rule that names no table of the keyspace's VSchema, mixes
  * reference and sharded tables, or has no key range to point at the new shards. Refused although
- * Vitess migrates them: a FROZEN stream (Vitess would start a copy of it on the targets) and a stream
- * reading the resharded keyspace itself (Vitess's intra-keyspace materialization, not built here).
+ * Vitess migrates them: FROZEN copies of one stream at different positions (they cannot be run on to
+ * one without unfreezing them) and a stream reading the resharded keyspace itself (Vitess's
+ * intra-keyspace materialization, not built here).
  */
 final class StreamMigrationPlanner {
   private StreamMigrationPlanner() {}
@@ -56,6 +59,7 @@ final class StreamMigrationPlanner {
       migrated.add(withKeyRanges);
     }
     refuseMismatch(w, migrated);
+    refuseFrozenApart(w, migrated);
     migrated.sort(Comparator.comparing((Located l) -> l.shard(), MigrationReader.SHARD_ORDER)
         .thenComparingInt(l -> l.stream().id()));
     List<MigratedStream> streams = migrated.stream().map(StreamMigrationPlanner::migrated).toList();
@@ -80,10 +84,7 @@ final class StreamMigrationPlanner {
     if (s.workflow().isEmpty()) {
       return Optional.of("has no workflow name");
     }
-    if (s.isFrozen()) {
-      return Optional.of("is FROZEN (its own writes were switched): complete or cancel that workflow first");
-    }
-    if (s.state() != StreamState.RUNNING) {
+    if (s.state() != StreamState.RUNNING && !s.isFrozen()) {
       return Optional.of("is " + s.state().column() + ", not Running: start it or delete it first");
     }
     if (s.copyPending()) {
@@ -146,10 +147,28 @@ final class StreamMigrationPlanner {
     }
   }
 
+  /** FROZEN copies of one stream must have stopped at one position: they are not run on to one. */
+  private static void refuseFrozenApart(MigrationInfo w, List<Located> migrated) {
+    Map<String, String> positions = new TreeMap<>();
+    for (Located l : migrated) {
+      Stream s = l.stream();
+      if (!s.isFrozen()) {
+        continue;
+      }
+      String key = s.workflow() + " from " + s.source().keyspace() + "/" + s.source().shard();
+      String pos = positions.putIfAbsent(key, s.pos().encode());
+      if (pos != null && !pos.equals(s.pos().encode())) {
+        throw refusal(w, "the FROZEN streams of workflow " + s.workflow() + " stopped at different positions ("
+            + pos + ", " + s.pos().encode() + "); complete or cancel that workflow first");
+      }
+    }
+  }
+
   private static MigratedStream migrated(Located l) {
     Stream s = l.stream();
     return new MigratedStream(l.shard(), s.id(), s.workflow(), SidecarText.encodeSource(s.source()), s.pos().encode(),
-        s.dbName(), s.cell(), s.tabletTypes(), s.workflowType().code(), s.workflowSubType().code(), s.options());
+        s.dbName(), s.cell(), s.tabletTypes(), s.workflowType().code(), s.workflowSubType().code(), s.options(),
+        s.isFrozen());
   }
 
   private static PointsmanException refusal(MigrationInfo w, String why) {

@@ -19,6 +19,7 @@ import io.pointsman.engine.mysql.WorkflowSubType;
 import io.pointsman.engine.mysql.WorkflowType;
 import io.pointsman.engine.primary.PrimaryPorts;
 import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.primary.StreamsPort;
 import io.pointsman.engine.topo.model.KeyRange;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,7 +76,11 @@ public final class StreamMigrator {
       return plan;
     }
     long deadline = System.nanoTime() + timeout.toNanos();
-    Map<String, List<MigratedStream>> byShard = byShard(plan.streams());
+    // FROZEN streams stopped for good when their own workflow switched: they are copied as they are.
+    Map<String, List<MigratedStream>> byShard = byShard(running(plan.streams()));
+    if (byShard.isEmpty()) {
+      return plan;
+    }
     FanOut.forEach(new ArrayList<>(byShard.keySet()), shard -> {
       ShardRef ref = shards.of(w.sourceKeyspace(), shard);
       List<Integer> ids = byShard.get(shard).stream().map(s -> (int) s.id()).toList();
@@ -86,7 +91,7 @@ public final class StreamMigrator {
     for (Stream s : stopped.values()) {
       furthest.merge(sourceKey(s), s.pos(), (a, b) -> b.atLeast(a) ? b : a);
     }
-    List<MigratedStream> behind = plan.streams().stream()
+    List<MigratedStream> behind = running(plan.streams()).stream()
         .filter(m -> !stopped.get(m.id()).pos().equals(furthest.get(sourceKey(stopped.get(m.id()))))).toList();
     FanOut.forEach(behind, m -> {
       ShardRef ref = shards.of(w.sourceKeyspace(), m.shard());
@@ -96,8 +101,8 @@ public final class StreamMigrator {
       at.positions().waitFor(ref, (int) m.id(), to, left(deadline));
     });
     Map<Long, Stream> synced = awaitStopped(w, byShard, furthest, deadline, shards);
-    return new StreamMigration(plan.workflows(),
-        plan.streams().stream().map(m -> m.at(synced.get(m.id()).pos().encode())).toList());
+    return new StreamMigration(plan.workflows(), plan.streams().stream()
+        .map(m -> m.frozen() ? m : m.at(synced.get(m.id()).pos().encode())).toList());
   }
 
   /** Creates the stopped streams on every target primary, each filter pointed at its key range. */
@@ -116,6 +121,9 @@ public final class StreamMigrator {
       }
       String keyRange = KeyRange.ofShard(shard).shardName();
       at.streams().insert(ref, template.stream().map(m -> onTarget(m, keyRange)).toList(), locks);
+      for (String workflow : frozen(template)) {
+        at.streams().freeze(ref, workflow, locks);
+      }
     });
   }
 
@@ -130,7 +138,8 @@ public final class StreamMigrator {
         primaries.apply(ref).streams().delete(ref, workflow, locks);
       }
     });
-    Map<String, List<MigratedStream>> byShard = byShard(plan.streams());
+    // FROZEN streams were never stopped here, and starting them would unfreeze them.
+    Map<String, List<MigratedStream>> byShard = byShard(running(plan.streams()));
     FanOut.forEach(new ArrayList<>(byShard.keySet()), shard -> {
       ShardRef ref = shards.of(w.sourceKeyspace(), shard);
       for (String workflow : new TreeSet<>(byShard.get(shard).stream().map(MigratedStream::workflow).toList())) {
@@ -161,7 +170,13 @@ public final class StreamMigrator {
     });
     FanOut.forEach(w.targetShards(), shard -> {
       ShardRef ref = shards.of(w.targetKeyspace(), shard);
-      workflows.forEach(workflow -> primaries.apply(ref).streams().start(ref, workflow, locks));
+      StreamsPort streams = primaries.apply(ref).streams();
+      for (String workflow : workflows) {
+        // a FROZEN workflow's copies stay as they were made: stopped, FROZEN
+        if (!streams.read(ref, workflow).stream().allMatch(Stream::isFrozen)) {
+          streams.start(ref, workflow, locks);
+        }
+      }
     });
     return List.copyOf(workflows);
   }
@@ -218,6 +233,14 @@ public final class StreamMigrator {
       }
       sleep();
     }
+  }
+
+  private static List<MigratedStream> running(List<MigratedStream> streams) {
+    return streams.stream().filter(m -> !m.frozen()).toList();
+  }
+
+  private static List<String> frozen(List<MigratedStream> streams) {
+    return streams.stream().filter(MigratedStream::frozen).map(MigratedStream::workflow).distinct().sorted().toList();
   }
 
   private static Map<String, List<MigratedStream>> byShard(List<MigratedStream> streams) {

@@ -2,6 +2,7 @@ package io.pointsman.engine.switching;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
@@ -43,10 +44,11 @@ class StreamMigrationPlannerTest {
     StreamMigration plan = StreamMigrationPlanner.plan(RESHARD, found, VSCHEMA);
     assertThat(plan.workflows()).containsExactly("mat");
     assertThat(plan.streams()).extracting(MigratedStream::shard, MigratedStream::id)
-        .containsExactly(org.assertj.core.groups.Tuple.tuple("-80", 10L), org.assertj.core.groups.Tuple.tuple("80-", 11L));
+        .containsExactly(tuple("-80", 10L), tuple("80-", 11L));
     MigratedStream first = plan.streams().get(0);
     assertThat(first.pos()).isEqualTo(POS);
-    assertThat(SidecarText.decodeSource("planned", first.source())).isEqualTo(mat(10, StreamState.RUNNING, "").source());
+    assertThat(SidecarText.decodeSource("planned", first.source()))
+        .isEqualTo(mat(10, StreamState.RUNNING, "").source());
     assertThat(first.dbName()).isEqualTo("vt_customer");
   }
 
@@ -63,8 +65,6 @@ class StreamMigrationPlannerTest {
   void whatCannotBeMigratedIsRefusedNamingTheStreamAndWhy() {
     assertRefused(List.of(on("-80", mat(10, StreamState.STOPPED, "")), on("80-", mat(11, StreamState.RUNNING, ""))),
         "workflow mat on shard -80 (stream 10) is Stopped, not Running: start it or delete it first");
-    assertRefused(List.of(on("-80", mat(10, StreamState.STOPPED, "FROZEN"))),
-        "workflow mat on shard -80 (stream 10) is FROZEN (its own writes were switched)");
     assertRefused(List.of(on("-80", stream(10, "self", "customer", StreamState.RUNNING,
         "select * from product_copy where in_keyrange('-80')", "product_copy"))),
         "reads from keyspace customer itself, an intra-keyspace materialization");
@@ -74,6 +74,22 @@ class StreamMigrationPlannerTest {
         "has a rule for table gone, which is not in the VSchema of customer");
     assertRefused(List.of(on("-80", mat(10, StreamState.RUNNING, ""))),
         "the source shards run different streams: -80 runs [mat from commerce/0], 80- runs []");
+  }
+
+  /** A MoveTables into the keyspace, switched and not completed: its copies move FROZEN. */
+  @Test
+  void frozenStreamsAreMigratedFrozenWhenTheyStoppedAtOnePosition() {
+    StreamMigration plan = StreamMigrationPlanner.plan(RESHARD, List.of(
+        on("-80", mat(10, StreamState.STOPPED, "FROZEN")), on("80-", mat(11, StreamState.STOPPED, "FROZEN"))), VSCHEMA);
+    assertThat(plan.streams()).extracting(MigratedStream::frozen).containsExactly(true, true);
+
+    Stream apart = stream(11, "mat", "commerce", StreamState.STOPPED,
+        "select pid, name from product where in_keyrange(pid, 'hash', '-')", "product_copy", "FROZEN");
+    assertRefused(List.of(on("-80", mat(10, StreamState.STOPPED, "FROZEN")),
+        on("80-", new Stream(apart.id(), apart.workflow(), apart.source(), Position.parse("MariaDB/0-100-40"),
+            Position.ZERO, StreamState.STOPPED, "FROZEN", "vt_customer", "", "", Instant.EPOCH, Instant.EPOCH,
+            Instant.EPOCH, 0, WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "{}", false))),
+        "the FROZEN streams of workflow mat stopped at different positions (MariaDB/0-100-42, MariaDB/0-100-40)");
   }
 
   @Test

@@ -77,6 +77,8 @@ public final class SidecarSchema {
         ) ENGINE = InnoDB CHARSET = utf8mb4""");
     // pointsman's own: when each journal was written (JournalTimes, Complete's journal grace).
     TABLES.put(JournalTimes.TABLE, JournalTimes.DDL);
+    // pointsman's own: the gate the write barrier's dormant triggers ask (WriteGateRows).
+    TABLES.put(WriteGateRows.TABLE, WriteGateRows.DDL);
     // pointsman's own: the highest fencing token seen per lock (docs/locks.md §8, MySqlFence).
     TABLES.put("lock_fence", """
         (

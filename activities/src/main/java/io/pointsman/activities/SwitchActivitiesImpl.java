@@ -151,6 +151,35 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
+  public void prepareSourceWrites(MigrationInfo info, Duration timeout, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    ActivityFailures.translate(() -> {
+      checkHeld(locks);
+      try (Heartbeater hb = Heartbeater.start()) {
+        FanOut.forEach(info.sourceShards(), shard -> {
+          ShardRef source = source(info, shard);
+          ports(source).writeGate().prepare(source, scope(info), locks, timeout);
+        });
+        hb.checkCancelled();
+      }
+    });
+  }
+
+  @Override
+  public void removePreparedSourceBarrier(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    ActivityFailures.translate(() -> {
+      checkHeld(locks);
+      try (Heartbeater hb = Heartbeater.start()) {
+        FanOut.forEach(info.sourceShards(), shard -> {
+          ShardRef source = source(info, shard);
+          ports(source).writeGate().removeDormant(source, scope(info), locks, DRAIN_TIMEOUT);
+        });
+      }
+    });
+  }
+
+  @Override
   public void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
@@ -381,11 +410,13 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       // An earlier ReverseTraffic raised a barrier on these primaries when they were its source.
+      // Lowered with one flip per primary; its triggers stay dormant until Complete or Cancel,
+      // since dropping them here would put DDL per table back in the write window.
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
         FanOut.forEach(info.targetShards(), shard -> {
           ShardRef target = target(info, shard);
-          ports(target).writeGate().allow(target, scope(info), locks, DRAIN_TIMEOUT);
+          ports(target).writeGate().open(target, scope(info), locks, DRAIN_TIMEOUT);
         });
       }
       topology.allowTargetWrites(info, locks);

@@ -289,6 +289,16 @@ public final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
+    public void prepareSourceWrites(MigrationInfo info, Duration timeout, LockSet locks) {
+      run("prepareSourceWrites", locks, () -> real.prepareSourceWrites(info, timeout, locks));
+    }
+
+    @Override
+    public void removePreparedSourceBarrier(MigrationInfo info, LockSet locks) {
+      run("removePreparedSourceBarrier", locks, () -> real.removePreparedSourceBarrier(info, locks));
+    }
+
+    @Override
     public void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet locks) {
       run("stopSourceWrites", locks, () -> real.stopSourceWrites(info, drainTimeout, locks));
     }

@@ -68,6 +68,8 @@ final class WriteSwitch {
   /** The steps bounded by the request's timeout (the drain, the catch-up), with a minute to spare. */
   private final SwitchActivities criticalWithinTimeout;
   private final boolean localChain;
+  /** Activities bounded by the request's timeout, with a minute to spare, outside the local chain. */
+  private final SwitchActivities withinTimeout;
 
   private boolean pastPointOfNoReturn;
   /** This run bound its steps to the primaries it planned ({@link #PLAN_PRIMARIES}). */
@@ -89,14 +91,15 @@ final class WriteSwitch {
     this.steps = steps;
     this.unlocked = unlocked;
     this.localChain = localChain;
+    withinTimeout = Workflow.newActivityStub(SwitchActivities.class,
+        StepOptions.step(request.timeout().plus(Duration.ofMinutes(1))));
     if (localChain) {
       critical = Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.local(Duration.ofMinutes(2)));
       criticalWithinTimeout = Workflow.newLocalActivityStub(SwitchActivities.class,
           StepOptions.localWithinTimeout(request.timeout()));
     } else {
       critical = quick;
-      criticalWithinTimeout = Workflow.newActivityStub(SwitchActivities.class,
-          StepOptions.step(request.timeout().plus(Duration.ofMinutes(1))));
+      criticalWithinTimeout = withinTimeout;
     }
   }
 
@@ -113,6 +116,9 @@ final class WriteSwitch {
     }
     // Read before the write window, under the keyspace locks: nothing in it changes VSchemas.
     SequencePlan sequences = planSequences(w);
+    if (Versions.preparedBarrier()) {
+      prepareSourceBarrier(w);
+    }
     if (Workflow.getVersion(SHARD_LOCKS, Workflow.DEFAULT_VERSION, 1) >= 1) {
       progress.phase("locking shards");
       List<String> shards = shardsOf(w);
@@ -218,6 +224,18 @@ final class WriteSwitch {
     boolean initialize = request.initializeTargetSequences();
     return steps.run("planSequences", initialize ? "sequences of the moved tables, to initialize"
         : "do sequence tables move?", () -> quick.planSequences(w, initialize));
+  }
+
+  /**
+   * Before the shard locks and the write window ({@link Versions#PREPARED_BARRIER}): the source's
+   * barrier installed dormant, so stopSourceWrites is one flip per primary. Its undo removes only
+   * what does not deny writes, so it is right however far the switch got before failing.
+   */
+  private void prepareSourceBarrier(MigrationInfo w) {
+    compensations.add("prepareSourceWrites", "removePreparedSourceBarrier",
+        "dormant barrier on " + w.sourceKeyspace() + " removed", () -> quick.removePreparedSourceBarrier(w, keeper.locks()));
+    steps.run("prepareSourceWrites", "dormant barrier on " + w.sourceKeyspace() + " " + w.sourceShards(),
+        () -> withinTimeout.prepareSourceWrites(w, request.timeout(), keeper.locks()));
   }
 
   static String sequenceTables(SequencePlan plan) {

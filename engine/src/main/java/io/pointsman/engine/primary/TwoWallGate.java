@@ -30,6 +30,22 @@ public final class TwoWallGate implements WriteGatePort {
   }
 
   @Override
+  public void prepare(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    mysql.prepare(shard, scope, locks, timeout);
+  }
+
+  @Override
+  public void open(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    mysql.open(shard, scope, locks, timeout);
+    tablet.open(shard, scope, locks, timeout);
+  }
+
+  @Override
+  public void removeDormant(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    mysql.removeDormant(shard, scope, locks, timeout);
+  }
+
+  @Override
   public void allow(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
     mysql.allow(shard, scope, locks, timeout);
     tablet.allow(shard, scope, locks, timeout);

@@ -151,14 +151,14 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void prepareSourceWrites(MigrationInfo info, Duration timeout, LockSet stepLocks) {
+  public void prepareSourceWrites(MigrationInfo info, String owner, Duration timeout, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
         FanOut.forEach(info.sourceShards(), shard -> {
           ShardRef source = source(info, shard);
-          ports(source).writeGate().prepare(source, scope(info), locks, timeout);
+          ports(source).writeGate().prepare(source, scope(info), owner, locks, timeout);
         });
         hb.checkCancelled();
       }
@@ -166,14 +166,14 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
-  public void removePreparedSourceBarrier(MigrationInfo info, LockSet stepLocks) {
+  public void removePreparedSourceBarrier(MigrationInfo info, String owner, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
         FanOut.forEach(info.sourceShards(), shard -> {
           ShardRef source = source(info, shard);
-          ports(source).writeGate().removeDormant(source, scope(info), locks, DRAIN_TIMEOUT);
+          ports(source).writeGate().removePrepared(source, scope(info), owner, locks, DRAIN_TIMEOUT);
         });
       }
     });
@@ -205,7 +205,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       try (Heartbeater hb = Heartbeater.start()) {
         FanOut.forEach(info.sourceShards(), shard -> {
           ShardRef source = source(info, shard);
-          ports(source).writeGate().allow(source, scope(info), locks, DRAIN_TIMEOUT);
+          ports(source).writeGate().undoDeny(source, scope(info), locks, DRAIN_TIMEOUT);
         });
       }
       topology.allowSourceWrites(info, locks);

@@ -289,13 +289,13 @@ public final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
-    public void prepareSourceWrites(MigrationInfo info, Duration timeout, LockSet locks) {
-      run("prepareSourceWrites", locks, () -> real.prepareSourceWrites(info, timeout, locks));
+    public void prepareSourceWrites(MigrationInfo info, String owner, Duration timeout, LockSet locks) {
+      run("prepareSourceWrites", locks, () -> real.prepareSourceWrites(info, owner, timeout, locks));
     }
 
     @Override
-    public void removePreparedSourceBarrier(MigrationInfo info, LockSet locks) {
-      run("removePreparedSourceBarrier", locks, () -> real.removePreparedSourceBarrier(info, locks));
+    public void removePreparedSourceBarrier(MigrationInfo info, String owner, LockSet locks) {
+      run("removePreparedSourceBarrier", locks, () -> real.removePreparedSourceBarrier(info, owner, locks));
     }
 
     @Override

@@ -68,8 +68,8 @@ final class WriteSwitch {
   /** The steps bounded by the request's timeout (the drain, the catch-up), with a minute to spare. */
   private final SwitchActivities criticalWithinTimeout;
   private final boolean localChain;
-  /** Activities bounded by the request's timeout, with a minute to spare, outside the local chain. */
-  private final SwitchActivities withinTimeout;
+  /** prepareSourceWrites: bounded by the request's timeout, and not retried once it ran out of it. */
+  private final SwitchActivities preparing;
 
   private boolean pastPointOfNoReturn;
   /** This run bound its steps to the primaries it planned ({@link #PLAN_PRIMARIES}). */
@@ -91,15 +91,15 @@ final class WriteSwitch {
     this.steps = steps;
     this.unlocked = unlocked;
     this.localChain = localChain;
-    withinTimeout = Workflow.newActivityStub(SwitchActivities.class,
-        StepOptions.step(request.timeout().plus(Duration.ofMinutes(1))));
+    preparing = Workflow.newActivityStub(SwitchActivities.class, StepOptions.stepWithinTimeout(request.timeout()));
     if (localChain) {
       critical = Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.local(Duration.ofMinutes(2)));
       criticalWithinTimeout = Workflow.newLocalActivityStub(SwitchActivities.class,
           StepOptions.localWithinTimeout(request.timeout()));
     } else {
       critical = quick;
-      criticalWithinTimeout = withinTimeout;
+      criticalWithinTimeout = Workflow.newActivityStub(SwitchActivities.class,
+          StepOptions.step(request.timeout().plus(Duration.ofMinutes(1))));
     }
   }
 
@@ -232,10 +232,13 @@ final class WriteSwitch {
    * what does not deny writes, so it is right however far the switch got before failing.
    */
   private void prepareSourceBarrier(MigrationInfo w) {
+    // This run owns what it prepares; its undo removes exactly that, never a barrier found dormant.
+    String owner = "run " + Workflow.getInfo().getRunId();
     compensations.add("prepareSourceWrites", "removePreparedSourceBarrier",
-        "dormant barrier on " + w.sourceKeyspace() + " removed", () -> quick.removePreparedSourceBarrier(w, keeper.locks()));
+        "dormant barrier on " + w.sourceKeyspace() + " removed",
+        () -> quick.removePreparedSourceBarrier(w, owner, keeper.locks()));
     steps.run("prepareSourceWrites", "dormant barrier on " + w.sourceKeyspace() + " " + w.sourceShards(),
-        () -> withinTimeout.prepareSourceWrites(w, request.timeout(), keeper.locks()));
+        () -> preparing.prepareSourceWrites(w, owner, request.timeout(), keeper.locks()));
   }
 
   static String sequenceTables(SequencePlan plan) {

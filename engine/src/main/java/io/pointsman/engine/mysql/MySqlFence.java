@@ -92,6 +92,10 @@ public final class MySqlFence {
     return hook;
   }
 
+  ConnectionPools pools() {
+    return pools;
+  }
+
   /** Makes sure the sidecar tables exist on the endpoint (for readers of them that change nothing). */
   void ensureSchema(PrimaryEndpoint endpoint) {
     schema.ensure(endpoint);

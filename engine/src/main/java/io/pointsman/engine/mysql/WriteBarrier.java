@@ -104,6 +104,8 @@ import org.slf4j.LoggerFactory;
 public final class WriteBarrier {
   private static final Logger log = LoggerFactory.getLogger(WriteBarrier.class);
 
+  /** Who prepared a barrier when the caller names nobody. */
+  public static final String DEFAULT_OWNER = "prepared";
   /** The user variable that marks a replication stream's session. */
   public static final String STREAM_SESSION_VARIABLE = "pointsman_stream";
   /** How a denied write's error message starts; routers retry or buffer on it. */
@@ -185,6 +187,16 @@ public final class WriteBarrier {
    *     created stays, dormant); FAILED_PRECONDITION when a named table does not exist
    */
   public Result prepare(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
+    return prepare(endpoint, scope, DEFAULT_OWNER, locks, timeout);
+  }
+
+  /**
+   * {@link #prepare(PrimaryEndpoint, WriteScope, LockSet, Duration)}, naming who prepares: the
+   * tables it gives triggers are marked with {@code owner}, so that
+   * {@link #removePrepared} undoes exactly them (a switch's run).
+   */
+  public Result prepare(PrimaryEndpoint endpoint, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    checkOwner(owner);
     long started = System.nanoTime();
     long deadline = started + timeout.toNanos();
     String db = endpoint.dbName();
@@ -193,7 +205,7 @@ public final class WriteBarrier {
     try (Connection c = pools.dedicatedConnection(endpoint)) {
       prepareSession(c, endpoint);
       List<String> tables = tablesToDeny(c, endpoint, scope);
-      List<String> created = install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), false,
+      List<String> created = install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), false, owner,
           deadline, timeout);
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       log.info("write barrier prepared (dormant) on {} of {} on {}: {} tables, {} triggers created, {} ms", scope, db,
@@ -224,7 +236,7 @@ public final class WriteBarrier {
       prepareSession(c, endpoint);
       List<String> tables = tablesToDeny(c, endpoint, scope);
       List<String> created = install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), true,
-          deadline, drainTimeout);
+          WriteGateRows.IN_WINDOW, deadline, drainTimeout);
       if (!tables.isEmpty()) {
         gate.deny(endpoint, locks, tables, left(deadline), drainTimeout);
       }
@@ -252,14 +264,14 @@ public final class WriteBarrier {
       prepareSession(c, endpoint);
       Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
       List<String> tables = inScope(c, endpoint, scope, ours);
-      gate.allow(endpoint, locks, tables);
+      gate.allow(endpoint, locks, tables, left(deadline));
       Map<String, BarrierCatalog.Trigger> ungated = new TreeMap<>();
       ours.forEach((name, t) -> {
         if (!t.gated() && tables.contains(t.table())) {
           ungated.put(name, t);
         }
       });
-      List<String> dropped = drop(c, endpoint, locks, ungated, deadline, timeout, action);
+      List<String> dropped = drop(c, endpoint, locks, ungated, deadline, timeout, action, false);
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       log.info("writes allowed on {} of {} on {} (barrier left dormant): {} tables, {} ms", scope, db, endpoint,
           tables.size(), took.toMillis());
@@ -285,14 +297,14 @@ public final class WriteBarrier {
       prepareSession(c, endpoint);
       Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
       List<String> scoped = inScope(c, endpoint, scope, ours);
-      gate.allow(endpoint, locks, scoped);
+      gate.allow(endpoint, locks, scoped, left(deadline));
       Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
       ours.forEach((name, t) -> {
         if (scoped.contains(t.table())) {
           toDrop.put(name, t);
         }
       });
-      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action);
+      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, false);
       gate.delete(endpoint, locks, scoped);
       SortedSet<String> tables = new TreeSet<>();
       toDrop.values().forEach(t -> tables.add(t.table()));
@@ -303,6 +315,86 @@ public final class WriteBarrier {
       log.info("writes allowed on {} of {} on {}: {} triggers dropped, {} ms", scope, db, endpoint, dropped.size(),
           took.toMillis());
       return new Result(db, List.copyOf(tables), dropped, took);
+    } catch (SQLException e) {
+      throw SqlErrors.translate(action + " on " + endpoint, e);
+    }
+  }
+
+  /**
+   * The exact undo of {@link #deny}: lets writes through again, and removes the triggers deny
+   * installed inside the write window (tables nobody had prepared) and triggers of the older,
+   * unconditional kind; prepared triggers stay dormant for {@link #removePrepared}, and triggers
+   * that were there, dormant, before stay as they were.
+   */
+  public Result undoDeny(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
+    long started = System.nanoTime();
+    long deadline = started + timeout.toNanos();
+    String db = endpoint.dbName();
+    String action = "allowing writes to " + scope + " of " + db;
+    fence.check(endpoint, locks, action);
+    try (Connection c = pools.dedicatedConnection(endpoint)) {
+      prepareSession(c, endpoint);
+      Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
+      List<String> scoped = inScope(c, endpoint, scope, ours);
+      gate.allow(endpoint, locks, scoped, left(deadline));
+      SortedSet<String> inWindow = WriteGateRows.preparedBy(c, endpoint, WriteGateRows.IN_WINDOW);
+      Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
+      ours.forEach((name, t) -> {
+        if (scoped.contains(t.table()) && (!t.gated() || inWindow.contains(t.table()))) {
+          toDrop.put(name, t);
+        }
+      });
+      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, false);
+      List<String> tables = scoped.stream().filter(inWindow::contains).toList();
+      gate.delete(endpoint, locks, tables);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      log.info("writes allowed on {} of {} on {}: {} triggers installed in the window dropped, {} ms", scope, db,
+          endpoint, dropped.size(), took.toMillis());
+      return new Result(db, scoped, dropped, took);
+    } catch (SQLException e) {
+      throw SqlErrors.translate(action + " on " + endpoint, e);
+    }
+  }
+
+  /**
+   * The undo of {@link #prepare} by {@code owner}: removes the triggers and gate rows of the tables
+   * of the scope it prepared, where they do not deny. A table an open transaction still holds keeps
+   * its trigger, dormant (it lets every write through; Complete or Cancel removes it), rather than
+   * holding the undo up: dropping a trigger waits for the table's transactions.
+   */
+  public Result removePrepared(PrimaryEndpoint endpoint, WriteScope scope, String owner, LockSet locks,
+      Duration timeout) {
+    checkOwner(owner);
+    long started = System.nanoTime();
+    long deadline = started + timeout.toNanos();
+    String db = endpoint.dbName();
+    String action = "removing the write barrier prepared by " + owner + " on " + scope + " of " + db;
+    fence.check(endpoint, locks, action);
+    try (Connection c = pools.dedicatedConnection(endpoint)) {
+      prepareSession(c, endpoint);
+      Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
+      SortedSet<String> prepared = WriteGateRows.preparedBy(c, endpoint, owner);
+      List<String> scoped = inScope(c, endpoint, scope, ours);
+      Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
+      ours.forEach((name, t) -> {
+        if (t.gated() && scoped.contains(t.table()) && prepared.contains(t.table())) {
+          toDrop.put(name, t);
+        }
+      });
+      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, true);
+      SortedSet<String> left = new TreeSet<>();
+      toDrop.forEach((name, t) -> {
+        if (!dropped.contains(name)) {
+          left.add(t.table());
+        }
+      });
+      List<String> tables = scoped.stream().filter(t -> prepared.contains(t) && !left.contains(t)).toList();
+      gate.delete(endpoint, locks, tables);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      log.info("write barrier prepared by {} removed on {} of {} on {}: {} triggers dropped, {} ms{}", owner, scope, db,
+          endpoint, dropped.size(), took.toMillis(), left.isEmpty() ? ""
+              : "; left dormant (held by open transactions): " + left);
+      return new Result(db, tables, dropped, took);
     } catch (SQLException e) {
       throw SqlErrors.translate(action + " on " + endpoint, e);
     }
@@ -329,7 +421,7 @@ public final class WriteBarrier {
           toDrop.put(name, t);
         }
       });
-      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action);
+      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, false);
       List<String> tables = scoped.stream().filter(t -> !denying.contains(t)).toList();
       gate.delete(endpoint, locks, tables);
       Duration took = Duration.ofNanos(System.nanoTime() - started);
@@ -380,19 +472,42 @@ public final class WriteBarrier {
 
   /** Drops the given barrier triggers, each a fenced DDL statement within the deadline. */
   private List<String> drop(Connection c, PrimaryEndpoint endpoint, LockSet locks,
-      Map<String, BarrierCatalog.Trigger> triggers, long deadline, Duration timeout, String action)
-      throws SQLException {
+      Map<String, BarrierCatalog.Trigger> triggers, long deadline, Duration timeout, String action,
+      boolean leaveHeld) throws SQLException {
     List<String> dropped = new ArrayList<>();
+    SortedSet<String> held = new TreeSet<>();
+    // Each held table costs one wait; a best-effort removal shares what is left between them.
+    long perTable = leaveHeld ? Math.max(1_000_000_000L, (deadline - System.nanoTime()) / Math.max(1, triggers.size()))
+        : Long.MAX_VALUE;
     for (Map.Entry<String, BarrierCatalog.Trigger> t : triggers.entrySet()) {
-      checkLeft(endpoint, t.getValue().table(), deadline, timeout, ALLOW_LEFT);
+      String table = t.getValue().table();
+      if (held.contains(table)) {
+        continue;
+      }
+      if (leaveHeld && deadline - System.nanoTime() <= 0) {
+        break;
+      }
+      checkLeft(endpoint, table, deadline, timeout, ALLOW_LEFT);
+      long statementDeadline = leaveHeld ? Math.min(deadline, System.nanoTime() + perTable) : deadline;
       try {
-        fence.ddl(c, endpoint, locks, 0, deadline, action, DenyTriggers.dropStatement(endpoint.dbName(), t.getKey()));
+        fence.ddl(c, endpoint, locks, 0, statementDeadline, action,
+            DenyTriggers.dropStatement(endpoint.dbName(), t.getKey()));
       } catch (SQLException e) {
-        throw lockWaitOr(e, c, endpoint, t.getValue().table(), timeout, ALLOW_LEFT);
+        if (leaveHeld && e.getErrorCode() == SqlErrors.ER_LOCK_WAIT_TIMEOUT) {
+          held.add(table);
+          continue;
+        }
+        throw lockWaitOr(e, c, endpoint, table, timeout, ALLOW_LEFT);
       }
       dropped.add(t.getKey());
     }
     return dropped;
+  }
+
+  private static void checkOwner(String owner) {
+    if (owner == null || owner.isEmpty() || owner.length() > 128) {
+      throw PointsmanException.invalidArgument("a barrier's owner must be 1 to 128 characters, was '" + owner + "'");
+    }
   }
 
   /**
@@ -402,7 +517,7 @@ public final class WriteBarrier {
    * Returns the triggers created; checks afterwards that every one is there.
    */
   private List<String> install(Connection c, PrimaryEndpoint endpoint, LockSet locks, List<String> tables,
-      Map<String, BarrierCatalog.Trigger> present, boolean denied, long deadline, Duration timeout)
+      Map<String, BarrierCatalog.Trigger> present, boolean denied, String preparedBy, long deadline, Duration timeout)
       throws SQLException {
     SortedSet<String> withTriggers = new TreeSet<>();
     SortedSet<String> ungated = new TreeSet<>();
@@ -426,7 +541,7 @@ public final class WriteBarrier {
     }
     List<String> fresh = tables.stream().filter(t -> !withTriggers.contains(t)).toList();
     List<String> kept = tables.stream().filter(withTriggers::contains).toList();
-    gate.install(endpoint, locks, fresh, kept, denied);
+    gate.install(endpoint, locks, fresh, kept, denied, preparedBy);
     List<String> created = createTriggers(c, endpoint, locks, missing, deadline, timeout);
     verify(c, endpoint, tables);
     return created;

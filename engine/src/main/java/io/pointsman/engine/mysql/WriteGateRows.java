@@ -24,6 +24,7 @@ import java.util.stream.Collectors;
  * rows change as DML, so they reach replicas through the binlog in order with the writes.
  */
 final class WriteGateRows {
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WriteGateRows.class);
   /** The gate's table in the sidecar database; also how a gated trigger is told from an older one. */
   static final String TABLE = "write_gate";
   static final String DDL = """
@@ -31,9 +32,12 @@ final class WriteGateRows {
         db_name varbinary(255) NOT NULL,
         table_name varbinary(255) NOT NULL,
         denied tinyint NOT NULL DEFAULT 0,
+        prepared_by varbinary(128) NOT NULL DEFAULT '',
         updated_at timestamp(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
         PRIMARY KEY (db_name, table_name)
       ) ENGINE = InnoDB""";
+  /** prepared_by of a table whose triggers a deny installed inside the write window. */
+  static final String IN_WINDOW = "";
   /** The drain row's table name: no table is called that. */
   private static final String DRAIN_ROW = "";
 
@@ -48,9 +52,10 @@ final class WriteGateRows {
    * left denied by a table dropped earlier does not deny the new triggers' first write; a deny
    * installing in the window: denied, so each trigger denies from its creation, as the barrier
    * always did), and adds the drain row. Rows of tables whose triggers exist stay as they are.
+   * {@code preparedBy} names who installed them: a prepare's owner, or {@link #IN_WINDOW}.
    */
   void install(PrimaryEndpoint endpoint, LockSet locks, Collection<String> withoutTriggers,
-      Collection<String> withTriggers, boolean denied) {
+      Collection<String> withTriggers, boolean denied, String preparedBy) {
     String db = endpoint.dbName();
     fence.inTransaction(endpoint, locks, "preparing the write gate of " + db, c -> {
       try (PreparedStatement ps = c.prepareStatement("INSERT IGNORE INTO " + table(endpoint)
@@ -66,13 +71,15 @@ final class WriteGateRows {
         ps.executeBatch();
       }
       try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table(endpoint)
-          + " (db_name, table_name, denied, updated_at) VALUES (?, ?, ?, NOW(6))"
-          + " ON DUPLICATE KEY UPDATE denied = ?, updated_at = NOW(6)")) {
+          + " (db_name, table_name, denied, prepared_by, updated_at) VALUES (?, ?, ?, ?, NOW(6))"
+          + " ON DUPLICATE KEY UPDATE denied = ?, prepared_by = ?, updated_at = NOW(6)")) {
         for (String t : withoutTriggers) {
           ps.setString(1, db);
           ps.setString(2, t);
           ps.setInt(3, denied ? 1 : 0);
-          ps.setInt(4, denied ? 1 : 0);
+          ps.setString(4, preparedBy);
+          ps.setInt(5, denied ? 1 : 0);
+          ps.setString(6, preparedBy);
           ps.addBatch();
         }
         ps.executeBatch();
@@ -127,51 +134,107 @@ final class WriteGateRows {
     });
   }
 
-  /** Lets the tables' writes through again (their triggers stay, dormant); one fenced transaction. */
-  void allow(PrimaryEndpoint endpoint, LockSet locks, List<String> tables) {
-    if (tables.isEmpty()) {
+  /**
+   * Lets the tables' writes through again (their triggers stay, dormant); one fenced transaction.
+   * Only rows that say denied are changed: an allowed row may be share-locked by a transaction
+   * that is still open (a writer that passed the gate), and lifting nothing must not wait for it.
+   * A denied row waits at most {@code timeout} for transactions whose writes it refused.
+   */
+  void allow(PrimaryEndpoint endpoint, LockSet locks, List<String> tables, Duration timeout) {
+    List<String> denied;
+    try (Connection c = fence.pools().connection(endpoint)) {
+      fence.ensureSchema(endpoint);
+      SortedSet<String> all = deniedRows(c, endpoint);
+      denied = tables.stream().filter(all::contains).toList();
+    } catch (SQLException e) {
+      throw SqlErrors.translate("reading the write gate of " + endpoint.dbName() + " on " + endpoint, e);
+    }
+    if (denied.isEmpty()) {
       fence.check(endpoint, locks, "allowing writes to " + endpoint.dbName());
       return;
     }
-    fence.inTransaction(endpoint, locks, "allowing writes to " + tables.size() + " tables of " + endpoint.dbName(),
-        c -> setDenied(c, endpoint, tables, false));
+    fence.inTransaction(endpoint, locks, "allowing writes to " + denied.size() + " tables of " + endpoint.dbName(),
+        c -> {
+          long before = lockWaitTimeout(c);
+          setLockWaitTimeout(c, timeout.toSeconds());
+          try {
+            return setDenied(c, endpoint, denied, false);
+          } finally {
+            setLockWaitTimeout(c, before);
+          }
+        });
   }
 
-  /** Deletes the tables' rows, and the drain row once no table row is left. */
+  /** The tables among {@code tables} whose rows name {@code preparedBy} and do not deny. */
+  static SortedSet<String> preparedBy(Connection c, PrimaryEndpoint endpoint, String preparedBy) throws SQLException {
+    SortedSet<String> found = new TreeSet<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT table_name FROM " + table(endpoint)
+        + " WHERE db_name = ? AND table_name <> '' AND denied = 0 AND prepared_by = ?")) {
+      ps.setString(1, endpoint.dbName());
+      ps.setString(2, preparedBy);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          found.add(rs.getString(1));
+        }
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Deletes the tables' rows (their triggers are gone, so no transaction holds them), and the
+   * drain row once no table row is left. The drain row may still be share-locked by a transaction
+   * that wrote a covered table before its trigger was dropped: it is then left (it gates nothing
+   * without table rows) rather than waited for.
+   */
   void delete(PrimaryEndpoint endpoint, LockSet locks, Collection<String> tables) {
+    if (tables.isEmpty()) {
+      return;
+    }
     String db = endpoint.dbName();
     fence.inTransaction(endpoint, locks, "removing the write gate of " + db, c -> {
-      if (!tables.isEmpty()) {
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table(endpoint)
-            + " WHERE db_name = ? AND table_name IN (" + placeholders(tables.size()) + ")")) {
-          ps.setString(1, db);
-          int i = 2;
-          for (String t : tables) {
-            ps.setString(i++, t);
-          }
-          ps.executeUpdate();
-        }
-      }
-      // Counted under next-key locks, so no concurrent prepare adds a table row in between.
-      try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table(endpoint)
-          + " WHERE db_name = ? AND table_name <> ? FOR UPDATE")) {
-        ps.setString(1, db);
-        ps.setString(2, DRAIN_ROW);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          if (rs.getLong(1) > 0) {
-            return null;
-          }
-        }
-      }
       try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table(endpoint)
-          + " WHERE db_name = ? AND table_name = ?")) {
+          + " WHERE db_name = ? AND table_name IN (" + placeholders(tables.size()) + ")")) {
         ps.setString(1, db);
-        ps.setString(2, DRAIN_ROW);
+        int i = 2;
+        for (String t : tables) {
+          ps.setString(i++, t);
+        }
         ps.executeUpdate();
       }
       return null;
     });
+    try {
+      fence.inTransaction(endpoint, locks, "removing the drain row of the write gate of " + db, c -> {
+        try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table(endpoint)
+            + " WHERE db_name = ? AND table_name <> ?")) {
+          ps.setString(1, db);
+          ps.setString(2, DRAIN_ROW);
+          try (ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            if (rs.getLong(1) > 0) {
+              return null;
+            }
+          }
+        }
+        long before = lockWaitTimeout(c);
+        setLockWaitTimeout(c, 1);
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table(endpoint)
+            + " WHERE db_name = ? AND table_name = ?")) {
+          ps.setString(1, db);
+          ps.setString(2, DRAIN_ROW);
+          ps.executeUpdate();
+        } finally {
+          setLockWaitTimeout(c, before);
+        }
+        return null;
+      });
+    } catch (PointsmanException e) {
+      if (e.code() != ErrorCode.DEADLINE_EXCEEDED && e.code() != ErrorCode.UNAVAILABLE) {
+        throw e;
+      }
+      log.debug("the drain row of {} on {} is held by an open transaction; left", db, endpoint, e);
+    }
   }
 
   /** The tables whose rows say denied (whether their triggers exist is the catalog's to say). */

@@ -30,8 +30,19 @@ public final class TwoWallGate implements WriteGatePort {
   }
 
   @Override
-  public void prepare(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
-    mysql.prepare(shard, scope, locks, timeout);
+  public void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    mysql.prepare(shard, scope, owner, locks, timeout);
+  }
+
+  @Override
+  public void removePrepared(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    mysql.removePrepared(shard, scope, owner, locks, timeout);
+  }
+
+  @Override
+  public void undoDeny(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    mysql.undoDeny(shard, scope, locks, timeout);
+    tablet.undoDeny(shard, scope, locks, timeout);
   }
 
   @Override

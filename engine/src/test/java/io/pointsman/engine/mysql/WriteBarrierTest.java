@@ -767,4 +767,61 @@ class WriteBarrierTest {
     assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
     MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)");
   }
+
+  /** allowSourceWrites' undo: exact, so a barrier prepared (or found dormant) before the window stays. */
+  @Test
+  void undoingADenyKeepsPreparedTriggersAndRemovesThoseInstalledInTheWindow() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), "run a", locks, DRAIN);
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    WriteBarrier.Result undone = barrier.undoDeny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    assertThat(undone.triggersChanged()).hasSize(3).allMatch(name -> name.startsWith("pointsman_deny_u_"));
+    assertThat(barrierTriggers()).as("t's prepared triggers, dormant").isEqualTo(3);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)");
+    MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
+
+    WriteBarrier.Result removed = barrier.removePrepared(db.endpoint, WriteScope.tables(List.of("t", "u")), "run a",
+        locks, DRAIN);
+
+    assertThat(removed.triggersChanged()).hasSize(3);
+    assertThat(barrierTriggers()).isZero();
+    assertThat(gateRows()).isZero();
+  }
+
+  /**
+   * After a flip that ran out of its timeout, the undo waits for nothing: the gate denies nothing,
+   * and a prepared trigger whose table an open transaction still holds stays, dormant.
+   */
+  @Test
+  void theUndoOfAFailedFlipWaitsForNoOpenTransactionAndRemovesOnlyItsOwnersTables() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("u")), "run before", locks, DRAIN);
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), "run now", locks, DRAIN);
+    Connection tx = MySqlTestSupport.client();
+    toClose.add(tx);
+    tx.setAutoCommit(false);
+    try (Statement st = tx.createStatement()) {
+      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
+    }
+    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks,
+        Duration.ofSeconds(1))).isInstanceOfSatisfying(PointsmanException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED));
+
+    long started = System.nanoTime();
+    barrier.undoDeny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    WriteBarrier.Result removed = barrier.removePrepared(db.endpoint, WriteScope.tables(List.of("t", "u")),
+        "run now", locks, Duration.ofSeconds(3));
+
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+    assertThat(removed.triggersChanged()).as("t is held by the transaction, u was prepared by another run").isEmpty();
+    assertThat(barrierTriggers()).isEqualTo(6);
+    tx.commit();
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t"))).isEqualTo(1);
+
+    barrier.removePrepared(db.endpoint, WriteScope.tables(List.of("t", "u")), "run now", locks, DRAIN);
+
+    assertThat(barrierTriggers()).as("u's, prepared by the other run").isEqualTo(3);
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)");
+  }
 }

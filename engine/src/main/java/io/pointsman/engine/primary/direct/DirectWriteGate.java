@@ -26,8 +26,18 @@ final class DirectWriteGate implements WriteGatePort {
   }
 
   @Override
-  public void prepare(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
-    barrier.prepare(primaries.resolve(shard.keyspace(), shard.shard()), scope, locks, timeout);
+  public void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    barrier.prepare(primaries.resolve(shard.keyspace(), shard.shard()), scope, owner, locks, timeout);
+  }
+
+  @Override
+  public void removePrepared(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    barrier.removePrepared(primaries.resolve(shard.keyspace(), shard.shard()), scope, owner, locks, timeout);
+  }
+
+  @Override
+  public void undoDeny(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    barrier.undoDeny(primaries.resolve(shard.keyspace(), shard.shard()), scope, locks, timeout);
   }
 
   @Override

@@ -13,7 +13,8 @@ import java.util.stream.Collectors;
 /**
  * The triggers a {@link WriteBarrier} installs: their names and their DDL. One BEFORE trigger per
  * table and DML event. Unless the session is a replication stream's, each reads its database's
- * drain row and its table's row of the gate ({@link WriteGateRows}) under shared row locks, and
+ * drain row and its table's row of the gate ({@link WriteGateRows}) under shared row locks in one
+ * statement, and
  * fails the statement with SQLSTATE 45000 and a message starting with
  * {@link WriteBarrier#DENIED_MESSAGE_PREFIX} when the table's row says denied: installed, the
  * trigger is dormant until the gate flips. Triggers of older versions deny unconditionally
@@ -70,11 +71,14 @@ final class DenyTriggers {
    * fail, and {@code USER()} (the login user: inside a trigger {@code CURRENT_USER()} is the
    * definer). Exempt sessions read no gate row, so they neither wait for a flip nor hold one up.
    *
-   * <p>The two reads are locking reads on purpose: they see the latest committed gate, never a
+   * <p>One locking read of two rows, on purpose: it sees the latest committed gate, never a
    * snapshot the writer's transaction took before the flip, and the shared lock on the database's
    * drain row, held until the writer's transaction ends, is what the flip waits for
-   * ({@link WriteGateRows#deny}). The drain row is read first, so a writer never waits for a table
-   * row while holding nothing the flip needs: the two cannot deadlock.
+   * ({@link WriteGateRows#deny}). Both rows are found through the primary key, in its order, so the
+   * drain row ('' sorts first) is locked before the table's row, as the flip locks them: a writer
+   * does not wait for a table row while holding what the flip needs (and were the order ever
+   * reversed, InnoDB would end the cycle as a deadlock, which the flip retries). The drain row's
+   * {@code denied} is always 0, so the larger of the two is the table's.
    */
   static String createStatement(String database, String sidecarDb, String table, Event event,
       Set<String> exemptUsers) {
@@ -91,10 +95,8 @@ final class DenyTriggers {
         + " BEFORE " + event.name() + " ON " + SqlIdentifiers.qualified(database, table) + " FOR EACH ROW"
         + " BEGIN DECLARE pointsman_gate INT DEFAULT 0;"
         + " IF " + condition + " THEN"
-        + " SELECT COUNT(*) INTO pointsman_gate FROM " + gate + " WHERE db_name = " + dbLiteral
-        + " AND table_name = '' LOCK IN SHARE MODE;"
         + " SELECT COALESCE(MAX(denied), 0) INTO pointsman_gate FROM " + gate + " WHERE db_name = " + dbLiteral
-        + " AND table_name = '" + Names.table(table) + "' LOCK IN SHARE MODE;"
+        + " AND table_name IN ('', '" + Names.table(table) + "') LOCK IN SHARE MODE;"
         + " IF pointsman_gate <> 0 THEN"
         + " SIGNAL SQLSTATE '" + WriteBarrier.DENIED_SQLSTATE + "' SET MESSAGE_TEXT = '"
         + WriteBarrier.DENIED_MESSAGE_PREFIX + " on table " + table + "';"

@@ -61,9 +61,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #open} flips the gate back and leaves the triggers dormant (the switch's
  * allowTargetWrites: one statement); {@link #allow} flips it back and removes triggers and rows
- * (Complete, Cancel, compensation); {@link #removeDormant} removes only what is not denying (the
- * undo of a prepare, safe whatever happened after it). A dormant trigger costs each write to its
- * table two locking reads of a cached row (BENCHMARKS.md has the rate with and without).
+ * (Complete, Cancel); {@link #undoDeny} is deny's exact undo (the gate flipped back, the triggers
+ * deny installed in the window removed, prepared ones kept) and {@link #removePrepared} prepare's
+ * (only the tables its owner gave triggers to, where the gate does not deny, so it is right
+ * whatever happened after it); {@link #removeDormant} removes every barrier that does not deny (a
+ * switch's target at Complete). A dormant trigger costs each write to its table two locking reads
+ * of a cached row (BENCHMARKS.md has the rate with and without).
  *
  * <p>{@code LOCK TABLES ... READ} can still be taken and released after the flip on the barrier's
  * own connection ({@link Options#lockTablesCycles}), as Vitess does: Vitess's drain rests on LOCK

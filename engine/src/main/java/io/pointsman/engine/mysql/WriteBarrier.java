@@ -208,8 +208,11 @@ public final class WriteBarrier {
     try (Connection c = pools.dedicatedConnection(endpoint)) {
       prepareSession(c, endpoint);
       List<String> tables = tablesToDeny(c, endpoint, scope);
-      List<String> created = install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), false, owner,
-          deadline, timeout);
+      Map<String, BarrierCatalog.Trigger> present = BarrierCatalog.barrierTriggers(c, db);
+      List<String> created = install(c, endpoint, locks, tables, present, false, owner, deadline, timeout);
+      // Seen complete now: the window's deny and open trust this instead of reading the catalog.
+      CheckedTables.record(c, endpoint, fullyGated(tables, created.isEmpty() ? present
+          : BarrierCatalog.barrierTriggers(c, db)), CheckedTables.tableIds(c, db));
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       log.info("write barrier prepared (dormant) on {} of {} on {}: {} tables, {} triggers created, {} ms", scope, db,
           endpoint, tables.size(), created.size(), took.toMillis());
@@ -238,8 +241,10 @@ public final class WriteBarrier {
     try (Connection c = pools.dedicatedConnection(endpoint)) {
       prepareSession(c, endpoint);
       List<String> tables = tablesToDeny(c, endpoint, scope);
-      List<String> created = install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), true,
-          WriteGateRows.IN_WINDOW, deadline, drainTimeout);
+      List<String> created = CheckedTables.allChecked(c, endpoint, tables, CheckedTables.tableIds(c, db))
+          ? List.of() // prepared, and seen complete since under the same table ids
+          : install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), true, WriteGateRows.IN_WINDOW,
+              deadline, drainTimeout);
       if (!tables.isEmpty()) {
         gate.deny(endpoint, locks, tables, left(deadline), drainTimeout);
       }
@@ -265,7 +270,11 @@ public final class WriteBarrier {
     String action = "allowing writes to " + scope + " of " + db;
     try (Connection c = pools.dedicatedConnection(endpoint)) {
       prepareSession(c, endpoint);
-      Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
+      // Tables seen with their three gated triggers under their current ids have no older,
+      // unconditional ones to drop: then the catalog need not be read in the window.
+      boolean checked = scope instanceof WriteScope.Tables named
+          && CheckedTables.allChecked(c, endpoint, named.names(), CheckedTables.tableIds(c, db));
+      Map<String, BarrierCatalog.Trigger> ours = checked ? Map.of() : BarrierCatalog.barrierTriggers(c, db);
       List<String> tables = inScope(c, endpoint, scope, ours);
       gate.allow(endpoint, locks, tables, left(deadline));
       Map<String, BarrierCatalog.Trigger> ungated = new TreeMap<>();
@@ -482,6 +491,10 @@ public final class WriteBarrier {
     // Each held table costs one wait; a best-effort removal shares what is left between them.
     long perTable = leaveHeld ? Math.max(1_000_000_000L, (deadline - System.nanoTime()) / Math.max(1, triggers.size()))
         : Long.MAX_VALUE;
+    // Forgotten first: a table whose triggers may be partly gone must be read from the catalog again.
+    SortedSet<String> affected = new TreeSet<>();
+    triggers.values().forEach(t -> affected.add(t.table()));
+    CheckedTables.forget(c, endpoint, affected);
     for (Map.Entry<String, BarrierCatalog.Trigger> t : triggers.entrySet()) {
       String table = t.getValue().table();
       if (held.contains(table)) {
@@ -505,6 +518,14 @@ public final class WriteBarrier {
       dropped.add(t.getKey());
     }
     return dropped;
+  }
+
+  /** The tables whose three triggers are all there and gated, by the catalog read given. */
+  private static List<String> fullyGated(List<String> tables, Map<String, BarrierCatalog.Trigger> present) {
+    return tables.stream().filter(t -> java.util.Arrays.stream(DenyTriggers.Event.values()).allMatch(e -> {
+      BarrierCatalog.Trigger found = present.get(DenyTriggers.name(t, e));
+      return found != null && found.gated() && t.equals(found.table());
+    })).toList();
   }
 
   private static void checkOwner(String owner) {

@@ -824,4 +824,37 @@ class WriteBarrierTest {
     assertThat(barrierTriggers()).as("u's, prepared by the other run").isEqualTo(3);
     MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)");
   }
+
+  /**
+   * The window trusts what prepare saw only while each table has the InnoDB id it had then: a
+   * table created again under the same name since (its triggers gone with the old one) is read
+   * from the catalog again, and gets its triggers inside the window.
+   */
+  @Test
+  void aTableCreatedAgainAfterPrepareGetsItsTriggersFromDeny() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    MySqlTestSupport.exec("DROP TABLE " + db.table("u"));
+    MySqlTestSupport.exec("CREATE TABLE " + db.table("u") + " (id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY, v int)");
+
+    WriteBarrier.Result denied = barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    assertThat(denied.triggersChanged()).hasSize(3).allMatch(name -> name.startsWith("pointsman_deny_u_"));
+    assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)"))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+  }
+
+  /** Once the barrier is removed, what prepare saw is forgotten: a later deny installs again. */
+  @Test
+  void aDenyAfterTheBarrierWasRemovedInstallsItAgain() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    barrier.allow(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    WriteBarrier.Result denied = barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    assertThat(denied.triggersChanged()).hasSize(3);
+    assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+  }
 }

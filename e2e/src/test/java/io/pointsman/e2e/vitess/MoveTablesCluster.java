@@ -49,8 +49,7 @@ final class MoveTablesCluster {
 
   /** The same, set up with {@code schema}. */
   static VitessCluster start(String workflow, Map<String, String> scriptEnv, Schema schema) throws Exception {
-    VitessCluster cluster = VitessCluster.start(scriptEnv);
-    try {
+    return VitessCluster.start(scriptEnv, cluster -> {
       Path dir = Files.createTempDirectory("movetables-cluster");
       Path sql = Files.writeString(dir.resolve("commerce.sql"), schema.commerceSql());
       Path commerceVschema = Files.writeString(dir.resolve("commerce.json"), schema.commerceVschema());
@@ -63,12 +62,9 @@ final class MoveTablesCluster {
           "--source-keyspace", "commerce", "--tables", "customer,corder");
       await("MoveTables copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
           .until(() -> allStreams(cluster, workflow, "Running"));
-      return cluster;
-    } catch (Exception | Error e) {
-      cluster.close();
-      throw e;
-    }
+    });
   }
+
 
   /** Whether vtctld shows both streams of the workflow in {@code state} with no copy left. */
   static boolean allStreams(VitessCluster cluster, String workflow, String state) {

@@ -19,8 +19,7 @@ final class ReshardCluster {
   private ReshardCluster() {}
 
   static VitessCluster start(String workflow) throws Exception {
-    VitessCluster cluster = VitessCluster.start(Map.of("POINTSMAN_VITESS_TABLETS_SPEC", TABLETS));
-    try {
+    return VitessCluster.start(Map.of("POINTSMAN_VITESS_TABLETS_SPEC", TABLETS), cluster -> {
       Path dir = Files.createTempDirectory("reshard-cluster");
       Path schema = Files.writeString(dir.resolve("customer.sql"),
           "create table customer(customer_id bigint not null, email varchar(128), primary key(customer_id)) engine=InnoDB;");
@@ -37,10 +36,6 @@ final class ReshardCluster {
           "--source-shards", "0", "--target-shards", "-80,80-", "--skip-schema-copy");
       await("Reshard copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
           .until(() -> cluster.allStreams("Reshard", "customer", workflow, 2, "Running"));
-      return cluster;
-    } catch (Exception | Error e) {
-      cluster.close();
-      throw e;
-    }
+    });
   }
 }

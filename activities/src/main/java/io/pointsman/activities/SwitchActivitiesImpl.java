@@ -304,13 +304,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void restartStreams(MigrationInfo info, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
-    ActivityFailures.translate(() -> {
-      checkHeld(locks);
-      FanOut.forEach(info.targetShards(), shard -> {
-        ShardRef target = target(info, shard);
-        streams(target).start(target, info.workflow(), locks);
-      });
-    });
+    ActivityFailures.translate(() -> start(info.workflow(), info.targetShards(), shard -> target(info, shard), locks));
   }
 
   @Override
@@ -502,12 +496,16 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void startReverseVReplication(MigrationInfo info, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
-    ActivityFailures.translate(() -> {
-      checkHeld(locks);
-      FanOut.forEach(info.sourceShards(), shard -> {
-        ShardRef source = source(info, shard);
-        streams(source).start(source, info.reverseWorkflow(), locks);
-      });
+    ActivityFailures.translate(() -> start(info.reverseWorkflow(), info.sourceShards(), shard -> source(info, shard),
+        locks));
+  }
+
+  /** Sets the workflow's streams Running on the shards' primaries (message and stop position cleared). */
+  private void start(String workflow, List<String> shards, Function<String, ShardRef> ref, LockSet locks) {
+    checkHeld(locks);
+    FanOut.forEach(shards, shard -> {
+      ShardRef at = ref.apply(shard);
+      streams(at).start(at, workflow, locks);
     });
   }
 

@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
             + "durable Temporal workflows, with locks that cannot expire unnoticed.",
         "Each action starts one workflow on a pointsman worker, shows its steps as they run and prints the "
             + "result; Status starts nothing."},
-    subcommands = {MoveTablesCommand.class, ReshardCommand.class, ValidateCommand.class, HistoryCommand.class,
+    subcommands = {MoveTablesCommand.class, ReshardCommand.class, MigrateCommand.class, ValidateCommand.class, HistoryCommand.class,
         CommandLine.HelpCommand.class},
     footer = {"", "Examples:",
         "  pointsman MoveTables --workflow commerce2customer --target-keyspace customer SwitchTraffic "

@@ -151,6 +151,23 @@ class PointsmanCliTest {
     assertThat(run.err()).contains("Unknown option: '" + flag + "'").contains("Nothing was started");
   }
 
+  /** vtctldclient's {@code Migrate complete|cancel}: the same workflows, which finalize a Migrate. */
+  @Test
+  void migrateTakesCompleteAndCancelAndNoTrafficAction() {
+    MoveTablesCompleteCommand complete = CliRun.parse(MoveTablesCompleteCommand.class, "Migrate", "-w", "mig",
+        "--target-keyspace", "customer", "Complete", "--dry-run");
+    assertThat(((CompleteRequest) complete.request()).dryRun()).isTrue();
+    assertThat(complete.workflowType()).isEqualTo("CompleteMigration");
+    assertThat(complete.group.groupName()).isEqualTo("Migrate");
+    MoveTablesCancelCommand cancel = CliRun.parse(MoveTablesCancelCommand.class, "Migrate", "-w", "mig",
+        "--target-keyspace", "customer", "Cancel", "--keep-data");
+    assertThat(((CancelRequest) cancel.request()).keepData()).isTrue();
+
+    CliRun run = CliRun.of("Migrate", "-w", "mig", "--target-keyspace", "customer", "SwitchTraffic");
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("SwitchTraffic");
+  }
+
   @Test
   void reshardCancelTakesKeepData() {
     CancelRequest r = (CancelRequest) CliRun.parse(ReshardCancelCommand.class, "Reshard", "-w", "cust2cust",

@@ -3,6 +3,8 @@ package io.pointsman.e2e.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.sandbox.load.LoadOptions;
 import io.pointsman.sandbox.load.LoadVerifier;
 import io.pointsman.sandbox.load.LoadWriter;
@@ -49,10 +51,19 @@ public final class RouterLoad implements AutoCloseable {
     mark = writer.loadLog().acknowledged();
   }
 
-  /** Stops the load and checks every acknowledged write was kept exactly once. */
+  /**
+   * Stops the load and checks every acknowledged write was kept exactly once. The check reads the
+   * topology through the router's own etcd client, which after an etcd outage reconnects on its own
+   * schedule (gRPC backs off) and may still refuse when other clients read again: the read is
+   * retried while etcd is UNAVAILABLE to it, and only then judged.
+   */
   public VerificationReport stopAndVerify(String what) {
     writer.close();
-    VerificationReport report = LoadVerifier.forCustomers(router).verify(writer.loadLog());
+    LoadVerifier verifier = LoadVerifier.forCustomers(router);
+    VerificationReport report = await("the router's topology client reads again").atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptionsMatching(e -> e instanceof PointsmanException p && p.code() == ErrorCode.UNAVAILABLE)
+        .until(() -> verifier.verify(writer.loadLog()), r -> r != null);
     log.info("load across {}: {}", what, report.summary());
     assertThat(report.missing()).as("acknowledged writes lost across " + what).isEmpty();
     assertThat(report.duplicated()).as("acknowledged writes duplicated across " + what).isEmpty();

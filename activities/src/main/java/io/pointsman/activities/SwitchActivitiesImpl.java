@@ -143,39 +143,44 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   @Override
   public StreamMigration stopStreams(MigrationInfo w, StreamMigration plan, Duration timeout, LockSet stepLocks) {
-    LockSet locks = StepEpochs.thisAttempt(stepLocks);
-    return ActivityFailures.translate(() -> {
-      try (Heartbeater hb = Heartbeater.start()) {
-        checkHeld(locks);
-        return migrator.stop(w, plan, timeout, locks, shards(w));
-      }
-    });
+    return migrating(w, stepLocks, (locks, shards) -> migrator.stop(w, plan, timeout, locks, shards));
   }
 
   @Override
   public void migrateStreams(MigrationInfo w, StreamMigration stopped, LockSet stepLocks) {
-    LockSet locks = StepEpochs.thisAttempt(stepLocks);
-    ActivityFailures.translate(() -> {
-      checkHeld(locks);
-      migrator.migrate(w, stopped, locks, shards(w));
+    migrating(w, stepLocks, (locks, shards) -> {
+      migrator.migrate(w, stopped, locks, shards);
+      return null;
     });
   }
 
   @Override
   public void cancelStreamMigration(MigrationInfo w, StreamMigration plan, LockSet stepLocks) {
-    LockSet locks = StepEpochs.thisAttempt(stepLocks);
-    ActivityFailures.translate(() -> {
-      checkHeld(locks);
-      migrator.cancel(w, plan, locks, shards(w));
+    migrating(w, stepLocks, (locks, shards) -> {
+      migrator.cancel(w, plan, locks, shards);
+      return null;
     });
   }
 
   @Override
   public List<String> finalizeStreamMigration(MigrationInfo w, LockSet stepLocks) {
+    return migrating(w, stepLocks, (locks, shards) -> migrator.finish(w, locks, shards));
+  }
+
+  /** One step of a stream migration, given this attempt's locks and the shards checked against their primaries. */
+  @FunctionalInterface
+  private interface MigrationStep<T> {
+    T run(LockSet locks, StreamMigrator.Shards shards);
+  }
+
+  /** The frame of the stream-migration steps: this attempt's locks, checked held, heartbeating. */
+  private <T> T migrating(MigrationInfo w, LockSet stepLocks, MigrationStep<T> step) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     return ActivityFailures.translate(() -> {
-      checkHeld(locks);
-      return migrator.finish(w, locks, shards(w));
+      try (Heartbeater hb = Heartbeater.start()) {
+        checkHeld(locks);
+        return step.run(locks, shards(w));
+      }
     });
   }
 

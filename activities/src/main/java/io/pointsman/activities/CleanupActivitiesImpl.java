@@ -50,6 +50,13 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         // No reverse stream may write into the tables being dropped, nor outlive its source shard.
         deleteReverseStreams(info, locks);
         hb.checkCancelled();
+        // A switch back and forth leaves the target's barrier dormant (allowTargetWrites only
+        // flips it): the target takes the writes now, and keeps no barrier.
+        for (String shard : info.targetShards()) {
+          ShardRef target = target(info, shard);
+          services.primary(target).writeGate().removeDormant(target, scope(info), locks, BARRIER_TIMEOUT);
+          hb.checkCancelled();
+        }
         if (info.migrationType() == MigrationType.TABLES) {
           for (String shard : info.sourceShards()) {
             ShardRef source = source(info, shard);

@@ -205,6 +205,35 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
+  public void prepareSourceWrites(MigrationInfo info, String owner, Duration timeout, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    ActivityFailures.translate(() -> {
+      checkHeld(locks);
+      try (Heartbeater hb = Heartbeater.start()) {
+        FanOut.forEach(info.sourceShards(), shard -> {
+          ShardRef source = source(info, shard);
+          ports(source).writeGate().prepare(source, scope(info), owner, locks, timeout);
+        });
+        hb.checkCancelled();
+      }
+    });
+  }
+
+  @Override
+  public void removePreparedSourceBarrier(MigrationInfo info, String owner, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    ActivityFailures.translate(() -> {
+      checkHeld(locks);
+      try (Heartbeater hb = Heartbeater.start()) {
+        FanOut.forEach(info.sourceShards(), shard -> {
+          ShardRef source = source(info, shard);
+          ports(source).writeGate().removePrepared(source, scope(info), owner, locks, DRAIN_TIMEOUT);
+        });
+      }
+    });
+  }
+
+  @Override
   public void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
@@ -230,7 +259,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       try (Heartbeater hb = Heartbeater.start()) {
         FanOut.forEach(info.sourceShards(), shard -> {
           ShardRef source = source(info, shard);
-          ports(source).writeGate().allow(source, scope(info), locks, DRAIN_TIMEOUT);
+          ports(source).writeGate().undoDeny(source, scope(info), locks, DRAIN_TIMEOUT);
         });
       }
       topology.allowSourceWrites(info, locks);
@@ -436,11 +465,13 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       // An earlier ReverseTraffic raised a barrier on these primaries when they were its source.
+      // Lowered with one flip per primary; its triggers stay dormant until Complete or Cancel,
+      // since dropping them here would put DDL per table back in the write window.
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
         FanOut.forEach(info.targetShards(), shard -> {
           ShardRef target = target(info, shard);
-          ports(target).writeGate().allow(target, scope(info), locks, DRAIN_TIMEOUT);
+          ports(target).writeGate().open(target, scope(info), locks, DRAIN_TIMEOUT);
         });
       }
       topology.allowTargetWrites(info, locks);

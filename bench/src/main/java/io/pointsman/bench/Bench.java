@@ -20,6 +20,8 @@ final class Bench {
   private final BenchPlan plan;
   private final Consumer<String> say;
   private long nextKey = KEYS_PER_BLOCK;
+  /** The floor, measured on the first write-window migration (MoveTables) before its load runs. */
+  private Optional<Floor.Figures> floor = Optional.empty();
 
   Bench(BenchPlan plan, Consumer<String> say) {
     this.plan = plan;
@@ -61,7 +63,20 @@ final class Bench {
             + "): p50/p99/max " + f.lag().summaryMillis() + " ms"));
       });
     }
-    return new BenchResult(started, Duration.ofNanos(System.nanoTime() - t0), windows, locks, scale, lag);
+    Optional<BarrierCost.Figures> cost = Optional.empty();
+    if (plan.costRounds() > 0) {
+      BenchMigration m = BenchMigration.moveTables(2);
+      cost = Optional.of(onWorld(m, world -> {
+        say.accept("barrier cost: " + plan.costRounds() + " rounds of " + plan.costRound().toSeconds()
+            + " s without and with a dormant barrier");
+        BarrierCost.Figures f = BarrierCost.run(world, plan.costRounds(), plan.costRound());
+        say.accept(String.format(java.util.Locale.ROOT, "barrier cost: %.0f inserts/s without, %.0f with a dormant"
+            + " barrier", f.plainMean(), f.gatedMean()));
+        return f;
+      }, world -> { }));
+    }
+    return new BenchResult(started, Duration.ofNanos(System.nanoTime() - t0), windows, locks, scale, lag, cost,
+        floor);
   }
 
   /**
@@ -71,9 +86,12 @@ final class Bench {
    * @param locks the lock figures, when the write-window part ran
    * @param scale the scale points, Temporal only
    * @param lag the stream runner's lag, per rate
+   * @param barrierCost inserts/s without and with a dormant barrier, when measured
+   * @param floor the write window's floor, when the write-window part ran
    */
   record BenchResult(Instant started, Duration took, List<Block> windows, Optional<LockBench.Figures> locks,
-      List<Block> scale, List<StreamLag.Figures> lag) {
+      List<Block> scale, List<StreamLag.Figures> lag, Optional<BarrierCost.Figures> barrierCost,
+      Optional<Floor.Figures> floor) {
     BenchResult {
       windows = List.copyOf(windows);
       scale = List.copyOf(scale);
@@ -82,12 +100,20 @@ final class Bench {
 
     String report(String command, Machine machine) {
       String report = Report.render(command, machine, started, took, windows, locks, scale);
-      return lag.isEmpty() ? report : report + StreamLag.markdown(lag);
+      report = lag.isEmpty() ? report : report + StreamLag.markdown(lag);
+      report = floor.map(f -> Floor.markdown(f, windows)).map(report::concat).orElse(report);
+      return barrierCost.map(c -> c.markdown()).map(report::concat).orElse(report);
     }
   }
 
   private List<Block> windowBlocks(BenchWorld world, BenchMigration m) throws InterruptedException {
     SwitchSeries series = prepared(world, m);
+    if (floor.isEmpty()) {
+      int samples = Math.max(3, 2 * plan.cycles());
+      say.accept(m.label() + ": the floor, " + samples + " times without load");
+      floor = Optional.of(Floor.run(world, m, samples));
+      say.accept(m.label() + ": floor p50/p99/max " + floor.get().total().summaryMillis() + " ms");
+    }
     List<Block> blocks = new ArrayList<>();
     for (double rate : plan.rates()) {
       say.accept(m.label() + ": " + plan.cycles() + " cycles at " + rate + " writes/s, Temporal and direct");

@@ -55,6 +55,10 @@ public final class BenchMain implements Callable<Integer> {
           + "'none' skips them).")
   List<String> lagRates;
 
+  @Option(names = "--barrier-cost-rounds", paramLabel = "N", description = "Rounds of inserts without and with a "
+      + "dormant write barrier, to measure what it costs a write (full: 3; 0 skips it).")
+  Integer barrierCostRounds;
+
   @Option(names = "--lock-samples", paramLabel = "N", description = "Lock acquisitions timed (full: 200).")
   Integer lockSamples;
 
@@ -132,7 +136,8 @@ public final class BenchMain implements Callable<Integer> {
         points(scaleShards, base.scaleShards(), "--scale-shards"), points(scaleTables, base.scaleTables(),
         "--scale-tables"), or(scaleCycles, base.scaleCycles()), base.scaleRate(), locks,
         points(lagRates, base.lagRates().stream().map(Double::intValue).toList(), "--lag-rates").stream()
-            .map(Integer::doubleValue).toList(), base.lagDuration());
+            .map(Integer::doubleValue).toList(), base.lagDuration(), or(barrierCostRounds, base.costRounds()),
+        base.costRound());
   }
 
   private static int or(Integer given, int otherwise) {

@@ -18,16 +18,24 @@ import java.util.Objects;
  * @param lagRates the rates (writes per second straight into the source) the stream runner's lag is
  *     measured at; empty skips it
  * @param lagDuration how long each lag rate runs
+ * @param costRounds rounds of the dormant barrier's cost per write (each one without and one with); 0 skips it
+ * @param costRound how long each of those runs
  */
 record BenchPlan(int cycles, List<Double> rates, List<Integer> scaleShards, List<Integer> scaleTables,
-    int scaleCycles, double scaleRate, LockBench.Options locks, List<Double> lagRates, Duration lagDuration) {
+    int scaleCycles, double scaleRate, LockBench.Options locks, List<Double> lagRates, Duration lagDuration,
+    int costRounds, Duration costRound) {
 
   BenchPlan(int cycles, List<Double> rates, List<Integer> scaleShards, List<Integer> scaleTables,
       int scaleCycles, double scaleRate, LockBench.Options locks) {
-    this(cycles, rates, scaleShards, scaleTables, scaleCycles, scaleRate, locks, List.of(), Duration.ofSeconds(10));
+    this(cycles, rates, scaleShards, scaleTables, scaleCycles, scaleRate, locks, List.of(), Duration.ofSeconds(10),
+        0, Duration.ofSeconds(5));
   }
 
   BenchPlan {
+    if (costRounds < 0 || costRound.isNegative() || costRound.isZero()) {
+      throw new IllegalArgumentException("the barrier cost takes 0 or more rounds of a positive duration, was "
+          + costRounds + " of " + costRound);
+    }
     lagRates = List.copyOf(lagRates);
     for (double r : lagRates) {
       if (!(r > 0) || r > 20_000) {
@@ -74,13 +82,13 @@ record BenchPlan(int cycles, List<Double> rates, List<Integer> scaleShards, List
   static BenchPlan full() {
     return new BenchPlan(10, List.of(100.0, 500.0, 1000.0), List.of(2, 4, 8, 16), List.of(10, 100, 1000), 3, 100,
         new LockBench.Options(200, 100, Duration.ofSeconds(2), Duration.ofMinutes(10)),
-        List.of(1000.0, 2000.0), Duration.ofSeconds(20));
+        List.of(1000.0, 2000.0), Duration.ofSeconds(20), 3, Duration.ofSeconds(10));
   }
 
   /** A few minutes of everything, for CI: the same code paths, too few samples to publish. */
   static BenchPlan smoke() {
     return new BenchPlan(1, List.of(50.0), List.of(2), List.of(10), 1, 50,
         new LockBench.Options(20, 10, Duration.ofSeconds(2), Duration.ofSeconds(5)),
-        List.of(2000.0), Duration.ofSeconds(3));
+        List.of(2000.0), Duration.ofSeconds(3), 1, Duration.ofSeconds(2));
   }
 }

@@ -71,6 +71,7 @@ final class DirectSwitch {
       if (!reason.isEmpty()) {
         throw new IllegalStateException("cannot switch " + w.qualifiedName() + ": " + reason);
       }
+      run(timings, "prepareSourceWrites", () -> steps.prepareSourceWrites(w, "bench direct switch", TIMEOUT, locks));
       timed(timings, "checkJournals", () -> steps.checkJournals(w));
       run(timings, "stopSourceWrites", () -> steps.stopSourceWrites(w, TIMEOUT, locks));
       Map<String, String> sourcePositions = timed(timings, "gatherSourcePositions",

@@ -46,9 +46,20 @@ class BenchSmokeTest {
       assertThat(f.lag().count()).as("lag samples").isGreaterThan(10);
     });
 
+    assertThat(result.barrierCost()).hasValueSatisfying(c -> {
+      assertThat(c.plain()).singleElement().satisfies(r -> assertThat(r).as("inserts/s without").isGreaterThan(0));
+      assertThat(c.gated()).singleElement().satisfies(r -> assertThat(r).as("inserts/s dormant").isGreaterThan(0));
+    });
+
+    assertThat(result.floor()).hasValueSatisfying(f -> {
+      assertThat(f.total().count()).as("floor samples").isEqualTo(3);
+      assertThat(f.steps()).hasSize(5).allSatisfy((name, s) -> assertThat(s.count()).as(name).isEqualTo(3));
+    });
+
     String report = result.report("smoke", Machine.describe());
     assertThat(report).contains("## Write-unavailability window", "## The cost of durability",
-        "## Where a write switch spends its time", "## Scale", "## Temporal cost", "## Stream runner lag", "MoveTables of 2 tables",
+        "## Where a write switch spends its time", "## Scale", "## Temporal cost", "## Stream runner lag",
+        "## What a dormant barrier costs a write", "## The floor", "× floor", "MoveTables of 2 tables",
         "Reshard -80,80- → 4 shards", "Reshard 0 → 2 shards", "MoveTables of 10 tables");
     assertThat(said).anyMatch(line -> line.contains("W p50/p99/max temporal"));
   }
@@ -69,14 +80,14 @@ class BenchSmokeTest {
     Path out = dir.resolve("BENCHMARKS.md");
 
     int code = BenchMain.run("--smoke", "--cycles", "0", "--scale-shards", "none", "--scale-tables", "10",
-        "--lag-rates", "none", "--out", out.toString());
+        "--lag-rates", "none", "--barrier-cost-rounds", "0", "--out", out.toString());
 
     assertThat(code).isZero();
     String report = Files.readString(out, StandardCharsets.UTF_8);
     assertThat(report).startsWith("# pointsman benchmarks")
         .contains("`java -jar bench/target/pointsman-bench-*.jar --smoke --cycles 0 --scale-shards none")
         .contains("| MoveTables of 10 tables |")
-        .doesNotContain("## Write-unavailability window", "## Stream runner lag");
+        .doesNotContain("## Write-unavailability window", "## Stream runner lag", "## What a dormant barrier");
   }
 
   /** Every switch moved writes under load: writes were acknowledged around it, none failed, its history was read. */

@@ -315,6 +315,16 @@ public final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
+    public void prepareSourceWrites(MigrationInfo info, String owner, Duration timeout, LockSet locks) {
+      run("prepareSourceWrites", locks, () -> real.prepareSourceWrites(info, owner, timeout, locks));
+    }
+
+    @Override
+    public void removePreparedSourceBarrier(MigrationInfo info, String owner, LockSet locks) {
+      run("removePreparedSourceBarrier", locks, () -> real.removePreparedSourceBarrier(info, owner, locks));
+    }
+
+    @Override
     public void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet locks) {
       run("stopSourceWrites", locks, () -> real.stopSourceWrites(info, drainTimeout, locks));
     }

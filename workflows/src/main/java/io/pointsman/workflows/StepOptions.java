@@ -37,6 +37,16 @@ final class StepOptions {
         .build();
   }
 
+  /**
+   * A step before the write window bounded by the request's timeout (preparing the barrier): one
+   * that ran out of it is not tried again, since each try's DDL holds up the table's writers.
+   */
+  static ActivityOptions stepWithinTimeout(Duration timeout) {
+    return step(timeout.plus(Duration.ofMinutes(1))).toBuilder()
+        .setRetryOptions(stepRetry().toBuilder().setDoNotRetry(Failures.nonRetryableWhileWritesStopped()).build())
+        .build();
+  }
+
   static ActivityOptions step() {
     return step(Duration.ofMinutes(2));
   }

@@ -41,7 +41,18 @@ final class Versions {
    */
   static final String CHECK_REVERSE_REPLICATION = "check-reverse-replication";
 
+  /**
+   * A switch of writes prepares the source's barrier before the shard locks (direct MySQL: its
+   * triggers installed dormant), so that stopping the writes in the window is one flip per
+   * primary; undone by removePreparedSourceBarrier when the switch is undone.
+   */
+  static final String PREPARED_BARRIER = "prepared-source-barrier";
+
   private Versions() {}
+
+  static boolean preparedBarrier() {
+    return Workflow.getVersion(PREPARED_BARRIER, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
 
   static boolean checkReverseReplication() {
     return Workflow.getVersion(CHECK_REVERSE_REPLICATION, Workflow.DEFAULT_VERSION, 1) >= 1;

@@ -69,6 +69,8 @@ final class WriteSwitch {
   /** The steps bounded by the request's timeout (the drain, the catch-up), with a minute to spare. */
   private final SwitchActivities criticalWithinTimeout;
   private final boolean localChain;
+  /** prepareSourceWrites: bounded by the request's timeout, and not retried once it ran out of it. */
+  private final SwitchActivities preparing;
 
   private boolean pastPointOfNoReturn;
   /** This run bound its steps to the primaries it planned ({@link #PLAN_PRIMARIES}). */
@@ -92,6 +94,7 @@ final class WriteSwitch {
     this.steps = steps;
     this.unlocked = unlocked;
     this.localChain = localChain;
+    preparing = Workflow.newActivityStub(SwitchActivities.class, StepOptions.stepWithinTimeout(request.timeout()));
     if (localChain) {
       critical = Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.local(Duration.ofMinutes(2)));
       criticalWithinTimeout = Workflow.newLocalActivityStub(SwitchActivities.class,
@@ -119,6 +122,9 @@ final class WriteSwitch {
     }
     // Read before the write window, under the keyspace locks: nothing in it changes VSchemas.
     SequencePlan sequences = planSequences(w);
+    if (Versions.preparedBarrier()) {
+      prepareSourceBarrier(w);
+    }
     if (Workflow.getVersion(SHARD_LOCKS, Workflow.DEFAULT_VERSION, 1) >= 1) {
       progress.phase("locking shards");
       List<String> shards = shardsOf(w);
@@ -243,6 +249,21 @@ final class WriteSwitch {
     boolean initialize = request.initializeTargetSequences();
     return steps.run("planSequences", initialize ? "sequences of the moved tables, to initialize"
         : "do sequence tables move?", () -> quick.planSequences(w, initialize));
+  }
+
+  /**
+   * Before the shard locks and the write window ({@link Versions#PREPARED_BARRIER}): the source's
+   * barrier installed dormant, so stopSourceWrites is one flip per primary. Its undo removes only
+   * what does not deny writes, so it is right however far the switch got before failing.
+   */
+  private void prepareSourceBarrier(MigrationInfo w) {
+    // This run owns what it prepares; its undo removes exactly that, never a barrier found dormant.
+    String owner = "run " + Workflow.getInfo().getRunId();
+    compensations.add("prepareSourceWrites", "removePreparedSourceBarrier",
+        "dormant barrier on " + w.sourceKeyspace() + " removed",
+        () -> quick.removePreparedSourceBarrier(w, owner, keeper.locks()));
+    steps.run("prepareSourceWrites", "dormant barrier on " + w.sourceKeyspace() + " " + w.sourceShards(),
+        () -> preparing.prepareSourceWrites(w, owner, request.timeout(), keeper.locks()));
   }
 
   static String sequenceTables(SequencePlan plan) {

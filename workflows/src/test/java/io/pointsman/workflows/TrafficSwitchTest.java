@@ -43,12 +43,14 @@ class TrafficSwitchTest {
   private static final SequencePlan SEQUENCES = new SequencePlan(true,
       List.of(new SequenceMetadata("customer", "customer_id", "commerce", "customer_seq")));
   private static final List<String> UNDO_ALL = List.of("restoreReverseVReplication", "restartStreams",
-      "allowSourceWrites", RDONLY_BACK, REPLICA_BACK);
+      "allowSourceWrites", "removePreparedSourceBarrier", RDONLY_BACK, REPLICA_BACK);
+  /** What a failure after the barrier was prepared and before it was raised undoes, newest first. */
+  private static final List<String> UNDO_PREPARED = List.of("removePreparedSourceBarrier", RDONLY_BACK, REPLICA_BACK);
   private static final Set<String> UNDO_STEPS = Set.of("restoreReverseVReplication", "restartStreams",
-      "allowSourceWrites", REPLICA_BACK, RDONLY_BACK);
+      "allowSourceWrites", "removePreparedSourceBarrier", REPLICA_BACK, RDONLY_BACK);
   private static final Set<String> MUTATING = Set.of("acquireLocks", "holdLocks", "releaseLocks",
       "switchReads REPLICA FORWARD", "switchReads RDONLY FORWARD", REPLICA_BACK, RDONLY_BACK, "stopSourceWrites",
-      "allowSourceWrites", "waitForCatchup", "restartStreams", "createReverseVReplication",
+      "allowSourceWrites", "prepareSourceWrites", "removePreparedSourceBarrier", "waitForCatchup", "restartStreams", "createReverseVReplication",
       "restoreReverseVReplication", "createJournals", "allowTargetWrites", "changeRouting",
       "startReverseVReplication", "freezeTargetVReplication", "dropSources", "dropTargets", "deleteStreams",
       "deleteRoutingRules");
@@ -64,7 +66,8 @@ class TrafficSwitchTest {
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(h.calls()).containsExactly("buildTrafficSwitcher", "getWorkflowState", "acquireLocks", "holdLocks",
         "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "checkReverseReplication", "switchReads REPLICA FORWARD",
-        "switchReads RDONLY FORWARD", "planSequences", "acquireLocks", "holdLocks", "checkFailoverTools",
+        "switchReads RDONLY FORWARD", "planSequences", "prepareSourceWrites", "acquireLocks", "holdLocks",
+        "checkFailoverTools",
         "planPrimaries", "readReverseStreams", "checkJournals",
         "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
@@ -111,16 +114,17 @@ class TrafficSwitchTest {
         .isEqualTo(List.of(List.of("commerce/0", "customer/-80", "customer/80-")));
     assertThat(h.calls()).doesNotContain("stopSourceWrites", "waitForCatchup", "createJournals")
         .endsWith("releaseLocks");
-    // the reads this run switched before the window are switched back
-    assertThat(undoCalls()).containsExactly(RDONLY_BACK, REPLICA_BACK);
+    // the barrier prepared and the reads this run switched before the window are undone
+    assertThat(undoCalls()).containsExactlyElementsOf(UNDO_PREPARED);
   }
 
   static Stream<Arguments> failingSteps() {
     return Stream.of(
         Arguments.of("switchReads REPLICA FORWARD", List.of(REPLICA_BACK)),
         Arguments.of("switchReads RDONLY FORWARD", List.of(RDONLY_BACK, REPLICA_BACK)),
-        Arguments.of("readReverseStreams", List.of(RDONLY_BACK, REPLICA_BACK)),
-        Arguments.of("checkJournals", List.of(RDONLY_BACK, REPLICA_BACK)),
+        Arguments.of("prepareSourceWrites", UNDO_PREPARED),
+        Arguments.of("readReverseStreams", UNDO_PREPARED),
+        Arguments.of("checkJournals", UNDO_PREPARED),
         Arguments.of("stopSourceWrites", UNDO_ALL),
         Arguments.of("gatherSourcePositions", UNDO_ALL),
         Arguments.of("waitForCatchup", UNDO_ALL),

@@ -108,13 +108,32 @@ public interface SwitchActivities {
       LockSet locks);
 
   /**
+   * Before the write window: installs on the source primaries what {@link #stopSourceWrites} would
+   * otherwise install inside it, letting writes through meanwhile (direct MySQL: the barrier's
+   * triggers, dormant), so that the window's cost does not grow with the table count. Idempotent;
+   * changes nothing in the topology. Waits at most {@code timeout} for transactions using the tables.
+   *
+   * @param owner who prepares (the switch's run), so that its undo removes exactly what it installed
+   */
+  void prepareSourceWrites(MigrationInfo info, String owner, Duration timeout, LockSet locks);
+
+  /**
+   * Undoes {@link #prepareSourceWrites} of {@code owner} where the sources' writes are not denied:
+   * compensation, harmless whatever ran after it (a denied source stays denied).
+   */
+  void removePreparedSourceBarrier(MigrationInfo info, String owner, LockSet locks);
+
+  /**
    * Denies writes on the source in the topology and on the source primaries, draining in-flight
    * ones. A transaction still using a moved table after {@code drainTimeout} fails the step with
    * DEADLINE_EXCEEDED, as Vitess's LOCK TABLES fails the switch within its {@code --timeout}.
    */
   void stopSourceWrites(MigrationInfo info, Duration drainTimeout, LockSet locks);
 
-  /** Undoes {@link #stopSourceWrites} exactly: compensation. */
+  /**
+   * Undoes {@link #stopSourceWrites} exactly: compensation. What {@link #prepareSourceWrites}
+   * installed before stays for its own undo.
+   */
   void allowSourceWrites(MigrationInfo info, LockSet locks);
 
   /** The source primaries' positions, read after their writes stopped. */

@@ -46,16 +46,19 @@ final class BarrierCatalog {
     }
   }
 
-  /** Barrier triggers of the database: trigger name → table. */
-  static Map<String, String> barrierTriggers(Connection c, String db) throws SQLException {
-    Map<String, String> ours = new TreeMap<>();
+  /** One of our triggers: its table, and whether it asks the gate (else an older, unconditional one). */
+  record Trigger(String table, boolean gated) {}
+
+  /** Barrier triggers of the database: trigger name → its table and kind. */
+  static Map<String, Trigger> barrierTriggers(Connection c, String db) throws SQLException {
+    Map<String, Trigger> ours = new TreeMap<>();
     try (PreparedStatement ps = c.prepareStatement("SELECT TRIGGER_NAME, EVENT_OBJECT_TABLE, ACTION_STATEMENT"
         + " FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ?")) {
       ps.setString(1, db);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           if (DenyTriggers.isOurs(rs.getString(1), rs.getString(3))) {
-            ours.put(rs.getString(1), rs.getString(2));
+            ours.put(rs.getString(1), new Trigger(rs.getString(2), DenyTriggers.isGated(rs.getString(3))));
           }
         }
       }

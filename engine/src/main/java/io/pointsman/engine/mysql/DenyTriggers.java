@@ -12,9 +12,14 @@ import java.util.stream.Collectors;
 
 /**
  * The triggers a {@link WriteBarrier} installs: their names and their DDL. One BEFORE trigger per
- * table and DML event; each fails the statement with SQLSTATE 45000 and a message starting with
- * {@link WriteBarrier#DENIED_MESSAGE_PREFIX} unless the session is a replication stream's.
- * The DDL is identical on MySQL 8 and MariaDB.
+ * table and DML event. Unless the session is a replication stream's, each reads its database's
+ * drain row and its table's row of the gate ({@link WriteGateRows}) under shared row locks in one
+ * statement, and
+ * fails the statement with SQLSTATE 45000 and a message starting with
+ * {@link WriteBarrier#DENIED_MESSAGE_PREFIX} when the table's row says denied: installed, the
+ * trigger is dormant until the gate flips. Triggers of older versions deny unconditionally
+ * ("ungated"); they are still recognised, so that allow removes them. The DDL is identical on
+ * MySQL 8 and MariaDB.
  */
 final class DenyTriggers {
   static final String PREFIX = "pointsman_deny_";
@@ -55,21 +60,54 @@ final class DenyTriggers {
         && actionStatement.contains(WriteBarrier.DENIED_MESSAGE_PREFIX);
   }
 
+  /** Whether one of our triggers asks the gate (else it is an older, unconditional one). */
+  static boolean isGated(String actionStatement) {
+    return actionStatement != null && actionStatement.contains(WriteGateRows.TABLE);
+  }
+
   /**
-   * The CREATE TRIGGER statement. The exemption tests a session variable numerically
-   * ({@code LENGTH}) so no collation of the writer's session can make the comparison fail, and
-   * {@code USER()} (the login user: inside a trigger {@code CURRENT_USER()} is the definer).
+   * The CREATE TRIGGER statement of a gated trigger. The exemption tests a session variable
+   * numerically ({@code LENGTH}) so no collation of the writer's session can make the comparison
+   * fail, and {@code USER()} (the login user: inside a trigger {@code CURRENT_USER()} is the
+   * definer). Exempt sessions read no gate row, so they neither wait for a flip nor hold one up.
+   *
+   * <p>One locking read of two rows, on purpose: it sees the latest committed gate, never a
+   * snapshot the writer's transaction took before the flip, and the shared lock on the database's
+   * drain row, held until the writer's transaction ends, is what the flip waits for
+   * ({@link WriteGateRows#deny}). Both rows are found through the primary key, in its order, so the
+   * drain row ('' sorts first) is locked before the table's row, as the flip locks them: a writer
+   * does not wait for a table row while holding what the flip needs (and were the order ever
+   * reversed, InnoDB would end the cycle as a deadlock, which the flip retries). The drain row's
+   * {@code denied} is always 0, so the larger of the two is the table's.
    */
-  static String createStatement(String database, String table, Event event, Set<String> exemptUsers) {
+  static String createStatement(String database, String sidecarDb, String table, Event event,
+      Set<String> exemptUsers) {
     StringBuilder condition = new StringBuilder("IFNULL(LENGTH(@" + WriteBarrier.STREAM_SESSION_VARIABLE + "), 0) = 0");
     if (!exemptUsers.isEmpty()) {
       condition.append(" AND SUBSTRING_INDEX(USER(), '@', 1) NOT IN (")
           .append(exemptUsers.stream().sorted().map(u -> "'" + checkUser(u) + "'").collect(Collectors.joining(", ")))
           .append(')');
     }
+    String gate = SqlIdentifiers.qualified(sidecarDb, WriteGateRows.TABLE);
+    // Names passed Names' validation (letters, digits, '_', '$'): safe inside a string literal.
+    String dbLiteral = "'" + Names.database(database) + "'";
     return "CREATE TRIGGER " + SqlIdentifiers.database(database) + "." + quote(name(table, event))
         + " BEFORE " + event.name() + " ON " + SqlIdentifiers.qualified(database, table) + " FOR EACH ROW"
-        + " BEGIN IF " + condition + " THEN"
+        + " BEGIN DECLARE pointsman_gate INT DEFAULT 0;"
+        + " IF " + condition + " THEN"
+        + " SELECT COALESCE(MAX(denied), 0) INTO pointsman_gate FROM " + gate + " WHERE db_name = " + dbLiteral
+        + " AND table_name IN ('', '" + Names.table(table) + "') LOCK IN SHARE MODE;"
+        + " IF pointsman_gate <> 0 THEN"
+        + " SIGNAL SQLSTATE '" + WriteBarrier.DENIED_SQLSTATE + "' SET MESSAGE_TEXT = '"
+        + WriteBarrier.DENIED_MESSAGE_PREFIX + " on table " + table + "';"
+        + " END IF; END IF; END";
+  }
+
+  /** The older, unconditional trigger (kept for tests of an upgrade from it). */
+  static String ungatedCreateStatement(String database, String table, Event event) {
+    return "CREATE TRIGGER " + SqlIdentifiers.database(database) + "." + quote(name(table, event))
+        + " BEFORE " + event.name() + " ON " + SqlIdentifiers.qualified(database, table) + " FOR EACH ROW"
+        + " BEGIN IF IFNULL(LENGTH(@" + WriteBarrier.STREAM_SESSION_VARIABLE + "), 0) = 0 THEN"
         + " SIGNAL SQLSTATE '" + WriteBarrier.DENIED_SQLSTATE + "' SET MESSAGE_TEXT = '"
         + WriteBarrier.DENIED_MESSAGE_PREFIX + " on table " + table + "';"
         + " END IF; END";

@@ -92,6 +92,15 @@ public final class MySqlFence {
     return hook;
   }
 
+  ConnectionPools pools() {
+    return pools;
+  }
+
+  /** Makes sure the sidecar tables exist on the endpoint (for readers of them that change nothing). */
+  void ensureSchema(PrimaryEndpoint endpoint) {
+    schema.ensure(endpoint);
+  }
+
   /** The fence resource of a lock: its key without the {@code /locks/<lease>} part. */
   public static String resource(LockToken lock) {
     String key = lock.key();

@@ -77,6 +77,10 @@ public final class SidecarSchema {
         ) ENGINE = InnoDB CHARSET = utf8mb4""");
     // pointsman's own: when each journal was written (JournalTimes, Complete's journal grace).
     TABLES.put(JournalTimes.TABLE, JournalTimes.DDL);
+    // pointsman's own: the gate the write barrier's dormant triggers ask (WriteGateRows).
+    TABLES.put(WriteGateRows.TABLE, WriteGateRows.DDL);
+    // pointsman's own: which tables' barrier triggers were seen complete, by InnoDB table id (CheckedTables).
+    TABLES.put(CheckedTables.TABLE, CheckedTables.DDL);
     // pointsman's own: the highest fencing token seen per lock (docs/locks.md §8, MySqlFence).
     TABLES.put("lock_fence", """
         (

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
@@ -29,66 +30,92 @@ import org.slf4j.LoggerFactory;
  * Stops writes on a primary for real (docs/vitess-switching.md §6): after {@link #deny} returns, no client,
  * whatever route it takes to the server, can commit an INSERT, UPDATE or DELETE (REPLACE, LOAD
  * DATA and INSERT ... ON DUPLICATE KEY UPDATE included) to the covered tables, while replication
- * streams stay exempt. {@link #allow} undoes exactly what deny installed. Both are idempotent and
- * fenced with the caller's locks.
+ * streams stay exempt. {@link #allow} undoes exactly what {@link #prepare} and deny installed. All
+ * are idempotent and fenced with the caller's locks.
  *
  * <h2>How it holds</h2>
- * Deny installs, per table, BEFORE INSERT/UPDATE/DELETE triggers that fail the statement with
- * SQLSTATE 45000 and a message starting with {@value #DENIED_MESSAGE_PREFIX}. Triggers live in the
- * server, so they apply to every session, routed or not. Creating a trigger needs the table's
- * exclusive metadata lock, which MySQL and MariaDB grant only once every transaction that has used
- * the table has ended; statements arriving meanwhile queue behind it and then see the trigger.
- * So when the last trigger is in place, every write to the table that ever succeeded has
- * committed, and every later one fails. A transaction open across the barrier therefore either
- * commits before deny returns (deny waits for it) or fails at its next write to a covered table.
- * If such a transaction does not end within the drain timeout, deny fails with
- * DEADLINE_EXCEEDED naming the open transactions it found; triggers already created stay until
- * {@link #allow} (the compensation) or a retried deny.
+ * The barrier is per table BEFORE INSERT/UPDATE/DELETE triggers that ask a gate
+ * ({@link WriteGateRows}, a row per table in the sidecar database) and fail the statement with
+ * SQLSTATE 45000 and a message starting with {@value #DENIED_MESSAGE_PREFIX} when the gate says
+ * denied. Triggers live in the server, so they apply to every session, routed or not.
  *
- * <p>Then {@code LOCK TABLES ... READ} is taken and released once on the barrier's own connection,
- * which is closed right after (so no lock can outlive the call). It repeats the drain as a check;
- * the guarantee does not rest on it. Vitess takes it twice, 100 ms apart, because its drain rests on
- * LOCK TABLES alone (its denied tables refuse new queries, not transactions already admitted); here
- * the triggers' DDL has drained the tables already, and the second cycle and its pause would only
- * add about 150 ms to the time writes are held (BENCHMARKS.md). {@link Options} brings them back.
+ * <p>{@link #prepare} installs the triggers dormant (the gate says allowed), before the write
+ * window: each CREATE TRIGGER is a DDL statement of a few milliseconds that waits for the table's
+ * open transactions, which is what made the old cut-over grow with the table count. Creating a
+ * trigger needs the table's exclusive metadata lock, granted only once every transaction that
+ * used the table has ended; so once prepare has returned, every write to a covered table passes
+ * a trigger, and every transaction that wrote one holds the database's drain row in share mode
+ * until it ends (exempt sessions excepted).
+ *
+ * <p>{@link #deny} then flips the gate in one fenced transaction per primary, whatever the table
+ * count. Its first statement locks the drain row exclusively, so it waits until every transaction
+ * that has written a covered table has ended; a writer arriving meanwhile queues behind it (InnoDB
+ * grants no shared lock past a waiting exclusive one) and, once the flip commits, reads the gate
+ * with a locking read, which sees the latest committed row and not its transaction's snapshot, and
+ * fails. So when deny returns, every write to the tables that ever succeeded has committed, and
+ * every later one fails. A transaction open across the barrier therefore either commits before
+ * deny returns (deny waits for it) or fails at its next write to a covered table. If such a
+ * transaction does not end within the drain timeout, deny fails with DEADLINE_EXCEEDED naming the
+ * open transactions it found, and the gate is unchanged. Deny on tables prepare has not covered
+ * installs their triggers first, in the window, as the barrier always did.
+ *
+ * <p>{@link #open} flips the gate back and leaves the triggers dormant (the switch's
+ * allowTargetWrites: one statement); {@link #allow} flips it back and removes triggers and rows
+ * (Complete, Cancel); {@link #undoDeny} is deny's exact undo (the gate flipped back, the triggers
+ * deny installed in the window removed, prepared ones kept) and {@link #removePrepared} prepare's
+ * (only the tables its owner gave triggers to, where the gate does not deny, so it is right
+ * whatever happened after it); {@link #removeDormant} removes every barrier that does not deny (a
+ * switch's target at Complete). A dormant trigger costs each write to its table two locking reads
+ * of a cached row (BENCHMARKS.md has the rate with and without).
+ *
+ * <p>{@code LOCK TABLES ... READ} can still be taken and released after the flip on the barrier's
+ * own connection ({@link Options#lockTablesCycles}), as Vitess does: Vitess's drain rests on LOCK
+ * TABLES alone (its denied tables refuse new queries, not transactions already admitted). Here
+ * the gate's drain row has drained the tables already, and each cycle would only add a lock of
+ * every covered table to the time writes are held, so the default is none.
  *
  * <h2>Exemption</h2>
  * A session is a replication stream's, and may write, when it has set the user variable
  * {@code @}{@value #STREAM_SESSION_VARIABLE} to a non-empty value ({@link #markStreamSession}), or
  * when it logged in as one of {@link Options#exemptUsers()} (default {@code vt_filtered}, the user
- * Vitess's VReplication applies with). The variable is a marker, not a security boundary: it
- * keeps misrouted application writes out, not a client that deliberately impersonates a stream.
+ * Vitess's VReplication applies with). Exempt sessions read no gate row, so a flip neither waits
+ * for them nor holds them up. The variable is a marker, not a security boundary: it keeps
+ * misrouted application writes out, not a client that deliberately impersonates a stream.
  *
  * <h2>What it does not cover</h2>
  * DDL (TRUNCATE, DROP, ALTER, RENAME), foreign-key cascades from tables outside the scope (they do
  * not fire triggers) and, for a whole database, tables created after deny returned.
  *
- * <p>Every CREATE and DROP TRIGGER is a fenced DDL statement ({@link MySqlFence#ddl}): a holder
- * paused in the middle of a barrier whose lock a newer holder has taken over stops at its next
- * statement, and the statement in flight ends before the newer holder's fence raise. Each waits
- * for its metadata lock at most what is left of the caller's timeout.
+ * <p>Every CREATE and DROP TRIGGER is a fenced DDL statement ({@link MySqlFence#ddl}), and every
+ * change of the gate a fenced transaction ({@link MySqlFence#inTransaction}): a holder paused in
+ * the middle of a barrier whose lock a newer holder has taken over stops at its next statement.
+ * Each waits for its locks at most what is left of the caller's timeout.
  *
  * <h2>Replicas and failover</h2>
- * The trigger DDL goes to the binary log, so every replica of the primary gets the barrier too, in
- * the order of the writes it denies: a replica promoted while writes are denied (by a failover tool
- * that takes no Vitess lock) refuses them as the old primary did, and {@link #allow} on the new
- * primary lifts it there. Row-based replication does not fire triggers on a replica, so the barrier
- * never blocks what replicas apply. Replication streams must not replay it on their targets: a
- * stream reader skips the events {@link #isBarrierDdl} recognises (the sandbox's stream runner does;
- * Vitess's VReplication ignores DDL unless its {@code on_ddl} says otherwise). Keeping the DDL out of
- * the binlog ({@link Options#binlogDdl} false, which needs SUPER on MariaDB or SYSTEM_VARIABLES_ADMIN
- * on MySQL 8) makes the barrier this server's alone, and a failover loses it.
-  */
+ * The trigger DDL and the gate's rows go to the binary log, so every replica of the primary gets
+ * the barrier too, in the order of the writes it denies: a replica promoted while writes are
+ * denied (by a failover tool that takes no Vitess lock) refuses them as the old primary did, and
+ * {@link #allow} on the new primary lifts it there. Row-based replication does not fire triggers
+ * on a replica, so the barrier never blocks what replicas apply. Replication streams must not
+ * replay it on their targets: a stream reader skips the events {@link #isBarrierDdl} recognises
+ * (the sandbox's stream runner does; Vitess's VReplication ignores DDL unless its {@code on_ddl}
+ * says otherwise), and the gate rows are in the sidecar database, which no stream copies. Keeping
+ * the DDL out of the binlog ({@link Options#binlogDdl} false, which needs SUPER on MariaDB or
+ * SYSTEM_VARIABLES_ADMIN on MySQL 8) makes the triggers this server's alone, and a failover loses
+ * them (the gate rows are logged still: without triggers they deny nothing).
+ */
 public final class WriteBarrier {
   private static final Logger log = LoggerFactory.getLogger(WriteBarrier.class);
 
+  /** Who prepared a barrier when the caller names nobody. */
+  public static final String DEFAULT_OWNER = "prepared";
   /** The user variable that marks a replication stream's session. */
   public static final String STREAM_SESSION_VARIABLE = "pointsman_stream";
   /** How a denied write's error message starts; routers retry or buffer on it. */
   public static final String DENIED_MESSAGE_PREFIX = "pointsman: writes denied";
   /** The SQLSTATE of a denied write (MySQL error number 1644, ER_SIGNAL_EXCEPTION). */
   public static final String DENIED_SQLSTATE = "45000";
-  private static final String DENY_LEFT = "Triggers created so far stay until allow() or a retried deny";
+  private static final String DENY_LEFT = "Triggers created so far stay, dormant, until allow() or a retried deny";
   private static final String ALLOW_LEFT = "Triggers not dropped yet stay until a retried allow";
   /** The longest one LOCK TABLES drain cycle waits (it only confirms what the triggers' DDL drained). */
   private static final Duration LOCK_TABLES_WAIT = Duration.ofSeconds(2);
@@ -108,11 +135,12 @@ public final class WriteBarrier {
    * @param exemptUsers MySQL login users whose writes pass (replication appliers)
    * @param binlogDdl whether the trigger DDL goes to the binlog, and so to replicas (default: yes, so
    *     that the barrier survives a failover; see the class comment)
-   * @param lockTablesCycles how often LOCK TABLES ... READ is taken after the triggers (default 1; Vitess: 2)
+   * @param lockTablesCycles how often LOCK TABLES ... READ is taken after the flip (default 0: the gate's
+   *     drain row has drained the tables; Vitess: 2)
    * @param lockTablesCycleDelay the pause between those cycles (Vitess: 100 ms)
    */
   public record Options(Set<String> exemptUsers, boolean binlogDdl, int lockTablesCycles, Duration lockTablesCycleDelay) {
-    public static final Options DEFAULT = new Options(Set.of("vt_filtered"), true, 1, Duration.ofMillis(100));
+    public static final Options DEFAULT = new Options(Set.of("vt_filtered"), true, 0, Duration.ofMillis(100));
 
     public Options {
       exemptUsers = Set.copyOf(exemptUsers);
@@ -138,6 +166,7 @@ public final class WriteBarrier {
   private final ConnectionPools pools;
   private final MySqlFence fence;
   private final Options options;
+  private final WriteGateRows gate;
 
   public WriteBarrier(ConnectionPools pools, MySqlFence fence) {
     this(pools, fence, Options.DEFAULT);
@@ -147,11 +176,56 @@ public final class WriteBarrier {
     this.pools = Objects.requireNonNull(pools, "pools");
     this.fence = Objects.requireNonNull(fence, "fence");
     this.options = Objects.requireNonNull(options, "options");
+    this.gate = new WriteGateRows(fence);
+  }
+
+  /**
+   * Installs the barrier dormant on the scope: the gate rows (allowed) and every missing trigger.
+   * Writes go on as before, at the cost of the triggers' gate reads. Run it before the write
+   * window; each CREATE TRIGGER waits for its table's open transactions, at most what is left of
+   * {@code timeout} in total. Tables already covered keep their gate as it is.
+   *
+   * @throws io.pointsman.api.errors.LockLostException when the fence holds a newer token
+   * @throws PointsmanException DEADLINE_EXCEEDED when transactions did not end in time (what was
+   *     created stays, dormant); FAILED_PRECONDITION when a named table does not exist
+   */
+  public Result prepare(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
+    return prepare(endpoint, scope, DEFAULT_OWNER, locks, timeout);
+  }
+
+  /**
+   * {@link #prepare(PrimaryEndpoint, WriteScope, LockSet, Duration)}, naming who prepares: the
+   * tables it gives triggers are marked with {@code owner}, so that
+   * {@link #removePrepared} undoes exactly them (a switch's run).
+   */
+  public Result prepare(PrimaryEndpoint endpoint, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    checkOwner(owner);
+    long started = System.nanoTime();
+    long deadline = started + timeout.toNanos();
+    String db = endpoint.dbName();
+    String action = "preparing the write barrier on " + scope + " of " + db;
+    fence.check(endpoint, locks, action);
+    try (Connection c = pools.dedicatedConnection(endpoint)) {
+      prepareSession(c, endpoint);
+      List<String> tables = tablesToDeny(c, endpoint, scope);
+      Map<String, BarrierCatalog.Trigger> present = BarrierCatalog.barrierTriggers(c, db);
+      List<String> created = install(c, endpoint, locks, tables, present, false, owner, deadline, timeout);
+      // Seen complete now: the window's deny and open trust this instead of reading the catalog.
+      CheckedTables.record(c, endpoint, fullyGated(tables, created.isEmpty() ? present
+          : BarrierCatalog.barrierTriggers(c, db)), CheckedTables.tableIds(c, db));
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      log.info("write barrier prepared (dormant) on {} of {} on {}: {} tables, {} triggers created, {} ms", scope, db,
+          endpoint, tables.size(), created.size(), took.toMillis());
+      return new Result(db, tables, created, took);
+    } catch (SQLException e) {
+      throw SqlErrors.translate(action + " on " + endpoint, e);
+    }
   }
 
   /**
    * Denies writes to the scope of the endpoint's database; see the class comment for the
-   * guarantee. Returns once every covered table is guarded and drained.
+   * guarantee. Returns once every covered table is guarded and drained. Prepared tables cost one
+   * gate flip for all of them; the others get their triggers first.
    *
    * @param drainTimeout how long to wait in total for transactions using the tables to end
    * @throws io.pointsman.api.errors.LockLostException when the fence holds a newer token; nothing changed
@@ -167,18 +241,14 @@ public final class WriteBarrier {
     try (Connection c = pools.dedicatedConnection(endpoint)) {
       prepareSession(c, endpoint);
       List<String> tables = tablesToDeny(c, endpoint, scope);
-      Map<String, String> present = BarrierCatalog.barrierTriggers(c, db);
-      List<MissingTrigger> missing = new ArrayList<>();
-      for (String table : tables) {
-        for (DenyTriggers.Event event : DenyTriggers.Event.values()) {
-          if (!present.containsKey(DenyTriggers.name(table, event))) {
-            missing.add(new MissingTrigger(table, event));
-          }
-        }
+      List<String> created = CheckedTables.allChecked(c, endpoint, tables, CheckedTables.tableIds(c, db))
+          ? List.of() // prepared, and seen complete since under the same table ids
+          : install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), true, WriteGateRows.IN_WINDOW,
+              deadline, drainTimeout);
+      if (!tables.isEmpty()) {
+        gate.deny(endpoint, locks, tables, left(deadline), drainTimeout);
       }
-      List<String> created = createTriggers(c, endpoint, locks, missing, deadline, drainTimeout);
       drain(c, endpoint, tables, deadline);
-      verify(c, endpoint, tables);
       Duration took = Duration.ofNanos(System.nanoTime() - started);
       log.info("writes denied on {} of {} on {}: {} tables, {} triggers created, {} ms", scope, db, endpoint,
           tables.size(), created.size(), took.toMillis());
@@ -189,9 +259,45 @@ public final class WriteBarrier {
   }
 
   /**
-   * Allows writes again: drops exactly the barrier triggers on the scope (for the whole database,
-   * every barrier trigger in it) and nothing else. Dropping a trigger waits for transactions using
-   * its table, at most {@code timeout} in total.
+   * Lets writes through again and leaves the triggers in place, dormant: one gate flip, for the
+   * write window (a switch's allowTargetWrites); {@link #allow} removes them later. Triggers of an
+   * older version, which deny whatever the gate says, are dropped.
+   */
+  public Result open(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
+    long started = System.nanoTime();
+    long deadline = started + timeout.toNanos();
+    String db = endpoint.dbName();
+    String action = "allowing writes to " + scope + " of " + db;
+    try (Connection c = pools.dedicatedConnection(endpoint)) {
+      prepareSession(c, endpoint);
+      // Tables seen with their three gated triggers under their current ids have no older,
+      // unconditional ones to drop: then the catalog need not be read in the window.
+      boolean checked = scope instanceof WriteScope.Tables named
+          && CheckedTables.allChecked(c, endpoint, named.names(), CheckedTables.tableIds(c, db));
+      Map<String, BarrierCatalog.Trigger> ours = checked ? Map.of() : BarrierCatalog.barrierTriggers(c, db);
+      List<String> tables = inScope(c, endpoint, scope, ours);
+      gate.allow(endpoint, locks, tables, left(deadline));
+      Map<String, BarrierCatalog.Trigger> ungated = new TreeMap<>();
+      ours.forEach((name, t) -> {
+        if (!t.gated() && tables.contains(t.table())) {
+          ungated.put(name, t);
+        }
+      });
+      List<String> dropped = drop(c, endpoint, locks, ungated, deadline, timeout, action, false);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      log.info("writes allowed on {} of {} on {} (barrier left dormant): {} tables, {} ms", scope, db, endpoint,
+          tables.size(), took.toMillis());
+      return new Result(db, tables, dropped, took);
+    } catch (SQLException e) {
+      throw SqlErrors.translate(action + " on " + endpoint, e);
+    }
+  }
+
+  /**
+   * Allows writes again and removes the barrier: flips the gate (writes go through at once), then
+   * drops exactly the barrier triggers on the scope (for the whole database, every barrier
+   * trigger in it) and nothing else, then their gate rows. Dropping a trigger waits for
+   * transactions using its table, at most {@code timeout} in total.
    */
   public Result allow(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
     long started = System.nanoTime();
@@ -201,22 +307,19 @@ public final class WriteBarrier {
     fence.check(endpoint, locks, action);
     try (Connection c = pools.dedicatedConnection(endpoint)) {
       prepareSession(c, endpoint);
-      Map<String, String> ours = BarrierCatalog.barrierTriggers(c, db);
-      List<String> dropped = new ArrayList<>();
+      Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
+      List<String> scoped = inScope(c, endpoint, scope, ours);
+      gate.allow(endpoint, locks, scoped, left(deadline));
+      Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
+      ours.forEach((name, t) -> {
+        if (scoped.contains(t.table())) {
+          toDrop.put(name, t);
+        }
+      });
+      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, false);
+      gate.delete(endpoint, locks, scoped);
       SortedSet<String> tables = new TreeSet<>();
-      for (Map.Entry<String, String> t : ours.entrySet()) {
-        if (scope instanceof WriteScope.Tables named && !named.names().contains(t.getValue())) {
-          continue;
-        }
-        checkLeft(endpoint, t.getValue(), deadline, timeout, ALLOW_LEFT);
-        try {
-          fence.ddl(c, endpoint, locks, 0, deadline, action, DenyTriggers.dropStatement(db, t.getKey()));
-        } catch (SQLException e) {
-          throw lockWaitOr(e, c, endpoint, t.getValue(), timeout, ALLOW_LEFT);
-        }
-        dropped.add(t.getKey());
-        tables.add(t.getValue());
-      }
+      toDrop.values().forEach(t -> tables.add(t.table()));
       if (scope instanceof WriteScope.Tables named) {
         tables.addAll(named.names());
       }
@@ -229,13 +332,243 @@ public final class WriteBarrier {
     }
   }
 
-  /** The tables of the endpoint's database that have at least one barrier trigger now. */
+  /**
+   * The exact undo of {@link #deny}: lets writes through again, and removes the triggers deny
+   * installed inside the write window (tables nobody had prepared) and triggers of the older,
+   * unconditional kind; prepared triggers stay dormant for {@link #removePrepared}, and triggers
+   * that were there, dormant, before stay as they were.
+   */
+  public Result undoDeny(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
+    long started = System.nanoTime();
+    long deadline = started + timeout.toNanos();
+    String db = endpoint.dbName();
+    String action = "allowing writes to " + scope + " of " + db;
+    fence.check(endpoint, locks, action);
+    try (Connection c = pools.dedicatedConnection(endpoint)) {
+      prepareSession(c, endpoint);
+      Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
+      List<String> scoped = inScope(c, endpoint, scope, ours);
+      gate.allow(endpoint, locks, scoped, left(deadline));
+      SortedSet<String> inWindow = WriteGateRows.preparedBy(c, endpoint, WriteGateRows.IN_WINDOW);
+      Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
+      ours.forEach((name, t) -> {
+        if (scoped.contains(t.table()) && (!t.gated() || inWindow.contains(t.table()))) {
+          toDrop.put(name, t);
+        }
+      });
+      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, false);
+      List<String> tables = scoped.stream().filter(inWindow::contains).toList();
+      gate.delete(endpoint, locks, tables);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      log.info("writes allowed on {} of {} on {}: {} triggers installed in the window dropped, {} ms", scope, db,
+          endpoint, dropped.size(), took.toMillis());
+      return new Result(db, scoped, dropped, took);
+    } catch (SQLException e) {
+      throw SqlErrors.translate(action + " on " + endpoint, e);
+    }
+  }
+
+  /**
+   * The undo of {@link #prepare} by {@code owner}: removes the triggers and gate rows of the tables
+   * of the scope it prepared, where they do not deny. A table an open transaction still holds keeps
+   * its trigger, dormant (it lets every write through; Complete or Cancel removes it), rather than
+   * holding the undo up: dropping a trigger waits for the table's transactions.
+   */
+  public Result removePrepared(PrimaryEndpoint endpoint, WriteScope scope, String owner, LockSet locks,
+      Duration timeout) {
+    checkOwner(owner);
+    long started = System.nanoTime();
+    long deadline = started + timeout.toNanos();
+    String db = endpoint.dbName();
+    String action = "removing the write barrier prepared by " + owner + " on " + scope + " of " + db;
+    fence.check(endpoint, locks, action);
+    try (Connection c = pools.dedicatedConnection(endpoint)) {
+      prepareSession(c, endpoint);
+      Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
+      SortedSet<String> prepared = WriteGateRows.preparedBy(c, endpoint, owner);
+      List<String> scoped = inScope(c, endpoint, scope, ours);
+      Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
+      ours.forEach((name, t) -> {
+        if (t.gated() && scoped.contains(t.table()) && prepared.contains(t.table())) {
+          toDrop.put(name, t);
+        }
+      });
+      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, true);
+      SortedSet<String> left = new TreeSet<>();
+      toDrop.forEach((name, t) -> {
+        if (!dropped.contains(name)) {
+          left.add(t.table());
+        }
+      });
+      List<String> tables = scoped.stream().filter(t -> prepared.contains(t) && !left.contains(t)).toList();
+      gate.delete(endpoint, locks, tables);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      log.info("write barrier prepared by {} removed on {} of {} on {}: {} triggers dropped, {} ms{}", owner, scope, db,
+          endpoint, dropped.size(), took.toMillis(), left.isEmpty() ? ""
+              : "; left dormant (held by open transactions): " + left);
+      return new Result(db, tables, dropped, took);
+    } catch (SQLException e) {
+      throw SqlErrors.translate(action + " on " + endpoint, e);
+    }
+  }
+
+  /**
+   * Removes the barrier from the tables of the scope whose gate does not deny: the undo of
+   * {@link #prepare}, harmless whatever ran after it (a table denied since stays denied).
+   */
+  public Result removeDormant(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
+    long started = System.nanoTime();
+    long deadline = started + timeout.toNanos();
+    String db = endpoint.dbName();
+    String action = "removing the dormant write barrier on " + scope + " of " + db;
+    fence.check(endpoint, locks, action);
+    try (Connection c = pools.dedicatedConnection(endpoint)) {
+      prepareSession(c, endpoint);
+      Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
+      SortedSet<String> denying = denying(c, endpoint, ours);
+      List<String> scoped = inScope(c, endpoint, scope, ours);
+      Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
+      ours.forEach((name, t) -> {
+        if (scoped.contains(t.table()) && !denying.contains(t.table())) {
+          toDrop.put(name, t);
+        }
+      });
+      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, false);
+      List<String> tables = scoped.stream().filter(t -> !denying.contains(t)).toList();
+      gate.delete(endpoint, locks, tables);
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      log.info("dormant write barrier removed on {} of {} on {}: {} triggers dropped, {} tables left denied, {} ms",
+          scope, db, endpoint, dropped.size(), denying.size(), took.toMillis());
+      return new Result(db, tables, dropped, took);
+    } catch (SQLException e) {
+      throw SqlErrors.translate(action + " on " + endpoint, e);
+    }
+  }
+
+  /** The tables of the endpoint's database whose writes a barrier denies now. */
   public SortedSet<String> deniedTables(PrimaryEndpoint endpoint) {
     try (Connection c = pools.connection(endpoint)) {
-      return new TreeSet<>(BarrierCatalog.barrierTriggers(c, endpoint.dbName()).values());
+      fence.ensureSchema(endpoint);
+      return denying(c, endpoint, BarrierCatalog.barrierTriggers(c, endpoint.dbName()));
     } catch (SQLException e) {
       throw SqlErrors.translate("reading the write barrier of " + endpoint.dbName() + " on " + endpoint, e);
     }
+  }
+
+  /**
+   * A table denies when one of its triggers is of the older, unconditional kind, or when it has
+   * gated triggers and its gate row says denied.
+   */
+  private static SortedSet<String> denying(Connection c, PrimaryEndpoint endpoint,
+      Map<String, BarrierCatalog.Trigger> ours) throws SQLException {
+    SortedSet<String> deniedRows = WriteGateRows.deniedRows(c, endpoint);
+    SortedSet<String> out = new TreeSet<>();
+    for (BarrierCatalog.Trigger t : ours.values()) {
+      if (!t.gated() || deniedRows.contains(t.table())) {
+        out.add(t.table());
+      }
+    }
+    return out;
+  }
+
+  /** The scope's tables: the named ones, or every table with a barrier trigger or a gate row. */
+  private static List<String> inScope(Connection c, PrimaryEndpoint endpoint, WriteScope scope,
+      Map<String, BarrierCatalog.Trigger> ours) throws SQLException {
+    if (scope instanceof WriteScope.Tables named) {
+      return List.copyOf(named.names());
+    }
+    SortedSet<String> all = new TreeSet<>(WriteGateRows.deniedRows(c, endpoint));
+    ours.values().forEach(t -> all.add(t.table()));
+    return List.copyOf(all);
+  }
+
+  /** Drops the given barrier triggers, each a fenced DDL statement within the deadline. */
+  private List<String> drop(Connection c, PrimaryEndpoint endpoint, LockSet locks,
+      Map<String, BarrierCatalog.Trigger> triggers, long deadline, Duration timeout, String action,
+      boolean leaveHeld) throws SQLException {
+    List<String> dropped = new ArrayList<>();
+    SortedSet<String> held = new TreeSet<>();
+    // Each held table costs one wait; a best-effort removal shares what is left between them.
+    long perTable = leaveHeld ? Math.max(1_000_000_000L, (deadline - System.nanoTime()) / Math.max(1, triggers.size()))
+        : Long.MAX_VALUE;
+    // Forgotten first: a table whose triggers may be partly gone must be read from the catalog again.
+    SortedSet<String> affected = new TreeSet<>();
+    triggers.values().forEach(t -> affected.add(t.table()));
+    CheckedTables.forget(c, endpoint, affected);
+    for (Map.Entry<String, BarrierCatalog.Trigger> t : triggers.entrySet()) {
+      String table = t.getValue().table();
+      if (held.contains(table)) {
+        continue;
+      }
+      if (leaveHeld && deadline - System.nanoTime() <= 0) {
+        break;
+      }
+      checkLeft(endpoint, table, deadline, timeout, ALLOW_LEFT);
+      long statementDeadline = leaveHeld ? Math.min(deadline, System.nanoTime() + perTable) : deadline;
+      try {
+        fence.ddl(c, endpoint, locks, 0, statementDeadline, action,
+            DenyTriggers.dropStatement(endpoint.dbName(), t.getKey()));
+      } catch (SQLException e) {
+        if (leaveHeld && e.getErrorCode() == SqlErrors.ER_LOCK_WAIT_TIMEOUT) {
+          held.add(table);
+          continue;
+        }
+        throw lockWaitOr(e, c, endpoint, table, timeout, ALLOW_LEFT);
+      }
+      dropped.add(t.getKey());
+    }
+    return dropped;
+  }
+
+  /** The tables whose three triggers are all there and gated, by the catalog read given. */
+  private static List<String> fullyGated(List<String> tables, Map<String, BarrierCatalog.Trigger> present) {
+    return tables.stream().filter(t -> java.util.Arrays.stream(DenyTriggers.Event.values()).allMatch(e -> {
+      BarrierCatalog.Trigger found = present.get(DenyTriggers.name(t, e));
+      return found != null && found.gated() && t.equals(found.table());
+    })).toList();
+  }
+
+  private static void checkOwner(String owner) {
+    if (owner == null || owner.isEmpty() || owner.length() > 128) {
+      throw PointsmanException.invalidArgument("a barrier's owner must be 1 to 128 characters, was '" + owner + "'");
+    }
+  }
+
+  /**
+   * Makes every table of the list covered: its gate row (for a table without triggers yet:
+   * {@code denied} or allowed) and its missing triggers. Tables with triggers of the older,
+   * unconditional kind count as covered (they deny already) and get a row, so the flip finds one.
+   * Returns the triggers created; checks afterwards that every one is there.
+   */
+  private List<String> install(Connection c, PrimaryEndpoint endpoint, LockSet locks, List<String> tables,
+      Map<String, BarrierCatalog.Trigger> present, boolean denied, String preparedBy, long deadline, Duration timeout)
+      throws SQLException {
+    SortedSet<String> withTriggers = new TreeSet<>();
+    SortedSet<String> ungated = new TreeSet<>();
+    present.values().forEach(t -> {
+      withTriggers.add(t.table());
+      if (!t.gated()) {
+        ungated.add(t.table());
+      }
+    });
+    List<MissingTrigger> missing = new ArrayList<>();
+    for (String table : tables) {
+      for (DenyTriggers.Event event : DenyTriggers.Event.values()) {
+        if (!present.containsKey(DenyTriggers.name(table, event))) {
+          missing.add(new MissingTrigger(table, event));
+        }
+      }
+    }
+    boolean oldKind = tables.stream().anyMatch(ungated::contains);
+    if (missing.isEmpty() && !oldKind) {
+      return List.of(); // prepared before: the rows were written with the triggers
+    }
+    List<String> fresh = tables.stream().filter(t -> !withTriggers.contains(t)).toList();
+    List<String> kept = tables.stream().filter(withTriggers::contains).toList();
+    gate.install(endpoint, locks, fresh, kept, denied, preparedBy);
+    List<String> created = createTriggers(c, endpoint, locks, missing, deadline, timeout);
+    verify(c, endpoint, tables);
+    return created;
   }
 
   /** Whether a failure (or one of its causes) is a write refused by a barrier. */
@@ -376,7 +709,7 @@ public final class WriteBarrier {
     checkLeft(endpoint, table, deadline, drainTimeout, DENY_LEFT);
     try {
       fence.ddl(c, endpoint, locks, slot, deadline, "denying writes to " + table + " of " + endpoint.dbName(),
-          DenyTriggers.createStatement(endpoint.dbName(), table, event, options.exemptUsers()));
+          DenyTriggers.createStatement(endpoint.dbName(), endpoint.sidecarDb(), table, event, options.exemptUsers()));
     } catch (SQLException e) {
       if (e.getErrorCode() == SqlErrors.ER_TRG_ALREADY_EXISTS) {
         return; // a concurrent deny created it; verify() checks it is ours
@@ -422,11 +755,12 @@ public final class WriteBarrier {
   }
 
   private static void verify(Connection c, PrimaryEndpoint endpoint, List<String> tables) throws SQLException {
-    Map<String, String> ours = BarrierCatalog.barrierTriggers(c, endpoint.dbName());
+    Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, endpoint.dbName());
     List<String> missing = new ArrayList<>();
     for (String table : tables) {
       for (DenyTriggers.Event event : DenyTriggers.Event.values()) {
-        if (!table.equals(ours.get(DenyTriggers.name(table, event)))) {
+        BarrierCatalog.Trigger found = ours.get(DenyTriggers.name(table, event));
+        if (found == null || !table.equals(found.table())) {
           missing.add(DenyTriggers.name(table, event));
         }
       }
@@ -461,6 +795,10 @@ public final class WriteBarrier {
     return new PointsmanException(ErrorCode.DEADLINE_EXCEEDED, "write barrier on " + endpoint.dbName() + " of "
         + endpoint + ": transactions using " + table + " did not end within " + timeout
         + (open.isEmpty() ? "" : "; open transactions: " + open) + ". " + left);
+  }
+
+  private static Duration left(long deadline) {
+    return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
   }
 
   private static void pause(Duration delay) {

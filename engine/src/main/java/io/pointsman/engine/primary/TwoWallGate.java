@@ -30,6 +30,33 @@ public final class TwoWallGate implements WriteGatePort {
   }
 
   @Override
+  public void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    mysql.prepare(shard, scope, owner, locks, timeout);
+  }
+
+  @Override
+  public void removePrepared(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    mysql.removePrepared(shard, scope, owner, locks, timeout);
+  }
+
+  @Override
+  public void undoDeny(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    mysql.undoDeny(shard, scope, locks, timeout);
+    tablet.undoDeny(shard, scope, locks, timeout);
+  }
+
+  @Override
+  public void open(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    mysql.open(shard, scope, locks, timeout);
+    tablet.open(shard, scope, locks, timeout);
+  }
+
+  @Override
+  public void removeDormant(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    mysql.removeDormant(shard, scope, locks, timeout);
+  }
+
+  @Override
   public void allow(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
     mysql.allow(shard, scope, locks, timeout);
     tablet.allow(shard, scope, locks, timeout);

@@ -22,8 +22,41 @@ public interface WriteGatePort {
    */
   Duration deny(ShardRef shard, WriteScope scope, LockSet locks, Duration drainTimeout);
 
-  /** Lets writes in {@code scope} through again; {@code timeout} bounds waiting for the primary. */
+  /**
+   * Installs, ahead of the write window, whatever {@link #deny} would otherwise install inside it,
+   * letting writes through meanwhile (direct MySQL: the barrier's triggers, dormant), marked as
+   * {@code owner}'s. Idempotent; undone by {@link #removePrepared} or {@link #allow}. Nothing to do
+   * where denying costs nothing per table (vttablet's denied tables).
+   */
+  default void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {}
+
+  /** The undo of {@link #prepare} by {@code owner}, where writes are not denied now. */
+  default void removePrepared(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {}
+
+  /**
+   * The undo of {@link #deny}: writes in {@code scope} go through again, and what deny installed
+   * inside the window is removed, while what was prepared before it stays for its own undo.
+   */
+  default void undoDeny(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    allow(shard, scope, locks, timeout);
+  }
+
+  /** Lets writes in {@code scope} through again and removes what deny or prepare installed. */
   void allow(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout);
+
+  /**
+   * Lets writes in {@code scope} through again, as cheaply as the write window needs: what was
+   * installed may stay, letting writes through, until {@link #allow} or {@link #removeDormant}.
+   */
+  default void open(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    allow(shard, scope, locks, timeout);
+  }
+
+  /**
+   * Removes whatever prepare installed where it does not deny writes now, whoever prepared it;
+   * where writes are denied, nothing changes. Complete's cleanup of a switch's target.
+   */
+  default void removeDormant(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {}
 
   /**
    * Makes the shard's primary apply what the topology says of its writes now (vttablet re-reads its

@@ -32,19 +32,25 @@ class DenyTriggersTest {
 
   @Test
   void theTriggerSignalsUnlessTheSessionIsAStreamOrAnExemptUser() {
-    String ddl = DenyTriggers.createStatement("vt_ks", "t1", DenyTriggers.Event.UPDATE, Set.of("vt_filtered", "applier"));
+    String ddl = DenyTriggers.createStatement("vt_ks", "_vt", "t1", DenyTriggers.Event.UPDATE, Set.of("vt_filtered", "applier"));
 
     assertThat(ddl)
         .startsWith("CREATE TRIGGER `vt_ks`.`pointsman_deny_t1_upd` BEFORE UPDATE ON `vt_ks`.`t1` FOR EACH ROW")
         .contains("IFNULL(LENGTH(@pointsman_stream), 0) = 0")
         .contains("SUBSTRING_INDEX(USER(), '@', 1) NOT IN ('applier', 'vt_filtered')")
-        .contains("SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'pointsman: writes denied on table t1'");
-    assertThat(DenyTriggers.createStatement("vt_ks", "t1", DenyTriggers.Event.UPDATE, Set.of())).doesNotContain("USER()");
+        .contains("SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'pointsman: writes denied on table t1'")
+        // The gate: the database's drain row and the table's row, read in one statement with shared locks.
+        .containsSubsequence("FROM `_vt`.`write_gate` WHERE db_name = 'vt_ks' AND table_name IN ('', 't1')"
+            + " LOCK IN SHARE MODE", "IF pointsman_gate <> 0 THEN SIGNAL");
+    assertThat(DenyTriggers.isGated(ddl)).isTrue();
+    assertThat(DenyTriggers.isGated(DenyTriggers.ungatedCreateStatement("vt_ks", "t1", DenyTriggers.Event.UPDATE)))
+        .isFalse();
+    assertThat(DenyTriggers.createStatement("vt_ks", "_vt", "t1", DenyTriggers.Event.UPDATE, Set.of())).doesNotContain("USER()");
   }
 
   @Test
   void theMessageFitsSignalsLimitForTheLongestTableName() {
-    String ddl = DenyTriggers.createStatement("d", "t".repeat(64), DenyTriggers.Event.INSERT, Set.of());
+    String ddl = DenyTriggers.createStatement("d", "_vt", "t".repeat(64), DenyTriggers.Event.INSERT, Set.of());
     String message = ddl.substring(ddl.indexOf("MESSAGE_TEXT = '") + 16, ddl.indexOf("';"));
     assertThat(message).hasSizeLessThanOrEqualTo(128);
   }

@@ -164,7 +164,7 @@ class MySqlSecurityTest {
     try (ConnectionPools pools = new ConnectionPools(options(user, MySqlOptions.TlsMode.VERIFY_CA, ca.caCert()));
          Connection c = pools.connection(endpoint("127.0.0.1"));
          Statement st = c.createStatement()) {
-      st.execute(DenyTriggers.createStatement(DATA_DB, "orders", DenyTriggers.Event.INSERT, java.util.Set.of()));
+      st.execute(DenyTriggers.createStatement(DATA_DB, "_vt", "orders", DenyTriggers.Event.INSERT, java.util.Set.of()));
       st.execute("DROP TRIGGER " + DATA_DB + ".`" + DenyTriggers.name("orders", DenyTriggers.Event.INSERT) + "`");
     } catch (java.sql.SQLException e) {
       throw SqlErrors.translate("installing the barrier trigger as " + user, e);

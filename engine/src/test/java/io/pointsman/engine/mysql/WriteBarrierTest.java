@@ -175,6 +175,19 @@ class WriteBarrierTest {
 
   @Test
   void writersCommittingInALoopLandNothingAfterDenyReturnsAndSucceedAgainAfterAllow() throws Exception {
+    writersLandNothingAfterDeny(false);
+  }
+
+  /** The same through a dormant barrier: the gate's flip alone stops them, and drains them. */
+  @Test
+  void writersCommittingInALoopLandNothingAfterAPreparedBarrierIsFlipped() throws Exception {
+    writersLandNothingAfterDeny(true);
+  }
+
+  private void writersLandNothingAfterDeny(boolean prepared) throws Exception {
+    if (prepared) {
+      barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    }
     List<Writer> writers = List.of(start(1, Writer.Mode.AUTOCOMMIT_INSERT, false),
         start(2, Writer.Mode.TRANSACTION_INSERT_UPDATE, false), start(3, Writer.Mode.UPSERT, false),
         start(4, Writer.Mode.AUTOCOMMIT_INSERT, false));
@@ -185,7 +198,7 @@ class WriteBarrierTest {
     long[] ackedAtReturn = writers.stream().mapToLong(w -> w.acked.get()).toArray();
 
     assertThat(denied.tables()).containsExactly("t");
-    assertThat(denied.triggersChanged()).hasSize(3);
+    assertThat(denied.triggersChanged()).hasSize(prepared ? 0 : 3);
     // Every writer must run into the barrier many times, so a leak would have had every chance.
     long[] deniedAtReturn = writers.stream().mapToLong(w -> w.denied.get()).toArray();
     await().atMost(Duration.ofSeconds(30)).until(() -> {
@@ -517,5 +530,331 @@ class WriteBarrierTest {
         .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION))
         .hasMessageContaining("[nope]");
     assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+  }
+
+  private long barrierTriggers() throws SQLException {
+    return count("SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = '" + db.endpoint.dbName()
+        + "' AND TRIGGER_NAME LIKE 'pointsman\\_deny\\_%'");
+  }
+
+  private long gateRows() throws SQLException {
+    return count("SELECT COUNT(*) FROM " + WriteGateRows.table(db.endpoint) + " WHERE db_name = '"
+        + db.endpoint.dbName() + "'");
+  }
+
+  @Test
+  void aPreparedBarrierIsDormantAndLetsEveryWriteThrough() throws Exception {
+    WriteBarrier.Result prepared = barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    WriteBarrier.Result again = barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    assertThat(prepared.triggersChanged()).hasSize(3);
+    assertThat(again.triggersChanged()).as("idempotent").isEmpty();
+    assertThat(barrierTriggers()).isEqualTo(3);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    String t = db.table("t");
+    MySqlTestSupport.exec("INSERT INTO " + t + " (id, writer, seq, v) VALUES (1, 0, 0, 0), (2, 0, 0, 0)");
+    MySqlTestSupport.exec("UPDATE " + t + " SET v = 1 WHERE id = 1");
+    MySqlTestSupport.exec("DELETE FROM " + t + " WHERE id = 2");
+    assertThat(count("SELECT SUM(v) FROM " + t)).isEqualTo(1);
+  }
+
+  /**
+   * The drain of a dormant barrier: a transaction that passed the triggers before the flip holds
+   * the gate's drain row, so the flip waits for it; a client arriving meanwhile (straight to
+   * MySQL, routed by nobody) queues behind the flip and is refused once it lands.
+   */
+  @Test
+  void aTransactionOpenAcrossAPreparedBarrierCommitsBeforeTheFlipReturns() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    Connection tx = MySqlTestSupport.client();
+    toClose.add(tx);
+    tx.setAutoCommit(false);
+    try (Statement st = tx.createStatement()) {
+      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
+    }
+
+    Future<WriteBarrier.Result> deny = executor.submit(
+        () -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT COUNT(*) FROM information_schema.INNODB_TRX t"
+        + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
+        + " WHERE t.trx_state = 'LOCK WAIT' AND p.INFO LIKE 'UPDATE%" + db.suffix + "%write_gate%'") == 1);
+    Future<?> late = executor.submit(() -> {
+      MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (43, 8, 1, 0)");
+      return null;
+    });
+    // The late writer waits too (behind the flip's lock request), it does not slip past it. (Its
+    // INFO may show the trigger's statement it is in, so this counts every waiter of this test.)
+    await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT COUNT(*) FROM information_schema.INNODB_TRX t"
+        + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
+        + " WHERE t.trx_state = 'LOCK WAIT' AND p.INFO LIKE '%" + db.suffix + "%'") == 2);
+    assertThat(deny.isDone()).isFalse();
+    assertThat(late.isDone()).isFalse();
+
+    tx.commit();
+
+    WriteBarrier.Result denied = deny.get(20, TimeUnit.SECONDS);
+    assertThat(denied.triggersChanged()).as("no DDL in the window").isEmpty();
+    assertThatThrownBy(() -> late.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(SQLException.class)
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e.getCause())).isTrue());
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 42")).isEqualTo(1);
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 43")).isZero();
+    try (Statement st = tx.createStatement()) {
+      assertThatThrownBy(() -> st.executeUpdate("UPDATE " + db.table("t") + " SET v = 1 WHERE id = 42"))
+          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    }
+    tx.rollback();
+  }
+
+  /**
+   * A transaction that read nothing of the gate before the flip but took its snapshot then still
+   * sees the flip: the triggers' reads are locking reads, which read the latest committed row.
+   */
+  @Test
+  void aTransactionWhoseSnapshotPredatesTheFlipIsStillRefused() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    Connection tx = MySqlTestSupport.client();
+    toClose.add(tx);
+    tx.setAutoCommit(false);
+    try (Statement st = tx.createStatement(); ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM "
+        + WriteGateRows.table(db.endpoint))) {
+      rs.next(); // the REPEATABLE READ snapshot is taken here, before the flip
+    }
+
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    try (Statement st = tx.createStatement()) {
+      assertThatThrownBy(() -> st.executeUpdate("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"))
+          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    }
+    tx.rollback();
+  }
+
+  @Test
+  void anOpenTransactionThatNeverEndsFailsTheFlipAndLeavesWritesAllowed() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    Connection tx = MySqlTestSupport.client();
+    toClose.add(tx);
+    tx.setAutoCommit(false);
+    try (Statement st = tx.createStatement()) {
+      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
+    }
+    long threadId;
+    try (Statement st = tx.createStatement(); ResultSet rs = st.executeQuery("SELECT CONNECTION_ID()")) {
+      rs.next();
+      threadId = rs.getLong(1);
+    }
+
+    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, Duration.ofSeconds(2)))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED))
+        .hasMessageContaining("transactions using t did not end within PT2S")
+        .hasMessageContaining("thread " + threadId);
+
+    tx.commit();
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (43, 8, 1, 0)");
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    assertThatThrownBy(() -> MySqlTestSupport.exec("DELETE FROM " + db.table("t")))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+  }
+
+  /** A stream's open transaction neither holds the flip up nor is refused by it. */
+  @Test
+  void aStreamsOpenTransactionIsExemptFromThePreparedBarrier() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    Connection stream = MySqlTestSupport.client();
+    toClose.add(stream);
+    WriteBarrier.markStreamSession(stream, "wf");
+    stream.setAutoCommit(false);
+    try (Statement st = stream.createStatement()) {
+      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
+    }
+
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, Duration.ofSeconds(5));
+
+    try (Statement st = stream.createStatement()) {
+      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (43, 7, 2, 0)");
+    }
+    stream.commit();
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t"))).isEqualTo(2);
+    assertThatThrownBy(() -> MySqlTestSupport.exec("DELETE FROM " + db.table("t")))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+  }
+
+  @Test
+  void openLeavesTheBarrierDormantAndAllowRemovesEveryTriggerAndRow() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t", "u");
+
+    WriteBarrier.Result opened = barrier.open(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    assertThat(opened.triggersChanged()).isEmpty();
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    assertThat(barrierTriggers()).isEqualTo(6);
+    MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    assertThatThrownBy(() -> MySqlTestSupport.exec("DELETE FROM " + db.table("u")))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+
+    WriteBarrier.Result allowed = barrier.allow(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    assertThat(allowed.triggersChanged()).hasSize(6);
+    assertThat(barrierTriggers()).isZero();
+    assertThat(gateRows()).as("not even the drain row is left").isZero();
+    MySqlTestSupport.exec("DELETE FROM " + db.table("u"));
+  }
+
+  @Test
+  void removingTheDormantBarrierLeavesADeniedTableDenied() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    WriteBarrier.Result removed = barrier.removeDormant(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    assertThat(removed.tables()).containsExactly("u");
+    assertThat(removed.triggersChanged()).hasSize(3);
+    assertThat(barrierTriggers()).isEqualTo(3);
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
+    MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
+    assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+  }
+
+  @Test
+  void aStaleLockCannotFlipAPreparedBarrier() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    LockSet newer = db.lock(200);
+    new VReplicationStreams(db.pools, db.fence, db.schema).freeze(db.endpoint, "wf", newer);
+
+    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN))
+        .isInstanceOf(LockLostException.class);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), newer, DRAIN);
+    assertThatThrownBy(() -> barrier.open(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN))
+        .isInstanceOf(LockLostException.class);
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
+  }
+
+  /** A table dropped while denied leaves its gate row; the table made again later starts allowed. */
+  @Test
+  void aGateRowLeftByADroppedTableDoesNotDenyItsSuccessor() throws Exception {
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("u")), locks, DRAIN);
+    MySqlTestSupport.exec("DROP TABLE " + db.table("u"));
+    MySqlTestSupport.exec("CREATE TABLE " + db.table("u") + " (id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY, v int)");
+
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("u")), locks, DRAIN);
+
+    MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+  }
+
+  /** Triggers of the version before the gate deny unconditionally; deny keeps them, open and allow drop them. */
+  @Test
+  void triggersOfTheOlderUnconditionalKindAreKeptByDenyAndDroppedByOpen() throws Exception {
+    for (DenyTriggers.Event event : DenyTriggers.Event.values()) {
+      MySqlTestSupport.exec(DenyTriggers.ungatedCreateStatement(db.endpoint.dbName(), "t", event));
+    }
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
+
+    assertThat(barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN).triggersChanged()).isEmpty();
+    assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+
+    WriteBarrier.Result opened = barrier.open(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    assertThat(opened.triggersChanged()).hasSize(3);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)");
+  }
+
+  /** allowSourceWrites' undo: exact, so a barrier prepared (or found dormant) before the window stays. */
+  @Test
+  void undoingADenyKeepsPreparedTriggersAndRemovesThoseInstalledInTheWindow() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), "run a", locks, DRAIN);
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    WriteBarrier.Result undone = barrier.undoDeny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    assertThat(undone.triggersChanged()).hasSize(3).allMatch(name -> name.startsWith("pointsman_deny_u_"));
+    assertThat(barrierTriggers()).as("t's prepared triggers, dormant").isEqualTo(3);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)");
+    MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
+
+    WriteBarrier.Result removed = barrier.removePrepared(db.endpoint, WriteScope.tables(List.of("t", "u")), "run a",
+        locks, DRAIN);
+
+    assertThat(removed.triggersChanged()).hasSize(3);
+    assertThat(barrierTriggers()).isZero();
+    assertThat(gateRows()).isZero();
+  }
+
+  /**
+   * After a flip that ran out of its timeout, the undo waits for nothing: the gate denies nothing,
+   * and a prepared trigger whose table an open transaction still holds stays, dormant.
+   */
+  @Test
+  void theUndoOfAFailedFlipWaitsForNoOpenTransactionAndRemovesOnlyItsOwnersTables() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("u")), "run before", locks, DRAIN);
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), "run now", locks, DRAIN);
+    Connection tx = MySqlTestSupport.client();
+    toClose.add(tx);
+    tx.setAutoCommit(false);
+    try (Statement st = tx.createStatement()) {
+      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
+    }
+    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks,
+        Duration.ofSeconds(1))).isInstanceOfSatisfying(PointsmanException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED));
+
+    long started = System.nanoTime();
+    barrier.undoDeny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    WriteBarrier.Result removed = barrier.removePrepared(db.endpoint, WriteScope.tables(List.of("t", "u")),
+        "run now", locks, Duration.ofSeconds(3));
+
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
+    assertThat(removed.triggersChanged()).as("t is held by the transaction, u was prepared by another run").isEmpty();
+    assertThat(barrierTriggers()).isEqualTo(6);
+    tx.commit();
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t"))).isEqualTo(1);
+
+    barrier.removePrepared(db.endpoint, WriteScope.tables(List.of("t", "u")), "run now", locks, DRAIN);
+
+    assertThat(barrierTriggers()).as("u's, prepared by the other run").isEqualTo(3);
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)");
+  }
+
+  /**
+   * The window trusts what prepare saw only while each table has the InnoDB id it had then: a
+   * table created again under the same name since (its triggers gone with the old one) is read
+   * from the catalog again, and gets its triggers inside the window.
+   */
+  @Test
+  void aTableCreatedAgainAfterPrepareGetsItsTriggersFromDeny() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    MySqlTestSupport.exec("DROP TABLE " + db.table("u"));
+    MySqlTestSupport.exec("CREATE TABLE " + db.table("u") + " (id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY, v int)");
+
+    WriteBarrier.Result denied = barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    assertThat(denied.triggersChanged()).hasSize(3).allMatch(name -> name.startsWith("pointsman_deny_u_"));
+    assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)"))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+  }
+
+  /** Once the barrier is removed, what prepare saw is forgotten: a later deny installs again. */
+  @Test
+  void aDenyAfterTheBarrierWasRemovedInstallsItAgain() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    barrier.allow(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    WriteBarrier.Result denied = barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    assertThat(denied.triggersChanged()).hasSize(3);
+    assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
   }
 }

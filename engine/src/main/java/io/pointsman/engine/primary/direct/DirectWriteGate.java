@@ -10,7 +10,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.SortedSet;
 
-/** {@link WriteGatePort} as the sandbox needs it: the {@link WriteBarrier}'s deny triggers on the primary. */
+/** {@link WriteGatePort} as the sandbox needs it: the {@link WriteBarrier}'s gated triggers on the primary. */
 final class DirectWriteGate implements WriteGatePort {
   private final PrimaryResolver primaries;
   private final WriteBarrier barrier;
@@ -23,6 +23,31 @@ final class DirectWriteGate implements WriteGatePort {
   @Override
   public Duration deny(ShardRef shard, WriteScope scope, LockSet locks, Duration drainTimeout) {
     return barrier.deny(primaries.resolve(shard.keyspace(), shard.shard()), scope, locks, drainTimeout).took();
+  }
+
+  @Override
+  public void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    barrier.prepare(primaries.resolve(shard.keyspace(), shard.shard()), scope, owner, locks, timeout);
+  }
+
+  @Override
+  public void removePrepared(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    barrier.removePrepared(primaries.resolve(shard.keyspace(), shard.shard()), scope, owner, locks, timeout);
+  }
+
+  @Override
+  public void undoDeny(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    barrier.undoDeny(primaries.resolve(shard.keyspace(), shard.shard()), scope, locks, timeout);
+  }
+
+  @Override
+  public void open(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    barrier.open(primaries.resolve(shard.keyspace(), shard.shard()), scope, locks, timeout);
+  }
+
+  @Override
+  public void removeDormant(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
+    barrier.removeDormant(primaries.resolve(shard.keyspace(), shard.shard()), scope, locks, timeout);
   }
 
   @Override

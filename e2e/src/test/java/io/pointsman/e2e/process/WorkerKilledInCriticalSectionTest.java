@@ -14,6 +14,7 @@ import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
@@ -59,19 +60,17 @@ class WorkerKilledInCriticalSectionTest {
   /** Where the first worker dies, and which primary's fence holds it there. */
   enum KillPoint {
     /** The topology already denies writes on the source; the source's write barrier is not up yet. */
-    STOP_SOURCE_WRITES(SOURCE, "0", 0, false),
+    STOP_SOURCE_WRITES(SOURCE, "0", false),
     /**
      * Source writes stopped, positions gathered, streams caught up; about to stop the target's
      * streams (the other shard's stream is stopped already).
      */
-    WAIT_FOR_CATCHUP(TARGET, "-80", 0, true),
+    WAIT_FOR_CATCHUP(TARGET, "-80", true),
     /** Past the point of no return: the journal is written; target writes not allowed yet, routing unchanged. */
-    AFTER_CREATE_JOURNALS(TARGET, "-80", 1, true);
+    AFTER_CREATE_JOURNALS(TARGET, "-80", true);
 
     final String keyspace;
     final String shard;
-    /** Guarded changes on that primary to let through before the one the worker dies in. */
-    final int passes;
     /**
      * Whether only finishing the switch is acceptable: past the journal always; in waitForCatchup
      * too, since the replacement restarts the streams the dead pass stopped for cutover and catches
@@ -79,13 +78,39 @@ class WorkerKilledInCriticalSectionTest {
      */
     final boolean mustFinish;
 
-    KillPoint(String keyspace, String shard, int passes, boolean mustFinish) {
+    KillPoint(String keyspace, String shard, boolean mustFinish) {
       this.keyspace = keyspace;
       this.shard = shard;
-      this.passes = passes;
       this.mustFinish = mustFinish;
     }
+
+    /**
+     * Whether a worker waiting at a fenced change on this point's primary, with the world in
+     * {@code seen}, is where this point kills it. The fenced changes before it are let through
+     * one by one rather than counted: how many a step makes is its own business (preparing the
+     * barrier before the locks makes one per trigger it creates), what the outside sees is not.
+     */
+    boolean isAt(Seen seen) {
+      return switch (this) {
+        case STOP_SOURCE_WRITES -> seen.sourceDenied() && !seen.barrierUp();
+        case WAIT_FOR_CATCHUP -> seen.barrierUp() && !seen.journal();
+        case AFTER_CREATE_JOURNALS -> seen.journal();
+      };
+    }
   }
+
+  /** What the outside sees of a switch held at a fence. */
+  record Seen(boolean sourceDenied, boolean barrierUp, boolean journal) {
+    static Seen now() throws Exception {
+      boolean sourceDenied = !world.store().getRequired(world.store().keys().shard(SOURCE, "0")).value()
+          .deniedTables(TabletType.PRIMARY).isEmpty();
+      boolean barrierUp = !world.services.barrier().deniedTables(world.primary(SOURCE, "0")).isEmpty();
+      return new Seen(sourceDenied, barrierUp, world.journalWritten());
+    }
+  }
+
+  /** Fenced changes a switch makes on one primary before any kill point, with room to spare. */
+  private static final int MAX_PASSES = 64;
 
   /** The same cases on the real Temporal server when the class run is {@link WorkerKilledOnRealTemporalTest}. */
   @BeforeAll
@@ -132,12 +157,7 @@ class WorkerKilledInCriticalSectionTest {
       WorkerProcess a = polling;
       try (FenceBlocker fence = FenceBlocker.hold(world, point.keyspace, point.shard)) {
         WorkflowClient.start(wf::switchTraffic, request);
-        awaitWaiting(fence);
-        for (int i = 0; i < point.passes; i++) {
-          fence.passOne();
-          awaitWaiting(fence);
-        }
-        assertReached(point);
+        assertReached(point, passUntil(point, fence));
         assertThat(world.switchLockKeys()).as("the locks the dying worker holds").hasSize(3);
         a.kill();
         polling = null;
@@ -179,6 +199,24 @@ class WorkerKilledInCriticalSectionTest {
     log.info("{} took {} ms", point, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
   }
 
+  /** Lets the worker's fenced changes on the point's primary through until it waits at the point. */
+  private static Seen passUntil(KillPoint point, FenceBlocker fence) throws Exception {
+    List<Seen> passed = new ArrayList<>();
+    awaitWaiting(fence);
+    Seen seen;
+    for (seen = Seen.now(); !point.isAt(seen); seen = Seen.now()) {
+      if (passed.size() == MAX_PASSES) {
+        throw new AssertionError(point + " not reached after " + MAX_PASSES + " fenced changes on " + point.keyspace
+            + "/" + point.shard + "; seen at each: " + passed + world.workerLogs());
+      }
+      passed.add(seen);
+      fence.passOne();
+      awaitWaiting(fence);
+    }
+    log.info("{}: let {} fenced changes on {}/{} through first", point, passed.size(), point.keyspace, point.shard);
+    return seen;
+  }
+
   private static void awaitWaiting(FenceBlocker fence) {
     try {
       await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(50)).until(fence::someoneWaits);
@@ -187,27 +225,13 @@ class WorkerKilledInCriticalSectionTest {
     }
   }
 
-  /** What the outside sees at each point; a wrong one means the fence stopped another step. */
-  private static void assertReached(KillPoint point) throws Exception {
-    boolean sourceDenied = !world.store().getRequired(world.store().keys().shard(SOURCE, "0")).value()
-        .deniedTables(TabletType.PRIMARY).isEmpty();
-    boolean barrierUp = !world.services.barrier().deniedTables(world.primary(SOURCE, "0")).isEmpty();
-    boolean journal = world.journalWritten();
-    log.info("{} reached: source denied in topology {}, barrier up {}, journal {}", point, sourceDenied, barrierUp,
-        journal);
+  /** What else must hold where the point was reached; a wrong one means the fence stopped another step. */
+  private static void assertReached(KillPoint point, Seen seen) throws Exception {
+    log.info("{} reached: {}", point, seen);
     switch (point) {
-      case STOP_SOURCE_WRITES -> {
-        assertThat(sourceDenied).isTrue();
-        assertThat(barrierUp).isFalse();
-        assertThat(journal).isFalse();
-      }
-      case WAIT_FOR_CATCHUP -> {
-        assertThat(barrierUp).isTrue();
-        assertThat(journal).isFalse();
-      }
+      case STOP_SOURCE_WRITES, WAIT_FOR_CATCHUP -> assertThat(seen.journal()).as("journal written").isFalse();
       case AFTER_CREATE_JOURNALS -> {
-        assertThat(barrierUp).isTrue();
-        assertThat(journal).isTrue();
+        assertThat(seen.barrierUp()).as("source barrier up").isTrue();
         assertThat(world.routedToSource()).as("routing still points at the source").isTrue();
       }
     }

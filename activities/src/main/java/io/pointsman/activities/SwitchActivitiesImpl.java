@@ -28,6 +28,7 @@ import io.pointsman.engine.mysql.WriteScope;
 import io.pointsman.engine.primary.PrimaryPorts;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.StreamsPort;
+import io.pointsman.engine.primary.WriteGatePort;
 import io.pointsman.engine.sequences.SequencePlanner;
 import io.pointsman.engine.sequences.TargetSequences;
 import io.pointsman.engine.switching.MigrationReader;
@@ -254,17 +255,9 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void allowSourceWrites(MigrationInfo info, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
-    ActivityFailures.translate(() -> {
-      checkHeld(locks);
-      try (Heartbeater hb = Heartbeater.start()) {
-        FanOut.forEach(info.sourceShards(), shard -> {
-          ShardRef source = source(info, shard);
-          ports(source).writeGate().undoDeny(source, scope(info), locks, DRAIN_TIMEOUT);
-        });
-      }
-      topology.allowSourceWrites(info, locks);
-      refresh(info.sourceKeyspace(), info.sourceShards());
-    });
+    ActivityFailures.translate(() -> allowWrites(info.sourceKeyspace(), info.sourceShards(),
+        shard -> source(info, shard), (gate, shard) -> gate.undoDeny(shard, scope(info), locks, DRAIN_TIMEOUT),
+        () -> topology.allowSourceWrites(info, locks), locks));
   }
 
   @Override
@@ -463,20 +456,35 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void allowTargetWrites(MigrationInfo info, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
-    ActivityFailures.translate(() -> {
-      // An earlier ReverseTraffic raised a barrier on these primaries when they were its source.
-      // Lowered with one flip per primary; its triggers stay dormant until Complete or Cancel,
-      // since dropping them here would put DDL per table back in the write window.
-      checkHeld(locks);
-      try (Heartbeater hb = Heartbeater.start()) {
-        FanOut.forEach(info.targetShards(), shard -> {
-          ShardRef target = target(info, shard);
-          ports(target).writeGate().open(target, scope(info), locks, DRAIN_TIMEOUT);
-        });
-      }
-      topology.allowTargetWrites(info, locks);
-      refresh(info.targetKeyspace(), info.targetShards());
-    });
+    // An earlier ReverseTraffic raised a barrier on these primaries when they were its source.
+    // Lowered with one flip per primary; its triggers stay dormant until Complete or Cancel,
+    // since dropping them here would put DDL per table back in the write window.
+    ActivityFailures.translate(() -> allowWrites(info.targetKeyspace(), info.targetShards(),
+        shard -> target(info, shard), (gate, shard) -> gate.open(shard, scope(info), locks, DRAIN_TIMEOUT),
+        () -> topology.allowTargetWrites(info, locks), locks));
+  }
+
+  /** What lowering the barrier does on one primary: undo a deny, or open the gate. */
+  @FunctionalInterface
+  private interface GateChange {
+    void apply(WriteGatePort gate, ShardRef shard);
+  }
+
+  /**
+   * Lets writes through on the shards: the barrier on each primary first (at once), then the
+   * topology, then the tablets are told to read it.
+   */
+  private void allowWrites(String keyspace, List<String> shards, Function<String, ShardRef> ref,
+      GateChange change, Runnable topologyChange, LockSet locks) {
+    checkHeld(locks);
+    try (Heartbeater hb = Heartbeater.start()) {
+      FanOut.forEach(shards, shard -> {
+        ShardRef at = ref.apply(shard);
+        change.apply(ports(at).writeGate(), at);
+      });
+    }
+    topologyChange.run();
+    refresh(keyspace, shards);
   }
 
   @Override

@@ -200,26 +200,20 @@ public final class WriteBarrier {
    */
   public Result prepare(PrimaryEndpoint endpoint, WriteScope scope, String owner, LockSet locks, Duration timeout) {
     checkOwner(owner);
-    long started = System.nanoTime();
-    long deadline = started + timeout.toNanos();
     String db = endpoint.dbName();
     String action = "preparing the write barrier on " + scope + " of " + db;
-    fence.check(endpoint, locks, action);
-    try (Connection c = pools.dedicatedConnection(endpoint)) {
-      prepareSession(c, endpoint);
+    return onSession(endpoint, locks, action, timeout, true, (c, w) -> {
       List<String> tables = tablesToDeny(c, endpoint, scope);
       Map<String, BarrierCatalog.Trigger> present = BarrierCatalog.barrierTriggers(c, db);
-      List<String> created = install(c, endpoint, locks, tables, present, false, owner, deadline, timeout);
+      List<String> created = install(c, endpoint, locks, tables, present, false, owner, w.deadline(), timeout);
       // Seen complete now: the window's deny and open trust this instead of reading the catalog.
       CheckedTables.record(c, endpoint, fullyGated(tables, created.isEmpty() ? present
           : BarrierCatalog.barrierTriggers(c, db)), CheckedTables.tableIds(c, db));
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      Duration took = w.took();
       log.info("write barrier prepared (dormant) on {} of {} on {}: {} tables, {} triggers created, {} ms", scope, db,
           endpoint, tables.size(), created.size(), took.toMillis());
       return new Result(db, tables, created, took);
-    } catch (SQLException e) {
-      throw SqlErrors.translate(action + " on " + endpoint, e);
-    }
+    });
   }
 
   /**
@@ -233,29 +227,23 @@ public final class WriteBarrier {
    *     FAILED_PRECONDITION when a named table does not exist or cannot be named safely
    */
   public Result deny(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration drainTimeout) {
-    long started = System.nanoTime();
-    long deadline = started + drainTimeout.toNanos();
     String db = endpoint.dbName();
     String action = "denying writes to " + scope + " of " + db;
-    fence.check(endpoint, locks, action);
-    try (Connection c = pools.dedicatedConnection(endpoint)) {
-      prepareSession(c, endpoint);
+    return onSession(endpoint, locks, action, drainTimeout, true, (c, w) -> {
       List<String> tables = tablesToDeny(c, endpoint, scope);
       List<String> created = CheckedTables.allChecked(c, endpoint, tables, CheckedTables.tableIds(c, db))
           ? List.of() // prepared, and seen complete since under the same table ids
           : install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), true, WriteGateRows.IN_WINDOW,
-              deadline, drainTimeout);
+              w.deadline(), drainTimeout);
       if (!tables.isEmpty()) {
-        gate.deny(endpoint, locks, tables, left(deadline), drainTimeout);
+        gate.deny(endpoint, locks, tables, left(w.deadline()), drainTimeout);
       }
-      drain(c, endpoint, tables, deadline);
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      drain(c, endpoint, tables, w.deadline());
+      Duration took = w.took();
       log.info("writes denied on {} of {} on {}: {} tables, {} triggers created, {} ms", scope, db, endpoint,
           tables.size(), created.size(), took.toMillis());
       return new Result(db, tables, created, took);
-    } catch (SQLException e) {
-      throw SqlErrors.translate(action + " on " + endpoint, e);
-    }
+    });
   }
 
   /**
@@ -264,33 +252,28 @@ public final class WriteBarrier {
    * older version, which deny whatever the gate says, are dropped.
    */
   public Result open(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
-    long started = System.nanoTime();
-    long deadline = started + timeout.toNanos();
     String db = endpoint.dbName();
     String action = "allowing writes to " + scope + " of " + db;
-    try (Connection c = pools.dedicatedConnection(endpoint)) {
-      prepareSession(c, endpoint);
+    return onSession(endpoint, locks, action, timeout, false, (c, w) -> {
       // Tables seen with their three gated triggers under their current ids have no older,
       // unconditional ones to drop: then the catalog need not be read in the window.
       boolean checked = scope instanceof WriteScope.Tables named
           && CheckedTables.allChecked(c, endpoint, named.names(), CheckedTables.tableIds(c, db));
       Map<String, BarrierCatalog.Trigger> ours = checked ? Map.of() : BarrierCatalog.barrierTriggers(c, db);
       List<String> tables = inScope(c, endpoint, scope, ours);
-      gate.allow(endpoint, locks, tables, left(deadline));
+      gate.allow(endpoint, locks, tables, left(w.deadline()));
       Map<String, BarrierCatalog.Trigger> ungated = new TreeMap<>();
       ours.forEach((name, t) -> {
         if (!t.gated() && tables.contains(t.table())) {
           ungated.put(name, t);
         }
       });
-      List<String> dropped = drop(c, endpoint, locks, ungated, deadline, timeout, action, false);
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      List<String> dropped = drop(c, endpoint, locks, ungated, w.deadline(), timeout, action, false);
+      Duration took = w.took();
       log.info("writes allowed on {} of {} on {} (barrier left dormant): {} tables, {} ms", scope, db, endpoint,
           tables.size(), took.toMillis());
       return new Result(db, tables, dropped, took);
-    } catch (SQLException e) {
-      throw SqlErrors.translate(action + " on " + endpoint, e);
-    }
+    });
   }
 
   /**
@@ -300,36 +283,30 @@ public final class WriteBarrier {
    * transactions using its table, at most {@code timeout} in total.
    */
   public Result allow(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
-    long started = System.nanoTime();
-    long deadline = started + timeout.toNanos();
     String db = endpoint.dbName();
     String action = "allowing writes to " + scope + " of " + db;
-    fence.check(endpoint, locks, action);
-    try (Connection c = pools.dedicatedConnection(endpoint)) {
-      prepareSession(c, endpoint);
+    return onSession(endpoint, locks, action, timeout, true, (c, w) -> {
       Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
       List<String> scoped = inScope(c, endpoint, scope, ours);
-      gate.allow(endpoint, locks, scoped, left(deadline));
+      gate.allow(endpoint, locks, scoped, left(w.deadline()));
       Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
       ours.forEach((name, t) -> {
         if (scoped.contains(t.table())) {
           toDrop.put(name, t);
         }
       });
-      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, false);
+      List<String> dropped = drop(c, endpoint, locks, toDrop, w.deadline(), timeout, action, false);
       gate.delete(endpoint, locks, scoped);
       SortedSet<String> tables = new TreeSet<>();
       toDrop.values().forEach(t -> tables.add(t.table()));
       if (scope instanceof WriteScope.Tables named) {
         tables.addAll(named.names());
       }
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      Duration took = w.took();
       log.info("writes allowed on {} of {} on {}: {} triggers dropped, {} ms", scope, db, endpoint, dropped.size(),
           took.toMillis());
       return new Result(db, List.copyOf(tables), dropped, took);
-    } catch (SQLException e) {
-      throw SqlErrors.translate(action + " on " + endpoint, e);
-    }
+    });
   }
 
   /**
@@ -339,16 +316,12 @@ public final class WriteBarrier {
    * that were there, dormant, before stay as they were.
    */
   public Result undoDeny(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
-    long started = System.nanoTime();
-    long deadline = started + timeout.toNanos();
     String db = endpoint.dbName();
     String action = "allowing writes to " + scope + " of " + db;
-    fence.check(endpoint, locks, action);
-    try (Connection c = pools.dedicatedConnection(endpoint)) {
-      prepareSession(c, endpoint);
+    return onSession(endpoint, locks, action, timeout, true, (c, w) -> {
       Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
       List<String> scoped = inScope(c, endpoint, scope, ours);
-      gate.allow(endpoint, locks, scoped, left(deadline));
+      gate.allow(endpoint, locks, scoped, left(w.deadline()));
       SortedSet<String> inWindow = WriteGateRows.preparedBy(c, endpoint, WriteGateRows.IN_WINDOW);
       Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
       ours.forEach((name, t) -> {
@@ -356,16 +329,14 @@ public final class WriteBarrier {
           toDrop.put(name, t);
         }
       });
-      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, false);
+      List<String> dropped = drop(c, endpoint, locks, toDrop, w.deadline(), timeout, action, false);
       List<String> tables = scoped.stream().filter(inWindow::contains).toList();
       gate.delete(endpoint, locks, tables);
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      Duration took = w.took();
       log.info("writes allowed on {} of {} on {}: {} triggers installed in the window dropped, {} ms", scope, db,
           endpoint, dropped.size(), took.toMillis());
       return new Result(db, scoped, dropped, took);
-    } catch (SQLException e) {
-      throw SqlErrors.translate(action + " on " + endpoint, e);
-    }
+    });
   }
 
   /**
@@ -377,13 +348,9 @@ public final class WriteBarrier {
   public Result removePrepared(PrimaryEndpoint endpoint, WriteScope scope, String owner, LockSet locks,
       Duration timeout) {
     checkOwner(owner);
-    long started = System.nanoTime();
-    long deadline = started + timeout.toNanos();
     String db = endpoint.dbName();
     String action = "removing the write barrier prepared by " + owner + " on " + scope + " of " + db;
-    fence.check(endpoint, locks, action);
-    try (Connection c = pools.dedicatedConnection(endpoint)) {
-      prepareSession(c, endpoint);
+    return onSession(endpoint, locks, action, timeout, true, (c, w) -> {
       Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
       SortedSet<String> prepared = WriteGateRows.preparedBy(c, endpoint, owner);
       List<String> scoped = inScope(c, endpoint, scope, ours);
@@ -393,7 +360,7 @@ public final class WriteBarrier {
           toDrop.put(name, t);
         }
       });
-      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, true);
+      List<String> dropped = drop(c, endpoint, locks, toDrop, w.deadline(), timeout, action, true);
       SortedSet<String> left = new TreeSet<>();
       toDrop.forEach((name, t) -> {
         if (!dropped.contains(name)) {
@@ -402,14 +369,12 @@ public final class WriteBarrier {
       });
       List<String> tables = scoped.stream().filter(t -> prepared.contains(t) && !left.contains(t)).toList();
       gate.delete(endpoint, locks, tables);
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      Duration took = w.took();
       log.info("write barrier prepared by {} removed on {} of {} on {}: {} triggers dropped, {} ms{}", owner, scope, db,
           endpoint, dropped.size(), took.toMillis(), left.isEmpty() ? ""
               : "; left dormant (held by open transactions): " + left);
       return new Result(db, tables, dropped, took);
-    } catch (SQLException e) {
-      throw SqlErrors.translate(action + " on " + endpoint, e);
-    }
+    });
   }
 
   /**
@@ -417,13 +382,9 @@ public final class WriteBarrier {
    * {@link #prepare}, harmless whatever ran after it (a table denied since stays denied).
    */
   public Result removeDormant(PrimaryEndpoint endpoint, WriteScope scope, LockSet locks, Duration timeout) {
-    long started = System.nanoTime();
-    long deadline = started + timeout.toNanos();
     String db = endpoint.dbName();
     String action = "removing the dormant write barrier on " + scope + " of " + db;
-    fence.check(endpoint, locks, action);
-    try (Connection c = pools.dedicatedConnection(endpoint)) {
-      prepareSession(c, endpoint);
+    return onSession(endpoint, locks, action, timeout, true, (c, w) -> {
       Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
       SortedSet<String> denying = denying(c, endpoint, ours);
       List<String> scoped = inScope(c, endpoint, scope, ours);
@@ -433,13 +394,44 @@ public final class WriteBarrier {
           toDrop.put(name, t);
         }
       });
-      List<String> dropped = drop(c, endpoint, locks, toDrop, deadline, timeout, action, false);
+      List<String> dropped = drop(c, endpoint, locks, toDrop, w.deadline(), timeout, action, false);
       List<String> tables = scoped.stream().filter(t -> !denying.contains(t)).toList();
       gate.delete(endpoint, locks, tables);
-      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      Duration took = w.took();
       log.info("dormant write barrier removed on {} of {} on {}: {} triggers dropped, {} tables left denied, {} ms",
           scope, db, endpoint, dropped.size(), denying.size(), took.toMillis());
       return new Result(db, tables, dropped, took);
+    });
+  }
+
+  /** When one change of the barrier began, and by when it must be done (System.nanoTime). */
+  private record Window(long started, long deadline) {
+    Duration took() {
+      return Duration.ofNanos(System.nanoTime() - started);
+    }
+  }
+
+  /** One change of the barrier, made on a session of its own. */
+  @FunctionalInterface
+  private interface Change {
+    Result on(Connection c, Window w) throws SQLException;
+  }
+
+  /**
+   * The frame of every change: the fence checked first (open's gate flip is fenced by itself, so it
+   * skips this), a dedicated session prepared for the barrier, closed after, and an SQL failure
+   * named with the action.
+   */
+  private Result onSession(PrimaryEndpoint endpoint, LockSet locks, String action, Duration timeout,
+      boolean checkFence, Change change) {
+    long started = System.nanoTime();
+    Window w = new Window(started, started + timeout.toNanos());
+    if (checkFence) {
+      fence.check(endpoint, locks, action);
+    }
+    try (Connection c = pools.dedicatedConnection(endpoint)) {
+      prepareSession(c, endpoint);
+      return change.on(c, w);
     } catch (SQLException e) {
       throw SqlErrors.translate(action + " on " + endpoint, e);
     }

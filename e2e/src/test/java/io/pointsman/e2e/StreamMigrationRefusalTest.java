@@ -1,5 +1,7 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.WorkflowFailures.typedFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.errors.ErrorCode;
@@ -62,7 +64,7 @@ class StreamMigrationRefusalTest {
       deleteStream(world, KS, "80-", foreign);
       ActionResult switched = world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-" + UUID.randomUUID())
           .switchTraffic(request);
-      assertThat(switched.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      assertThat(switched.currentState()).isEqualTo(ALL_SWITCHED);
       insertStream(world, "commerce", "0", "customer2commerce", KS, "-80");
 
       WorldSnapshot beforeComplete = WorldSnapshot.take(world);
@@ -127,14 +129,9 @@ class StreamMigrationRefusalTest {
       failed = e;
     }
     assertThat(failed).as("refused, " + what).isNotNull();
-    for (Throwable t = failed; t != null; t = t.getCause()) {
-      if (t instanceof ApplicationFailure af && !af.getType().isEmpty()
-          && !af.getType().equals(ApplicationFailure.class.getName())) {
-        assertThat(af.getType()).isEqualTo(ErrorCode.FAILED_PRECONDITION.name());
-        assertThat(af.isNonRetryable()).isTrue();
-        return af;
-      }
-    }
-    throw new AssertionError("no typed application failure in " + failed, failed);
+    ApplicationFailure af = typedFailure(failed);
+    assertThat(af.getType()).isEqualTo(ErrorCode.FAILED_PRECONDITION.name());
+    assertThat(af.isNonRetryable()).isTrue();
+    return af;
   }
 }

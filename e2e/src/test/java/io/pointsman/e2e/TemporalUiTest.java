@@ -1,6 +1,8 @@
 package io.pointsman.e2e;
 
 import static io.pointsman.e2e.E2eChecks.id;
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -66,8 +68,6 @@ class TemporalUiTest {
   private static final String WF = "commerce2customer";
   /** The id the README tells an operator to type. */
   private static final String UI_ID = Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, KS, WF);
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
   private static final Path SHOTS = Path.of("target", "ui-screenshots").toAbsolutePath();
   private static final Duration UI_WAIT = Duration.ofSeconds(60);
 

@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
@@ -79,7 +80,7 @@ class TopologyFidelityTest {
 
       ActionResult switched = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC))
           .switchTraffic(SwitchTrafficRequest.of(WF, "customer"));
-      assertThat(switched.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      assertThat(switched.currentState()).isEqualTo(ALL_SWITCHED);
       Map<String, Message> afterSwitch = read(world, before);
       assertOnlyExpectedChanges(before, afterSwitch, "after SwitchTraffic");
       assertThat(afterSwitch).as("every record is still there after the switch").containsOnlyKeys(before.keySet());

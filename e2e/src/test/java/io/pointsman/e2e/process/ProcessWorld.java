@@ -15,6 +15,7 @@ import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.e2e.TemporalEndedExecutions;
+import io.pointsman.e2e.TrafficStates;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
@@ -61,7 +62,7 @@ final class ProcessWorld implements AutoCloseable {
   static final String WORKFLOW = "commerce2customer";
   static final String TARGET = "customer";
   static final String SOURCE = "commerce";
-  static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
+  static final String ALL_SWITCHED = TrafficStates.ALL_SWITCHED;
   private static final Duration COPY_TIMEOUT = Duration.ofSeconds(90);
   private static final Logger log = LoggerFactory.getLogger(ProcessWorld.class);
 

@@ -380,17 +380,22 @@ class ServiceRestartMidSwitchTest {
   }
 
   private void assertSwitchedAndSound(RouterLoad load, String what) throws Exception {
-    assertDefinedState("ALL_SWITCHED");
-    assertThat(WorldSnapshot.lockKeys(world())).as("lock keys left behind").isEmpty();
-    awaitRunningAndCaughtUp(SOURCE, REVERSE);
-    load.awaitMoreAcknowledged();
-    load.stopAndVerify(what);
+    assertSettledAndSound("ALL_SWITCHED", SOURCE, REVERSE, load, what);
   }
 
   private void assertRolledBackAndSound(RouterLoad load, String what) throws Exception {
-    assertDefinedState("NOT_SWITCHED");
+    assertSettledAndSound("NOT_SWITCHED", TARGET, WORKFLOW, load, what);
+  }
+
+  /**
+   * The workflow rests in {@code state} with no lock left, the streams that now carry the writes
+   * ({@code workflow} into {@code keyspace}) run and catch up, and the load lost nothing.
+   */
+  private void assertSettledAndSound(String state, String keyspace, String workflow, RouterLoad load, String what)
+      throws Exception {
+    assertDefinedState(state);
     assertThat(WorldSnapshot.lockKeys(world())).as("lock keys left behind").isEmpty();
-    awaitRunningAndCaughtUp(TARGET, WORKFLOW);
+    awaitRunningAndCaughtUp(keyspace, workflow);
     load.awaitMoreAcknowledged();
     load.stopAndVerify(what);
   }

@@ -54,11 +54,7 @@ class StreamMigrationRefusalTest {
             + " workflow mat_orders on shard 80- (stream " + foreign + ") is Stopped, not Running: start it or"
             + " delete it first; nothing was changed");
       }
-      WorldSnapshot after = WorldSnapshot.take(world);
-      assertThat(after.differencesTo(before)).as("nothing changed").isEmpty();
-      assertThat(after.topology()).isEqualTo(before.topology());
-      assertThat(after.primaries()).isEqualTo(before.primaries());
-      assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+      before.assertNothingChangedIn(world, "nothing changed");
 
       // without it the switch goes through; then a reader of a source shard holds Complete back
       deleteStream(world, KS, "80-", foreign);
@@ -77,11 +73,7 @@ class StreamMigrationRefusalTest {
             + " from them (workflow commerce.customer2commerce from shards [-80]); move or delete those workflows"
             + " first (vtctldclient); nothing was changed");
       }
-      WorldSnapshot afterComplete = WorldSnapshot.take(world);
-      assertThat(afterComplete.differencesTo(beforeComplete)).as("nothing changed by Complete").isEmpty();
-      assertThat(afterComplete.topology()).isEqualTo(beforeComplete.topology());
-      assertThat(afterComplete.primaries()).isEqualTo(beforeComplete.primaries());
-      assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+      beforeComplete.assertNothingChangedIn(world, "nothing changed by Complete");
     }
   }
 

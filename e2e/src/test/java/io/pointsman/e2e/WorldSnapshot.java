@@ -1,5 +1,7 @@
 package io.pointsman.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.Message;
 import com.google.protobuf.TextFormat;
 import io.etcd.jetcd.ByteSequence;
@@ -81,6 +83,18 @@ record WorldSnapshot(SortedMap<String, String> topology, SortedMap<String, List<
     primaries.forEach((shard, rows) -> rows.stream().filter(r -> r.startsWith("journal "))
         .forEach(r -> out.add(shard + ": " + r.substring(0, Math.min(r.length(), 80)))));
     return out;
+  }
+
+  /**
+   * Checks that {@code world} is as this snapshot saw it, etcd records and primaries alike, and
+   * that no lock key is left: what a refused action must leave.
+   */
+  void assertNothingChangedIn(SwitchWorld world, String description) throws Exception {
+    WorldSnapshot now = take(world);
+    assertThat(now.differencesTo(this)).as(description).isEmpty();
+    assertThat(now.topology()).isEqualTo(topology);
+    assertThat(now.primaries()).isEqualTo(primaries);
+    assertThat(lockKeys(world)).isEmpty();
   }
 
   /** Every difference from {@code after}, one readable line each; empty when they are equal. */

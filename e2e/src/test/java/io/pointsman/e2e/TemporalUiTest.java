@@ -209,13 +209,7 @@ class TemporalUiTest {
   @Test
   @Order(3)
   void requestCancellationBeforeTheJournalRollsTheSwitchBack() throws Exception {
-    FaultInjection.Block held = faults.blockOnce("stopSourceWrites", FaultInjection.When.AFTER);
-    WorkflowStub stub = startHeld(held);
-    cancelFromTheUi(stub);
-    world().awaitCancellationSeen(stub);
-    held.release();
-
-    awaitStatus("Canceled");
+    WorkflowStub stub = cancelFromTheUiWhileHeld("stopSourceWrites", FaultInjection.When.AFTER);
     assertThat(statusOf(stub)).isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED);
     Progress progress = stub.query("progress", Progress.class);
     assertThat(progress.steps()).filteredOn(s -> s.name().equals("stopSourceWrites"))
@@ -228,13 +222,7 @@ class TemporalUiTest {
   @Test
   @Order(4)
   void requestCancellationAfterTheJournalLetsTheSwitchFinish() throws Exception {
-    FaultInjection.Block held = faults.blockOnce("allowTargetWrites", FaultInjection.When.BEFORE);
-    WorkflowStub stub = startHeld(held);
-    cancelFromTheUi(stub);
-    world().awaitCancellationSeen(stub);
-    held.release();
-
-    awaitStatus("Canceled");
+    WorkflowStub stub = cancelFromTheUiWhileHeld("allowTargetWrites", FaultInjection.When.BEFORE);
     Progress progress = stub.query("progress", Progress.class);
     assertThat(progress.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
     assertThat(progress.steps()).extracting(StepProgress::name)
@@ -242,6 +230,20 @@ class TemporalUiTest {
     assertThat(world().workflowState(KS, WF)).isEqualTo(ALL_SWITCHED);
     world().assertDefinedState(KS, WF, "ALL_SWITCHED");
     reverse();
+  }
+
+  /**
+   * Starts a switch held at {@code step}, requests its cancellation in the UI, lets it go on once
+   * the workflow saw the request, and waits until the UI shows it Canceled.
+   */
+  private static WorkflowStub cancelFromTheUiWhileHeld(String step, FaultInjection.When when) throws Exception {
+    FaultInjection.Block held = faults.blockOnce(step, when);
+    WorkflowStub stub = startHeld(held);
+    cancelFromTheUi(stub);
+    world().awaitCancellationSeen(stub);
+    held.release();
+    awaitStatus("Canceled");
+    return stub;
   }
 
   /** The Start Workflow form, filled in as a person would: id, task queue, type, the JSON input. */

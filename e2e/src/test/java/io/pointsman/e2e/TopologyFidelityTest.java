@@ -8,7 +8,6 @@ import com.google.protobuf.Message;
 import com.google.protobuf.UnknownFieldSet;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -21,11 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
@@ -109,9 +106,7 @@ class TopologyFidelityTest {
   }
 
   private static List<KeyValue> records(SwitchWorld world) throws Exception {
-    ByteSequence prefix = ByteSequence.from(world.paths.cellRootPrefix() + "/", StandardCharsets.UTF_8);
-    return world.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build()).get(30, TimeUnit.SECONDS)
-        .getKvs().stream().filter(kv -> TopoCodec.recordTypeAt(kv.getKey().toString(StandardCharsets.UTF_8)).isPresent()
+    return EtcdReads.under(world.etcd, world.paths.cellRootPrefix() + "/").stream().filter(kv -> TopoCodec.recordTypeAt(kv.getKey().toString(StandardCharsets.UTF_8)).isPresent()
             && !kv.getKey().toString(StandardCharsets.UTF_8).contains("/locks/")).toList();
   }
 

@@ -1,5 +1,7 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -60,7 +62,6 @@ class BarrierSurvivesFailoverTest {
   private static final String WORKFLOW = "commerce2customer";
   private static final String SOURCE = "commerce";
   private static final String TARGET = "customer";
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
   private static final Duration LONG = Duration.ofMinutes(2);
 
   /** Where the switch is held while the source fails over, and how it must end. */

@@ -2,8 +2,10 @@ package io.pointsman.e2e;
 
 import static io.pointsman.e2e.E2eChecks.id;
 import static io.pointsman.e2e.E2eChecks.triggers;
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
+import static io.pointsman.e2e.WorkflowFailures.applicationFailure;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.model.ActionResult;
@@ -18,7 +20,6 @@ import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.e2e.FaultInjection.When;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Duration;
@@ -43,8 +44,6 @@ class CancelAfterJournalTest {
   private static final String KS = "customer";
   private static final String WF = "commerce2customer";
   private static final String SOURCE = "commerce";
-  private static final String SWITCHED = "All Reads Switched. Writes Switched";
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final List<String> MOVED = List.of("corder", "customer");
 
   private static final FaultInjection faults = new FaultInjection();
@@ -63,7 +62,7 @@ class CancelAfterJournalTest {
     world().createMoveTables();
     faults.failOnce("stopSourceWrites", When.AFTER);
     faults.failOnce("allowSourceWrites", When.BEFORE);
-    ApplicationFailure cause = failure(() -> newSwitch().switchTraffic(SwitchTrafficRequest.of(WF, KS)));
+    ApplicationFailure cause = applicationFailure(() -> newSwitch().switchTraffic(SwitchTrafficRequest.of(WF, KS)));
     assertThat(cause.getOriginalMessage()).contains("compensation");
     assertThat(triggers(world(), SOURCE, "0")).as("the barrier the failed undo left").isNotEmpty();
 
@@ -90,7 +89,7 @@ class CancelAfterJournalTest {
     faults.reset();
 
     ActionResult done = WorkflowStub.fromTyped(wf).getResult(ActionResult.class);
-    assertThat(done.currentState()).isEqualTo(SWITCHED);
+    assertThat(done.currentState()).isEqualTo(ALL_SWITCHED);
     assertThat(wf.progress().steps()).filteredOn(s -> s.name().equals("changeRouting")).hasSizeGreaterThan(1);
     world().assertDefinedState(KS, WF, "ALL_SWITCHED");
 
@@ -117,7 +116,7 @@ class CancelAfterJournalTest {
     faults.reset();
     assertThat(triggers(world(), SOURCE, "0")).as("the source stays denied past the journal").isNotEmpty();
 
-    ApplicationFailure refused = failure(CancelAfterJournalTest::cancel);
+    ApplicationFailure refused = applicationFailure(CancelAfterJournalTest::cancel);
 
     assertThat(refused.getType()).isEqualTo("FAILED_PRECONDITION");
     assertThat(refused.getOriginalMessage()).contains("journal").contains("rerun SwitchTraffic");
@@ -129,7 +128,7 @@ class CancelAfterJournalTest {
     // refuse a rerun past the journal (see the report of this change: canSwitch still asks).
     ActionResult resumed = newSwitch().switchTraffic(SwitchTrafficRequest.of(WF, KS)
         .withMaxReplicationLagAllowed(Duration.ofHours(1)));
-    assertThat(resumed.currentState()).isEqualTo(SWITCHED);
+    assertThat(resumed.currentState()).isEqualTo(ALL_SWITCHED);
     world().assertDefinedState(KS, WF, "ALL_SWITCHED");
   }
 
@@ -167,10 +166,4 @@ class CancelAfterJournalTest {
         .cancel(CancelRequest.of(WF, KS));
   }
 
-  private static ApplicationFailure failure(Runnable run) {
-    WorkflowFailedException failed = catchThrowableOfType(run::run, WorkflowFailedException.class);
-    assertThat(failed).as("the workflow fails").isNotNull();
-    assertThat(failed.getCause()).isInstanceOf(ApplicationFailure.class);
-    return (ApplicationFailure) failed.getCause();
-  }
 }

@@ -3,6 +3,7 @@ package io.pointsman.e2e;
 import static io.pointsman.e2e.E2eChecks.id;
 import static io.pointsman.e2e.E2eChecks.tables;
 import static io.pointsman.e2e.E2eChecks.triggers;
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.model.ActionResult;
@@ -57,7 +58,7 @@ class CompleteOfAThousandTablesTest {
   void everyStepRunsOnceAndLeavesNoneOfTheThousandTablesBehind() throws Exception {
     assertThat(world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, TARGET, WORKFLOW))
         .switchTraffic(SwitchTrafficRequest.of(WORKFLOW, TARGET)).currentState())
-        .isEqualTo("All Reads Switched. Writes Switched");
+        .isEqualTo(ALL_SWITCHED);
 
     CompleteMigrationWorkflow complete = world.workflow(CompleteMigrationWorkflow.class,
         id(Pointsman.COMPLETE_MIGRATION, TARGET, WORKFLOW));

@@ -5,8 +5,9 @@ import static io.pointsman.e2e.E2eChecks.primary;
 import static io.pointsman.e2e.E2eChecks.streams;
 import static io.pointsman.e2e.E2eChecks.tables;
 import static io.pointsman.e2e.E2eChecks.triggers;
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.WorkflowFailures.applicationFailure;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.model.ActionResult;
@@ -24,7 +25,6 @@ import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.SandboxLayout;
 import io.pointsman.sandbox.cluster.SandboxShape;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
 import java.sql.Connection;
@@ -70,7 +70,7 @@ class CompleteRerunTest {
     switchAll(wf);
     faults.failOnce(step, When.AFTER);
 
-    ApplicationFailure cause = failure(() -> complete(wf, CompleteRequest.of(wf, TARGET)));
+    ApplicationFailure cause = applicationFailure(() -> complete(wf, CompleteRequest.of(wf, TARGET)));
     assertThat(cause.getOriginalMessage()).contains(FaultInjection.message(step, When.AFTER))
         .contains("Rerun CompleteMigration to finish");
 
@@ -88,7 +88,7 @@ class CompleteRerunTest {
         .switchTraffic(SwitchTrafficRequest.of(MOVE, TARGET).withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
     faults.failOnce(step, When.AFTER);
 
-    ApplicationFailure cause = failure(() -> cancel());
+    ApplicationFailure cause = applicationFailure(() -> cancel());
     assertThat(cause.getOriginalMessage()).contains(FaultInjection.message(step, When.AFTER))
         .contains("Rerun CancelMigration to finish");
 
@@ -169,7 +169,7 @@ class CompleteRerunTest {
   private static void switchAll(String wf) {
     assertThat(world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, TARGET, wf))
         .switchTraffic(SwitchTrafficRequest.of(wf, TARGET)).currentState())
-        .isEqualTo("All Reads Switched. Writes Switched");
+        .isEqualTo(ALL_SWITCHED);
   }
 
   private static ActionResult complete(String wf, CompleteRequest request) {
@@ -182,10 +182,4 @@ class CompleteRerunTest {
         .cancel(CancelRequest.of(MOVE, TARGET));
   }
 
-  private static ApplicationFailure failure(Runnable run) {
-    WorkflowFailedException failed = catchThrowableOfType(run::run, WorkflowFailedException.class);
-    assertThat(failed).as("the first run fails at the injected fault").isNotNull();
-    assertThat(failed.getCause()).isInstanceOf(ApplicationFailure.class);
-    return (ApplicationFailure) failed.getCause();
-  }
 }

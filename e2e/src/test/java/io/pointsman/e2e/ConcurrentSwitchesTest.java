@@ -1,5 +1,7 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
@@ -53,8 +55,6 @@ class ConcurrentSwitchesTest {
   private static final String FIFTH = "move_t0005";
   private static final String SIXTH = "move_t0006";
   private static final String APART = SandboxLayout.WAREHOUSE_WORKFLOW;
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
-  private static final String SWITCHED = "All Reads Switched. Writes Switched";
   private static final Set<String> MUTATING = Set.of("switchReads", "stopSourceWrites", "allowSourceWrites",
       "waitForCatchup", "restartStreams", "createReverseVReplication", "restoreReverseVReplication",
       "createJournals", "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication");
@@ -102,7 +102,7 @@ class ConcurrentSwitchesTest {
     beforeChecks.release();
 
     await().atMost(WAIT).until(afterChanges::reached);
-    assertThat(world().workflowState(TARGET, MOVE)).isEqualTo(SWITCHED);
+    assertThat(world().workflowState(TARGET, MOVE)).isEqualTo(ALL_SWITCHED);
     WorldSnapshot switched = WorldSnapshot.take(world());
     assertThat(waitingForLocks(waiter::progress)).as("the waiter still waits while the switch holds the locks")
         .isTrue();
@@ -113,11 +113,11 @@ class ConcurrentSwitchesTest {
     log.info("holder: {} ({} → {}); waiter: {} ({} → {})", first.summary(), first.startState(),
         first.currentState(), second.summary(), second.startState(), second.currentState());
     assertThat(first.startState()).isEqualTo(NOT_SWITCHED);
-    assertThat(first.currentState()).isEqualTo(SWITCHED);
+    assertThat(first.currentState()).isEqualTo(ALL_SWITCHED);
     // The later run decides under the locks, from what it finds there: already switched, nothing to do.
     assertThat(second.summary()).isEqualTo("SwitchTraffic was successful for workflow customer." + MOVE);
-    assertThat(second.startState()).isEqualTo(SWITCHED);
-    assertThat(second.currentState()).isEqualTo(SWITCHED);
+    assertThat(second.startState()).isEqualTo(ALL_SWITCHED);
+    assertThat(second.currentState()).isEqualTo(ALL_SWITCHED);
 
     // the holder's acquisitions: its locks, then its write window's shard locks
     java.util.Set<Long> holderTokens = AcquiredTokens.all(holder.progress());
@@ -143,15 +143,15 @@ class ConcurrentSwitchesTest {
 
     SwitchTrafficWorkflow waiter = startSwitch(FOURTH);
     await().atMost(WAIT).until(() -> waitingForLocks(waiter::progress));
-    assertThat(run(waiter, "getWorkflowState")).extracting(StepProgress::detail).isEqualTo(SWITCHED);
+    assertThat(run(waiter, "getWorkflowState")).extracting(StepProgress::detail).isEqualTo(ALL_SWITCHED);
     assertThat(run(waiter, "checkJournals")).as("found the journal: planned to resume")
         .extracting(StepProgress::detail).isEqualTo("true");
     beforeFreeze.release();
 
-    assertThat(result(holder).currentState()).isEqualTo(SWITCHED);
+    assertThat(result(holder).currentState()).isEqualTo(ALL_SWITCHED);
     ActionResult second = result(waiter);
-    assertThat(second.startState()).isEqualTo(SWITCHED);
-    assertThat(second.currentState()).isEqualTo(SWITCHED);
+    assertThat(second.startState()).isEqualTo(ALL_SWITCHED);
+    assertThat(second.currentState()).isEqualTo(ALL_SWITCHED);
     assertThat(faults.calls()).filteredOn(c -> MUTATING.contains(c.step())).as("every change, all the holder's")
         .isNotEmpty().allMatch(c -> holderTokens.contains(c.token()));
     assertThat(waiter.progress().steps()).extracting(StepProgress::name).doesNotContainAnyElementsOf(MUTATING)
@@ -175,7 +175,7 @@ class ConcurrentSwitchesTest {
     await().atMost(WAIT).until(afterChanges::reached);
     WorldSnapshot switched = WorldSnapshot.take(world());
     afterChanges.release();
-    assertThat(result(switching).currentState()).isEqualTo(SWITCHED);
+    assertThat(result(switching).currentState()).isEqualTo(ALL_SWITCHED);
 
     WorkflowFailedException failed = catchThrowableOfType(
         () -> WorkflowStub.fromTyped(cancel).getResult(ActionResult.class), WorkflowFailedException.class);
@@ -244,10 +244,10 @@ class ConcurrentSwitchesTest {
     assertThat(world().workflowState(TARGET, SECOND)).isEqualTo(NOT_SWITCHED);
     held.release();
 
-    assertThat(result(holder).currentState()).isEqualTo(SWITCHED);
+    assertThat(result(holder).currentState()).isEqualTo(ALL_SWITCHED);
     ActionResult second = result(waiter);
     assertThat(second.startState()).isEqualTo(NOT_SWITCHED);
-    assertThat(second.currentState()).isEqualTo(SWITCHED);
+    assertThat(second.currentState()).isEqualTo(ALL_SWITCHED);
     java.util.Set<Long> waiterTokens = AcquiredTokens.all(waiter.progress());
     assertThat(java.util.Collections.min(waiterTokens)).isGreaterThan(java.util.Collections.max(holderTokens));
     // Serialized: every change of the waiter comes after the last change of the holder.
@@ -275,14 +275,14 @@ class ConcurrentSwitchesTest {
     ActionResult done = apart.switchTraffic(SwitchTrafficRequest.of(APART, SandboxLayout.ARCHIVE));
 
     assertThat(done.startState()).isEqualTo(NOT_SWITCHED);
-    assertThat(done.currentState()).isEqualTo(SWITCHED);
+    assertThat(done.currentState()).isEqualTo(ALL_SWITCHED);
     assertThat(fencingToken(apart)).as("locks taken while the other's were held").isGreaterThan(blockedToken);
     assertThat(WorldSnapshot.lockKeys(world())).as("the blocked switch still holds its locks, and only it")
         .containsExactlyInAnyOrderElementsOf(blockedLocks);
     assertValid(SandboxLayout.ARCHIVE, APART, "ALL_SWITCHED");
     held.release();
 
-    assertThat(result(blocked).currentState()).isEqualTo(SWITCHED);
+    assertThat(result(blocked).currentState()).isEqualTo(ALL_SWITCHED);
     assertSwitchedAndUnlocked(THIRD);
     assertValid(SandboxLayout.ARCHIVE, APART, "ALL_SWITCHED");
   }

@@ -1,8 +1,6 @@
 package io.pointsman.e2e;
 
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.options.GetOption;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -12,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Everything a rejected input must leave untouched: every etcd key under the world's roots with its
@@ -24,9 +21,7 @@ record InputFuzzSnapshot(SortedMap<String, String> etcd, SortedMap<String, List<
 
   static InputFuzzSnapshot take(SwitchWorld world) throws Exception {
     SortedMap<String, String> etcd = new TreeMap<>();
-    ByteSequence prefix = ByteSequence.from(world.paths.cellRootPrefix() + "/", StandardCharsets.UTF_8);
-    for (KeyValue kv : world.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
-        .get(30, TimeUnit.SECONDS).getKvs()) {
+    for (KeyValue kv : EtcdReads.under(world.etcd, world.paths.cellRootPrefix() + "/")) {
       etcd.put(kv.getKey().toString(StandardCharsets.UTF_8),
           kv.getModRevision() + " " + kv.getValue().toString(StandardCharsets.UTF_8));
     }

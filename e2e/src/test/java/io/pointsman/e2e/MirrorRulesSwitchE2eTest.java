@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.ByteSequence;
@@ -47,7 +48,7 @@ class MirrorRulesSwitchE2eTest {
 
       ActionResult all = world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-" + UUID.randomUUID())
           .switchTraffic(SwitchTrafficRequest.of(WF, "customer"));
-      assertThat(all.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      assertThat(all.currentState()).isEqualTo(ALL_SWITCHED);
       Vschema.MirrorRules afterWrites = Vschema.MirrorRules.newBuilder().addRules(UNRELATED).build();
       assertThat(Vschema.MirrorRules.parseFrom(get(world, world.paths.mirrorRules()))).isEqualTo(afterWrites);
       assertServed(world, afterWrites);

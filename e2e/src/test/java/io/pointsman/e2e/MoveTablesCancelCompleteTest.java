@@ -5,6 +5,8 @@ import static io.pointsman.e2e.E2eChecks.rows;
 import static io.pointsman.e2e.E2eChecks.streams;
 import static io.pointsman.e2e.E2eChecks.tables;
 import static io.pointsman.e2e.E2eChecks.triggers;
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.model.ActionResult;
@@ -108,7 +110,7 @@ class MoveTablesCancelCompleteTest {
   void cancelAfterAReadsOnlySwitchSendsReadsBackAndDropsEverything() throws Exception {
     world().createMoveTables();
     ActionResult reads = switchTraffic(READS);
-    assertThat(reads.currentState()).isEqualTo("All Reads Switched. Writes Not Switched");
+    assertThat(reads.currentState()).isEqualTo(READS_SWITCHED);
     Map<String, List<String>> rules = routingRules();
     assertThat(rules.get("customer@replica")).containsExactly("customer.customer");
     assertThat(rules.get("commerce.corder@rdonly")).containsExactly("customer.corder");
@@ -140,7 +142,7 @@ class MoveTablesCancelCompleteTest {
   @Order(3)
   void cancelWithKeepDataAndKeepRoutingRulesKeepsTheCopiesAndTheRulesToTheSource() throws Exception {
     world().createMoveTables();
-    assertThat(switchTraffic(READS).currentState()).isEqualTo("All Reads Switched. Writes Not Switched");
+    assertThat(switchTraffic(READS).currentState()).isEqualTo(READS_SWITCHED);
 
     ActionResult cancelled = cancel(CancelRequest.of(WF, KS).with(true, true, false));
 
@@ -178,7 +180,7 @@ class MoveTablesCancelCompleteTest {
   @Order(4)
   void completeWithKeepDataKeepsTheSourceTablesBehindTheirDenials() throws Exception {
     world().createMoveTables();
-    assertThat(switchTraffic(ALL).currentState()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(switchTraffic(ALL).currentState()).isEqualTo(ALL_SWITCHED);
 
     CompleteMigrationWorkflow dry = world().workflow(CompleteMigrationWorkflow.class,
         id(Pointsman.COMPLETE_MIGRATION, KS, WF));

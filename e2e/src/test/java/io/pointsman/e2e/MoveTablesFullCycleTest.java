@@ -1,5 +1,7 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -46,14 +48,14 @@ class MoveTablesFullCycleTest {
 
       ActionResult first = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC))
           .switchTraffic(request);
-      assertThat(first.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      assertThat(first.currentState()).isEqualTo(ALL_SWITCHED);
       ActionResult back = world.workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC))
           .reverseTraffic(request);
       assertThat(back.summary()).isEqualTo("ReverseTraffic was successful for workflow customer.commerce2customer");
-      assertThat(back.currentState()).isEqualTo("Reads Not Switched. Writes Not Switched");
+      assertThat(back.currentState()).isEqualTo(NOT_SWITCHED);
       ActionResult again = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC))
           .switchTraffic(request);
-      assertThat(again.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      assertThat(again.currentState()).isEqualTo(ALL_SWITCHED);
       ActionResult done = world.workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION))
           .complete(CompleteRequest.of("commerce2customer", "customer"));
       assertThat(done.summary()).isEqualTo("Successfully completed the commerce2customer workflow in the customer keyspace");

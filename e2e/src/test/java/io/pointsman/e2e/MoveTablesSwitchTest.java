@@ -1,5 +1,7 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.model.ActionResult;
@@ -35,8 +37,8 @@ class MoveTablesSwitchTest {
     ActionResult result = wf.switchTraffic(SwitchTrafficRequest.of("commerce2customer", "customer"));
 
     assertThat(result.summary()).isEqualTo("SwitchTraffic was successful for workflow customer.commerce2customer");
-    assertThat(result.startState()).isEqualTo("Reads Not Switched. Writes Not Switched");
-    assertThat(result.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(result.startState()).isEqualTo(NOT_SWITCHED);
+    assertThat(result.currentState()).isEqualTo(ALL_SWITCHED);
 
     Map<String, List<String>> rules = world().store().getRequired(world().store().keys().routingRules()).value()
         .asMap();

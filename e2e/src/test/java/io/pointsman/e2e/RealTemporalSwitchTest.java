@@ -1,6 +1,8 @@
 package io.pointsman.e2e;
 
 import static io.pointsman.e2e.E2eChecks.id;
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -45,7 +47,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RealTemporalSwitchTest {
   private static final String KS = "customer";
   private static final String WF = "commerce2customer";
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
 
   private static final FaultInjection faults = new FaultInjection();
   @RegisterExtension
@@ -124,7 +125,7 @@ class RealTemporalSwitchTest {
   private static void reverse() {
     ActionResult back = world().workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC, KS, WF))
         .reverseTraffic(SwitchTrafficRequest.of(WF, KS));
-    assertThat(back.currentState()).isEqualTo("Reads Not Switched. Writes Not Switched");
+    assertThat(back.currentState()).isEqualTo(NOT_SWITCHED);
     world().awaitStreamsRunning(KS, WF);
   }
 

@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.WorkflowFailures.typedFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.errors.ErrorCode;
@@ -51,7 +52,7 @@ class ReshardCoverageRefusalTest {
           failed = e;
         }
         assertThat(failed).as("refused, dry run " + r.dryRun()).isNotNull();
-        ApplicationFailure cause = typed(failed);
+        ApplicationFailure cause = typedFailure(failed);
         assertThat(cause.getType()).isEqualTo(ErrorCode.FAILED_PRECONDITION.name());
         assertThat(cause.isNonRetryable()).isTrue();
         assertThat(cause.getOriginalMessage())
@@ -59,21 +60,7 @@ class ReshardCoverageRefusalTest {
             .contains("into target shards [-40, 80-c0, c0-] (gap between -40 and 80-c0)")
             .endsWith("they must cover the same key range without gap or overlap; nothing was changed");
       }
-      WorldSnapshot after = WorldSnapshot.take(world);
-      assertThat(after.differencesTo(before)).as("nothing changed").isEmpty();
-      assertThat(after.topology()).isEqualTo(before.topology());
-      assertThat(after.primaries()).isEqualTo(before.primaries());
-      assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+      before.assertNothingChangedIn(world, "nothing changed");
     }
-  }
-
-  private static ApplicationFailure typed(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ApplicationFailure af && !af.getType().isEmpty()
-          && !af.getType().equals(ApplicationFailure.class.getName())) {
-        return af;
-      }
-    }
-    throw new AssertionError("no typed application failure in " + e, e);
   }
 }

@@ -11,6 +11,9 @@ import static io.pointsman.e2e.E2eChecks.srvKeyspace;
 import static io.pointsman.e2e.E2eChecks.streams;
 import static io.pointsman.e2e.E2eChecks.tables;
 import static io.pointsman.e2e.E2eChecks.triggers;
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -85,7 +88,7 @@ class ReshardSwitchTest {
     world().createMoveTables();
     ActionResult switched = world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, MOVE))
         .switchTraffic(SwitchTrafficRequest.of(MOVE, KS));
-    assertThat(switched.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(switched.currentState()).isEqualTo(ALL_SWITCHED);
 
     ActionResult done = world().workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION, KS, MOVE))
         .complete(CompleteRequest.of(MOVE, KS).with(false, false, true, false));
@@ -120,8 +123,8 @@ class ReshardSwitchTest {
     ActionResult reads = world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF))
         .switchTraffic(ALL.withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
 
-    assertThat(reads.startState()).isEqualTo("Reads Not Switched. Writes Not Switched");
-    assertThat(reads.currentState()).isEqualTo("All Reads Switched. Writes Not Switched");
+    assertThat(reads.startState()).isEqualTo(NOT_SWITCHED);
+    assertThat(reads.currentState()).isEqualTo(READS_SWITCHED);
     SrvKeyspace srv = srvKeyspace(world(), KS);
     assertThat(references(srv, TabletType.REPLICA)).containsExactlyElementsOf(TARGETS);
     assertThat(references(srv, TabletType.RDONLY)).containsExactlyElementsOf(TARGETS);
@@ -198,8 +201,8 @@ class ReshardSwitchTest {
         .switchTraffic(ALL);
 
     assertThat(switched.summary()).isEqualTo("SwitchTraffic was successful for workflow customer.cust2cust");
-    assertThat(switched.startState()).isEqualTo("Reads Not Switched. Writes Not Switched");
-    assertThat(switched.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(switched.startState()).isEqualTo(NOT_SWITCHED);
+    assertThat(switched.currentState()).isEqualTo(ALL_SWITCHED);
     SrvKeyspace srv = srvKeyspace(world(), KS);
     for (TabletType type : SERVED) {
       assertThat(references(srv, type)).as("%s partition", type).containsExactlyElementsOf(TARGETS);
@@ -271,7 +274,7 @@ class ReshardSwitchTest {
     ActionResult back = world().workflow(ReverseTrafficWorkflow.class, id(Pointsman.REVERSE_TRAFFIC, KS, WF))
         .reverseTraffic(ALL);
     assertThat(back.summary()).isEqualTo("ReverseTraffic was successful for workflow customer.cust2cust");
-    assertThat(back.currentState()).isEqualTo("Reads Not Switched. Writes Not Switched");
+    assertThat(back.currentState()).isEqualTo(NOT_SWITCHED);
     SrvKeyspace srv = srvKeyspace(world(), KS);
     for (TabletType type : SERVED) {
       assertThat(references(srv, type)).as("%s partition", type).containsExactlyElementsOf(SOURCES);
@@ -296,7 +299,7 @@ class ReshardSwitchTest {
 
     ActionResult again = world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF))
         .switchTraffic(ALL);
-    assertThat(again.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(again.currentState()).isEqualTo(ALL_SWITCHED);
     Map<String, TabletAlias> sourceTablets = new TreeMap<>();
     for (String shard : SOURCES) {
       sourceTablets.put(shard,

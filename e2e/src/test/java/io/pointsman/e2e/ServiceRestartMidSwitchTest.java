@@ -1,5 +1,7 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -67,7 +69,6 @@ class ServiceRestartMidSwitchTest {
   private static final String REVERSE = WORKFLOW + "_reverse";
   private static final String SOURCE = "commerce";
   private static final String TARGET = "customer";
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
   /** The renewer's words for a renewal that failed, and for the first that worked again. */
   private static final String RENEWAL_FAILED = "failed, retrying until its TTL runs out";
   private static final String RENEWAL_WORKS_AGAIN = "works again after";
@@ -379,17 +380,22 @@ class ServiceRestartMidSwitchTest {
   }
 
   private void assertSwitchedAndSound(RouterLoad load, String what) throws Exception {
-    assertDefinedState("ALL_SWITCHED");
-    assertThat(WorldSnapshot.lockKeys(world())).as("lock keys left behind").isEmpty();
-    awaitRunningAndCaughtUp(SOURCE, REVERSE);
-    load.awaitMoreAcknowledged();
-    load.stopAndVerify(what);
+    assertSettledAndSound("ALL_SWITCHED", SOURCE, REVERSE, load, what);
   }
 
   private void assertRolledBackAndSound(RouterLoad load, String what) throws Exception {
-    assertDefinedState("NOT_SWITCHED");
+    assertSettledAndSound("NOT_SWITCHED", TARGET, WORKFLOW, load, what);
+  }
+
+  /**
+   * The workflow rests in {@code state} with no lock left, the streams that now carry the writes
+   * ({@code workflow} into {@code keyspace}) run and catch up, and the load lost nothing.
+   */
+  private void assertSettledAndSound(String state, String keyspace, String workflow, RouterLoad load, String what)
+      throws Exception {
+    assertDefinedState(state);
     assertThat(WorldSnapshot.lockKeys(world())).as("lock keys left behind").isEmpty();
-    awaitRunningAndCaughtUp(TARGET, WORKFLOW);
+    awaitRunningAndCaughtUp(keyspace, workflow);
     load.awaitMoreAcknowledged();
     load.stopAndVerify(what);
   }

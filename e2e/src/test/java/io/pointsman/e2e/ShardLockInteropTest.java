@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -73,7 +74,7 @@ class ShardLockInteropTest {
 
       window.release();
       ActionResult done = sw.getResult(3, TimeUnit.MINUTES, ActionResult.class);
-      assertThat(done.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      assertThat(done.currentState()).isEqualTo(ALL_SWITCHED);
       assertThat(reparent.waitFor(90, TimeUnit.SECONDS)).as("PlannedReparentShard went on after the release")
           .isTrue();
       // it had the lock only after the switch gave it back, then failed for want of tablets
@@ -119,7 +120,7 @@ class ShardLockInteropTest {
       assertThat(reparent.waitFor(90, TimeUnit.SECONDS)).as("vtctld's reparent ran once the test's lock went")
           .isTrue();
       ActionResult done = sw.getResult(3, TimeUnit.MINUTES, ActionResult.class);
-      assertThat(done.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      assertThat(done.currentState()).isEqualTo(ALL_SWITCHED);
       assertThat(query.progress().steps()).extracting(StepProgress::name)
           .containsSubsequence("acquireShardLocks", "stopSourceWrites", "createJournals", "releaseLocks");
       assertThat(lockKeys(world.etcd, locksDir)).isEmpty();

@@ -1,5 +1,7 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.WorkflowFailures.typedFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.errors.ErrorCode;
@@ -52,17 +54,13 @@ class StreamMigrationRefusalTest {
             + " workflow mat_orders on shard 80- (stream " + foreign + ") is Stopped, not Running: start it or"
             + " delete it first; nothing was changed");
       }
-      WorldSnapshot after = WorldSnapshot.take(world);
-      assertThat(after.differencesTo(before)).as("nothing changed").isEmpty();
-      assertThat(after.topology()).isEqualTo(before.topology());
-      assertThat(after.primaries()).isEqualTo(before.primaries());
-      assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+      before.assertNothingChangedIn(world, "nothing changed");
 
       // without it the switch goes through; then a reader of a source shard holds Complete back
       deleteStream(world, KS, "80-", foreign);
       ActionResult switched = world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-" + UUID.randomUUID())
           .switchTraffic(request);
-      assertThat(switched.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      assertThat(switched.currentState()).isEqualTo(ALL_SWITCHED);
       insertStream(world, "commerce", "0", "customer2commerce", KS, "-80");
 
       WorldSnapshot beforeComplete = WorldSnapshot.take(world);
@@ -75,11 +73,7 @@ class StreamMigrationRefusalTest {
             + " from them (workflow commerce.customer2commerce from shards [-80]); move or delete those workflows"
             + " first (vtctldclient); nothing was changed");
       }
-      WorldSnapshot afterComplete = WorldSnapshot.take(world);
-      assertThat(afterComplete.differencesTo(beforeComplete)).as("nothing changed by Complete").isEmpty();
-      assertThat(afterComplete.topology()).isEqualTo(beforeComplete.topology());
-      assertThat(afterComplete.primaries()).isEqualTo(beforeComplete.primaries());
-      assertThat(WorldSnapshot.lockKeys(world)).isEmpty();
+      beforeComplete.assertNothingChangedIn(world, "nothing changed by Complete");
     }
   }
 
@@ -127,14 +121,9 @@ class StreamMigrationRefusalTest {
       failed = e;
     }
     assertThat(failed).as("refused, " + what).isNotNull();
-    for (Throwable t = failed; t != null; t = t.getCause()) {
-      if (t instanceof ApplicationFailure af && !af.getType().isEmpty()
-          && !af.getType().equals(ApplicationFailure.class.getName())) {
-        assertThat(af.getType()).isEqualTo(ErrorCode.FAILED_PRECONDITION.name());
-        assertThat(af.isNonRetryable()).isTrue();
-        return af;
-      }
-    }
-    throw new AssertionError("no typed application failure in " + failed, failed);
+    ApplicationFailure af = typedFailure(failed);
+    assertThat(af.getType()).isEqualTo(ErrorCode.FAILED_PRECONDITION.name());
+    assertThat(af.isNonRetryable()).isTrue();
+    return af;
   }
 }

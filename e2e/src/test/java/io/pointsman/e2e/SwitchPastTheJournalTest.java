@@ -1,5 +1,7 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -48,8 +50,6 @@ class SwitchPastTheJournalTest {
   private static final String REVERSE = "commerce2customer_reverse";
   private static final String TARGET = "customer";
   private static final String SOURCE = "commerce";
-  private static final String SWITCHED = "All Reads Switched. Writes Switched";
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final List<String> TABLES = List.of("corder", "customer");
 
   private static final FaultInjection faults = new FaultInjection();
@@ -86,7 +86,7 @@ class SwitchPastTheJournalTest {
     ActionResult done = first.switchTraffic(request());
 
     // Past the journal the switch does not give up: it tries the failed step again and finishes.
-    assertThat(done.currentState()).isEqualTo(SWITCHED);
+    assertThat(done.currentState()).isEqualTo(ALL_SWITCHED);
     List<String> steps = names(first.progress());
     assertThat(first.progress().steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
     assertThat(steps).containsSubsequence("createJournals", "changeRouting", "changeRouting",
@@ -110,7 +110,7 @@ class SwitchPastTheJournalTest {
   @Test
   @Order(2)
   void aReverseFailingAfterItChangedRoutingFinishesItself() throws Exception {
-    starting(SWITCHED);
+    starting(ALL_SWITCHED);
     faults.failOnce("changeRouting", When.AFTER);
 
     ReverseTrafficWorkflow first = newReverse();
@@ -133,14 +133,14 @@ class SwitchPastTheJournalTest {
     assertThat(progress.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
     assertThat(names(progress)).containsSubsequence("createJournals", "allowTargetWrites", "allowTargetWrites",
         "changeRouting", "startReverseVReplication", "freezeTargetVReplication", "releaseLocks");
-    assertThat(world().workflowState(TARGET, WORKFLOW)).isEqualTo(SWITCHED);
+    assertThat(world().workflowState(TARGET, WORKFLOW)).isEqualTo(ALL_SWITCHED);
     assertSwitchedTo(TARGET, SOURCE, REVERSE, WORKFLOW);
   }
 
   @Test
   @Order(4)
   void aJournalWrittenByAFailedCreateJournalsIsNotRolledBackAndTheSwitchFinishes() throws Exception {
-    starting(SWITCHED);
+    starting(ALL_SWITCHED);
     int journalsBefore = WorldSnapshot.take(world()).journals().size();
     faults.failOnce("createJournals", When.AFTER);
 

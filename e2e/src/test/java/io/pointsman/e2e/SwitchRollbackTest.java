@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
@@ -45,7 +46,6 @@ class SwitchRollbackTest {
   private static final Logger log = LoggerFactory.getLogger(SwitchRollbackTest.class);
   private static final String WORKFLOW = "commerce2customer";
   private static final String TARGET = "customer";
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   /** The steps before the journal, in the order they run. */
   private static final List<String> ORDER = List.of("switchReads", "planPrimaries", "readReverseStreams",
       "stopSourceWrites", "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals");

@@ -1,6 +1,8 @@
 package io.pointsman.e2e;
 
 import static io.pointsman.e2e.E2eChecks.id;
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -66,8 +68,6 @@ class TemporalUiTest {
   private static final String WF = "commerce2customer";
   /** The id the README tells an operator to type. */
   private static final String UI_ID = Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, KS, WF);
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
   private static final Path SHOTS = Path.of("target", "ui-screenshots").toAbsolutePath();
   private static final Duration UI_WAIT = Duration.ofSeconds(60);
 
@@ -209,13 +209,7 @@ class TemporalUiTest {
   @Test
   @Order(3)
   void requestCancellationBeforeTheJournalRollsTheSwitchBack() throws Exception {
-    FaultInjection.Block held = faults.blockOnce("stopSourceWrites", FaultInjection.When.AFTER);
-    WorkflowStub stub = startHeld(held);
-    cancelFromTheUi(stub);
-    world().awaitCancellationSeen(stub);
-    held.release();
-
-    awaitStatus("Canceled");
+    WorkflowStub stub = cancelFromTheUiWhileHeld("stopSourceWrites", FaultInjection.When.AFTER);
     assertThat(statusOf(stub)).isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED);
     Progress progress = stub.query("progress", Progress.class);
     assertThat(progress.steps()).filteredOn(s -> s.name().equals("stopSourceWrites"))
@@ -228,13 +222,7 @@ class TemporalUiTest {
   @Test
   @Order(4)
   void requestCancellationAfterTheJournalLetsTheSwitchFinish() throws Exception {
-    FaultInjection.Block held = faults.blockOnce("allowTargetWrites", FaultInjection.When.BEFORE);
-    WorkflowStub stub = startHeld(held);
-    cancelFromTheUi(stub);
-    world().awaitCancellationSeen(stub);
-    held.release();
-
-    awaitStatus("Canceled");
+    WorkflowStub stub = cancelFromTheUiWhileHeld("allowTargetWrites", FaultInjection.When.BEFORE);
     Progress progress = stub.query("progress", Progress.class);
     assertThat(progress.steps()).noneMatch(s -> s.status() == StepStatus.COMPENSATED);
     assertThat(progress.steps()).extracting(StepProgress::name)
@@ -242,6 +230,20 @@ class TemporalUiTest {
     assertThat(world().workflowState(KS, WF)).isEqualTo(ALL_SWITCHED);
     world().assertDefinedState(KS, WF, "ALL_SWITCHED");
     reverse();
+  }
+
+  /**
+   * Starts a switch held at {@code step}, requests its cancellation in the UI, lets it go on once
+   * the workflow saw the request, and waits until the UI shows it Canceled.
+   */
+  private static WorkflowStub cancelFromTheUiWhileHeld(String step, FaultInjection.When when) throws Exception {
+    FaultInjection.Block held = faults.blockOnce(step, when);
+    WorkflowStub stub = startHeld(held);
+    cancelFromTheUi(stub);
+    world().awaitCancellationSeen(stub);
+    held.release();
+    awaitStatus("Canceled");
+    return stub;
   }
 
   /** The Start Workflow form, filled in as a person would: id, task queue, type, the JSON input. */

@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
@@ -7,7 +8,6 @@ import com.google.protobuf.Message;
 import com.google.protobuf.UnknownFieldSet;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -20,11 +20,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
@@ -79,7 +77,7 @@ class TopologyFidelityTest {
 
       ActionResult switched = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC))
           .switchTraffic(SwitchTrafficRequest.of(WF, "customer"));
-      assertThat(switched.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      assertThat(switched.currentState()).isEqualTo(ALL_SWITCHED);
       Map<String, Message> afterSwitch = read(world, before);
       assertOnlyExpectedChanges(before, afterSwitch, "after SwitchTraffic");
       assertThat(afterSwitch).as("every record is still there after the switch").containsOnlyKeys(before.keySet());
@@ -108,9 +106,7 @@ class TopologyFidelityTest {
   }
 
   private static List<KeyValue> records(SwitchWorld world) throws Exception {
-    ByteSequence prefix = ByteSequence.from(world.paths.cellRootPrefix() + "/", StandardCharsets.UTF_8);
-    return world.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build()).get(30, TimeUnit.SECONDS)
-        .getKvs().stream().filter(kv -> TopoCodec.recordTypeAt(kv.getKey().toString(StandardCharsets.UTF_8)).isPresent()
+    return EtcdReads.under(world.etcd, world.paths.cellRootPrefix() + "/").stream().filter(kv -> TopoCodec.recordTypeAt(kv.getKey().toString(StandardCharsets.UTF_8)).isPresent()
             && !kv.getKey().toString(StandardCharsets.UTF_8).contains("/locks/")).toList();
   }
 

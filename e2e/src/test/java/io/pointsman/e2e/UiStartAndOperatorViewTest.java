@@ -1,6 +1,7 @@
 package io.pointsman.e2e;
 
 import static io.pointsman.e2e.E2eChecks.id;
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -109,7 +110,7 @@ class UiStartAndOperatorViewTest {
   void aFinishedSwitchShowsItsSearchAttributesStepsAndDetails() {
     SwitchTrafficWorkflow wf = world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, WF));
     ActionResult result = wf.switchTraffic(SwitchTrafficRequest.of(WF, KS));
-    assertThat(result.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(result.currentState()).isEqualTo(ALL_SWITCHED);
     WorkflowStub stub = WorkflowStub.fromTyped(wf);
 
     WorkflowExecutionDescription d = stub.describe();

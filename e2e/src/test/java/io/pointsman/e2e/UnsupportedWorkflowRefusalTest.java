@@ -1,5 +1,6 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.WorkflowFailures.typedFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.errors.ErrorCode;
@@ -119,7 +120,7 @@ class UnsupportedWorkflowRefusalTest {
           failed = e;
         }
         assertThat(failed).as(action.getKey() + " refused").isNotNull();
-        ApplicationFailure cause = applicationFailure(failed);
+        ApplicationFailure cause = typedFailure(failed);
         assertThat(cause.getOriginalMessage()).as(action.getKey()).isEqualTo(message);
         assertThat(cause.getType()).as(action.getKey()).isEqualTo(code.name());
         assertThat(cause.isNonRetryable()).as(action.getKey() + " not retried").isTrue();
@@ -139,16 +140,6 @@ class UnsupportedWorkflowRefusalTest {
     } finally {
       setOnTargetRows(unmark);
     }
-  }
-
-  private static ApplicationFailure applicationFailure(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ApplicationFailure af && !af.getType().isEmpty()
-          && !af.getType().equals(ApplicationFailure.class.getName())) {
-        return af;
-      }
-    }
-    throw new AssertionError("no typed application failure in " + e, e);
   }
 
   /** What Vitess writes when it creates such a workflow, written into the sandbox's rows for it. */

@@ -1,6 +1,8 @@
 package io.pointsman.e2e;
 
 import static io.pointsman.e2e.E2eChecks.routingRuleLines;
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -151,7 +153,7 @@ class VtctldInteropTest {
 
       ActionResult writes = world.workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC))
           .switchTraffic(SwitchTrafficRequest.of("commerce2customer", "customer"));
-      assertThat(writes.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+      assertThat(writes.currentState()).isEqualTo(ALL_SWITCHED);
 
       assertThat(routingRuleLines(vtctld.client("GetRoutingRules")))
           .contains("customer -> customer.customer", "commerce.customer -> customer.customer",
@@ -219,7 +221,7 @@ class VtctldInteropTest {
       assertThat(waiting.waitFor(60, TimeUnit.SECONDS)).as("vtctld went on once our lock was released").isTrue();
       assertThat(waiting.exitValue()).as(new String(waiting.getInputStream().readAllBytes())).isZero();
       ActionResult done = WorkflowStub.fromTyped(query).getResult(ActionResult.class);
-      assertThat(done.currentState()).isEqualTo("All Reads Switched. Writes Not Switched");
+      assertThat(done.currentState()).isEqualTo(READS_SWITCHED);
       assertThat(lockKeys(world.etcd, locksDir)).isEmpty();
     }
   }

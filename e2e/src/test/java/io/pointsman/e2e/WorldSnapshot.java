@@ -1,15 +1,14 @@
 package io.pointsman.e2e;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.Message;
 import com.google.protobuf.TextFormat;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.options.GetOption;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.topo.TopoCodec;
 import io.vitess.proto.Topodata;
 import java.nio.charset.StandardCharsets;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -18,7 +17,6 @@ import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What a rolled-back switch must leave exactly as it found it: every etcd key under the world's
@@ -70,9 +68,7 @@ record WorldSnapshot(SortedMap<String, String> topology, SortedMap<String, List<
 
   /** The lock keys under one lock directory, e.g. {@code paths.keyspaceDir("commerce")}, with their leases. */
   static List<KeyValue> locksUnder(SwitchWorld world, String dir) throws Exception {
-    ByteSequence prefix = ByteSequence.from(dir + LOCKS_DIR, StandardCharsets.UTF_8);
-    return world.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
-        .get(30, TimeUnit.SECONDS).getKvs();
+    return EtcdReads.under(world.etcd, dir + LOCKS_DIR);
   }
 
   /** The journal rows of every primary ({@code keyspace/shard: id db_name}). */
@@ -81,6 +77,18 @@ record WorldSnapshot(SortedMap<String, String> topology, SortedMap<String, List<
     primaries.forEach((shard, rows) -> rows.stream().filter(r -> r.startsWith("journal "))
         .forEach(r -> out.add(shard + ": " + r.substring(0, Math.min(r.length(), 80)))));
     return out;
+  }
+
+  /**
+   * Checks that {@code world} is as this snapshot saw it, etcd records and primaries alike, and
+   * that no lock key is left: what a refused action must leave.
+   */
+  void assertNothingChangedIn(SwitchWorld world, String description) throws Exception {
+    WorldSnapshot now = take(world);
+    assertThat(now.differencesTo(this)).as(description).isEmpty();
+    assertThat(now.topology()).isEqualTo(topology);
+    assertThat(now.primaries()).isEqualTo(primaries);
+    assertThat(lockKeys(world)).isEmpty();
   }
 
   /** Every difference from {@code after}, one readable line each; empty when they are equal. */
@@ -147,8 +155,6 @@ record WorldSnapshot(SortedMap<String, String> topology, SortedMap<String, List<
 
   private static List<KeyValue> etcdUnderRoots(SwitchWorld world) throws Exception {
     // the global root sits under the cell root prefix in the sandbox: <root>/global and <root>/<cell>
-    ByteSequence prefix = ByteSequence.from(world.paths.cellRootPrefix() + "/", StandardCharsets.UTF_8);
-    return world.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
-        .get(30, TimeUnit.SECONDS).getKvs();
+    return EtcdReads.under(world.etcd, world.paths.cellRootPrefix() + "/");
   }
 }

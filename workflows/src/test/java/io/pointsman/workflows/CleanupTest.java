@@ -114,11 +114,8 @@ class CleanupTest {
 
     Object result = h.cancel(SwitchHarness.cancelRequest());
 
-    ApplicationFailure failure = failure(result);
-    assertThat(failure.getType()).isEqualTo("FAILED_PRECONDITION");
-    assertThat(failure).hasMessageContaining("because its writes have been switched");
-    assertThat(after("acquireLocks")).containsExactlyElementsOf(concat(READ, List.of("releaseLocks")));
-    assertThat(h.calls()).doesNotContain("dropTargets", "deleteStreams", "deleteRoutingRules");
+    assertRefusedUnderTheLocks(result, "because its writes have been switched",
+        "dropTargets", "deleteStreams", "deleteRoutingRules");
   }
 
   @Test
@@ -127,11 +124,8 @@ class CleanupTest {
 
     Object result = h.complete(SwitchHarness.completeRequest());
 
-    ApplicationFailure failure = failure(result);
-    assertThat(failure.getType()).isEqualTo("FAILED_PRECONDITION");
-    assertThat(failure).hasMessageContaining("because you have not yet switched all read and write traffic");
-    assertThat(after("acquireLocks")).containsExactlyElementsOf(concat(READ, List.of("releaseLocks")));
-    assertThat(h.calls()).doesNotContain("deleteStreams", "dropSources", "deleteRoutingRules");
+    assertRefusedUnderTheLocks(result, "because you have not yet switched all read and write traffic",
+        "deleteStreams", "dropSources", "deleteRoutingRules");
   }
 
   @Test
@@ -204,11 +198,7 @@ class CleanupTest {
 
     Object result = h.complete(SwitchHarness.completeRequest());
 
-    ApplicationFailure failure = failure(result);
-    assertThat(failure.getType()).isEqualTo("INTERNAL");
-    assertThat(failure).hasMessageContaining("injected failure of " + failing)
-        .hasMessageContaining("Rerun CompleteMigration to finish.");
-    assertThat(after(failing)).containsExactly("releaseLocks");
+    assertEndedAtTheFailedStep(result, failing, "CompleteMigration");
   }
 
   @ParameterizedTest(name = "{0} fails")
@@ -219,11 +209,30 @@ class CleanupTest {
 
     Object result = h.cancel(SwitchHarness.cancelRequest());
 
+    assertEndedAtTheFailedStep(result, failing, "CancelMigration");
+  }
+
+  /**
+   * Refused FAILED_PRECONDITION by the check made again under the locks: after taking them it only
+   * read and released them, and none of {@code notRun} ran.
+   */
+  private void assertRefusedUnderTheLocks(Object result, String message, String... notRun) {
+    ApplicationFailure failure = failure(result);
+    assertThat(failure.getType()).isEqualTo("FAILED_PRECONDITION");
+    assertThat(failure).hasMessageContaining(message);
+    assertThat(after("acquireLocks")).containsExactlyElementsOf(concat(READ, List.of("releaseLocks")));
+    assertThat(h.calls()).doesNotContain(notRun);
+  }
+
+  /**
+   * The run ended with the failed step's error, which asks for a rerun of {@code action}, and only
+   * released the locks after it: neither action compensates, each step converges when rerun.
+   */
+  private void assertEndedAtTheFailedStep(Object result, String failing, String action) {
     ApplicationFailure failure = failure(result);
     assertThat(failure.getType()).isEqualTo("INTERNAL");
     assertThat(failure).hasMessageContaining("injected failure of " + failing)
-        .hasMessageContaining("Rerun CancelMigration to finish.");
-    // neither action compensates: each step converges when rerun
+        .hasMessageContaining("Rerun " + action + " to finish.");
     assertThat(after(failing)).containsExactly("releaseLocks");
   }
 

@@ -43,45 +43,41 @@ public final class MySqlSidecarReads implements SidecarReads {
 
   @Override
   public List<CopyStateRow> copyStates(ShardRef shard, Collection<Integer> streamIds) {
-    if (streamIds.isEmpty()) {
-      return List.of();
-    }
-    PrimaryEndpoint p = primaries.resolve(shard.keyspace(), shard.shard());
-    String sql = "SELECT vrepl_id, table_name, lastpk FROM " + SqlIdentifiers.qualified(p.sidecarDb(), "copy_state")
-        + " WHERE vrepl_id IN (" + marks(streamIds.size()) + ") ORDER BY vrepl_id, id";
-    List<CopyStateRow> out = new ArrayList<>();
-    try (Connection c = pools.connection(p); PreparedStatement ps = c.prepareStatement(sql)) {
-      bind(ps, streamIds);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(new CopyStateRow(rs.getInt(1), rs.getString(2), rs.getString(3)));
-        }
-      }
-      return out;
-    } catch (SQLException e) {
-      if (e.getErrorCode() == NO_SUCH_TABLE) {
-        return List.of();
-      }
-      throw SqlErrors.translate("reading the copy state of streams " + streamIds + " on " + p, e);
-    }
+    return rowsOfStreams(shard, streamIds, "vrepl_id, table_name, lastpk", "copy_state", "copy state",
+        rs -> new CopyStateRow(rs.getInt(1), rs.getString(2), rs.getString(3)));
   }
 
   @Override
   public List<LogRow> logs(ShardRef shard, Collection<Integer> streamIds) {
+    return rowsOfStreams(shard, streamIds, "id, vrepl_id, type, state, created_at, updated_at, message, count",
+        "vreplication_log", "log",
+        rs -> new LogRow(rs.getLong(1), rs.getInt(2), rs.getString(3), rs.getString(4), instant(rs.getTimestamp(5)),
+            instant(rs.getTimestamp(6)), rs.getString(7), rs.getLong(8)));
+  }
+
+  /** Reads one value from the current row of a result set. */
+  private interface RowReader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /**
+   * One value per row of the sidecar table {@code table} that belongs to the streams, in stream
+   * order; none for no streams, and none when the sidecar lacks the table.
+   */
+  private <T> List<T> rowsOfStreams(ShardRef shard, Collection<Integer> streamIds, String columns, String table,
+      String what, RowReader<T> row) {
     if (streamIds.isEmpty()) {
       return List.of();
     }
     PrimaryEndpoint p = primaries.resolve(shard.keyspace(), shard.shard());
-    String sql = "SELECT id, vrepl_id, type, state, created_at, updated_at, message, count FROM "
-        + SqlIdentifiers.qualified(p.sidecarDb(), "vreplication_log") + " WHERE vrepl_id IN ("
-        + marks(streamIds.size()) + ") ORDER BY vrepl_id, id";
-    List<LogRow> out = new ArrayList<>();
+    String sql = "SELECT " + columns + " FROM " + SqlIdentifiers.qualified(p.sidecarDb(), table)
+        + " WHERE vrepl_id IN (" + marks(streamIds.size()) + ") ORDER BY vrepl_id, id";
+    List<T> out = new ArrayList<>();
     try (Connection c = pools.connection(p); PreparedStatement ps = c.prepareStatement(sql)) {
       bind(ps, streamIds);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.add(new LogRow(rs.getLong(1), rs.getInt(2), rs.getString(3), rs.getString(4), instant(rs.getTimestamp(5)),
-              instant(rs.getTimestamp(6)), rs.getString(7), rs.getLong(8)));
+          out.add(row.read(rs));
         }
       }
       return out;
@@ -89,7 +85,7 @@ public final class MySqlSidecarReads implements SidecarReads {
       if (e.getErrorCode() == NO_SUCH_TABLE) {
         return List.of();
       }
-      throw SqlErrors.translate("reading the log of streams " + streamIds + " on " + p, e);
+      throw SqlErrors.translate("reading the " + what + " of streams " + streamIds + " on " + p, e);
     }
   }
 

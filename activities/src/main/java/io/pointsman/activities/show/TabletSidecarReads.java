@@ -18,6 +18,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 /**
@@ -69,32 +70,32 @@ public final class TabletSidecarReads implements SidecarReads {
 
   @Override
   public List<CopyStateRow> copyStates(ShardRef shard, Collection<Integer> streamIds) {
-    if (streamIds.isEmpty()) {
-      return List.of();
-    }
-    TabletPrimary p = primaries.resolve(shard);
-    TabletQueryResult r = client.vreplicationExec(p.endpoint(), "select vrepl_id, table_name, lastpk from _vt.copy_state"
-        + " where vrepl_id in (" + ids(streamIds) + ") order by vrepl_id, id");
-    List<CopyStateRow> out = new ArrayList<>();
-    for (int i = 0; i < r.rows().size(); i++) {
-      out.add(new CopyStateRow(Integer.parseInt(r.value(i, "vrepl_id")), r.value(i, "table_name"), r.value(i, "lastpk")));
-    }
-    return out;
+    return rowsOfStreams(shard, streamIds, "select vrepl_id, table_name, lastpk from _vt.copy_state",
+        (r, i) -> new CopyStateRow(Integer.parseInt(r.value(i, "vrepl_id")), r.value(i, "table_name"),
+            r.value(i, "lastpk")));
   }
 
   @Override
   public List<LogRow> logs(ShardRef shard, Collection<Integer> streamIds) {
+    return rowsOfStreams(shard, streamIds, "select id, vrepl_id, type, state, message, created_at,"
+        + " updated_at, `count` from _vt.vreplication_log",
+        (r, i) -> new LogRow(Long.parseLong(r.value(i, "id")), Integer.parseInt(r.value(i, "vrepl_id")),
+            r.value(i, "type"), r.value(i, "state"), time(r.value(i, "created_at")), time(r.value(i, "updated_at")),
+            r.value(i, "message"), Long.parseLong(r.value(i, "count"))));
+  }
+
+  /** One value per row that {@code selectFrom} finds for the streams, in stream order; none for no streams. */
+  private <T> List<T> rowsOfStreams(ShardRef shard, Collection<Integer> streamIds, String selectFrom,
+      BiFunction<TabletQueryResult, Integer, T> row) {
     if (streamIds.isEmpty()) {
       return List.of();
     }
     TabletPrimary p = primaries.resolve(shard);
-    TabletQueryResult r = client.vreplicationExec(p.endpoint(), "select id, vrepl_id, type, state, message, created_at,"
-        + " updated_at, `count` from _vt.vreplication_log where vrepl_id in (" + ids(streamIds) + ") order by vrepl_id, id");
-    List<LogRow> out = new ArrayList<>();
+    TabletQueryResult r = client.vreplicationExec(p.endpoint(), selectFrom
+        + " where vrepl_id in (" + ids(streamIds) + ") order by vrepl_id, id");
+    List<T> out = new ArrayList<>();
     for (int i = 0; i < r.rows().size(); i++) {
-      out.add(new LogRow(Long.parseLong(r.value(i, "id")), Integer.parseInt(r.value(i, "vrepl_id")), r.value(i, "type"),
-          r.value(i, "state"), time(r.value(i, "created_at")), time(r.value(i, "updated_at")), r.value(i, "message"),
-          Long.parseLong(r.value(i, "count"))));
+      out.add(row.apply(r, i));
     }
     return out;
   }

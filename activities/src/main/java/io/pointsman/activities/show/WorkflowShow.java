@@ -11,6 +11,7 @@ import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.names.Names;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.primary.ShardRef;
+import io.pointsman.engine.switching.MigrationReader;
 import io.pointsman.engine.switching.TopologySwitcher;
 import io.pointsman.engine.tablet.TabletProtos;
 import io.pointsman.engine.topo.TabletAlias;
@@ -206,18 +207,10 @@ public final class WorkflowShow {
         frozen |= s.isFrozen();
       }
     }
-    if (shards.isEmpty()) {
-      throw PointsmanException.notFound("workflow " + workflow + " not found in keyspace " + targetKeyspace
-          + ": no primary of its shards has streams of that name");
-    }
-    if (sourceKeyspaces.size() != 1) {
-      throw PointsmanException.failedPrecondition("workflow " + targetKeyspace + "." + workflow
-          + " reads from more than one keyspace: " + sourceKeyspaces);
-    }
-    String sourceKeyspace = sourceKeyspaces.iterator().next();
+    String sourceKeyspace = MigrationReader.onlySourceKeyspace(targetKeyspace, workflow, !shards.isEmpty(),
+        sourceKeyspaces);
     List<String> targetShards = shards.stream().map(s -> s.shard().shard()).toList();
-    MigrationType type = sourceKeyspace.equals(targetKeyspace) && sourceShards.stream().noneMatch(targetShards::contains)
-        ? MigrationType.SHARDS : MigrationType.TABLES;
+    MigrationType type = MigrationType.of(sourceKeyspace, targetKeyspace, sourceShards, targetShards);
     MigrationInfo info = new MigrationInfo(workflow, sourceKeyspace, targetKeyspace, type, List.copyOf(tables),
         List.copyOf(sourceShards), targetShards, refs, 0, frozen);
     return new Scan(info, shards);

@@ -87,7 +87,8 @@ class NoSecretLeaksTest {
           workerCert = ca.issue("pointsman-worker");
           etcd = parts.add("the secured etcd", new SecureEtcdProcess(folder.resolve("etcd"), ca,
               ca.issue("etcd", "IP:127.0.0.1"), ca.issue("admin")).start());
-          secureEtcd();
+          // the operator's etcd: root, and a pointsman user whose role reaches the topology roots only
+          etcd.addPointsmanAccounts(paths, ETCD_ROOT_SECRET, ETCD_SECRET).enableAuth();
           TestCertificates.Issued sandboxCert = ca.issue("sandbox");
           EtcdOptions asRoot = EtcdOptions.builder().endpoints(etcd.endpoint()).caFile(ca.caCert())
               .certFile(sandboxCert.cert()).keyFile(sandboxCert.key()).user("root").password(ETCD_ROOT_SECRET).build();
@@ -109,18 +110,6 @@ class NoSecretLeaksTest {
       stack.closeAfter(e);
       throw e;
     }
-  }
-
-  /** The operator's etcd: root, and a pointsman user whose role reaches the topology roots only. */
-  private static void secureEtcd() throws Exception {
-    etcd.etcdctl(null, "user", "add", "root:" + ETCD_ROOT_SECRET);
-    etcd.etcdctl(null, "role", "add", "pointsman");
-    etcd.etcdctl(null, "role", "grant-permission", "pointsman", "--prefix=true", "readwrite", paths.globalRoot() + "/");
-    etcd.etcdctl(null, "role", "grant-permission", "pointsman", "--prefix=true", "readwrite",
-        paths.cellRootPrefix() + "/");
-    etcd.etcdctl(null, "user", "add", "pointsman:" + ETCD_SECRET);
-    etcd.etcdctl(null, "user", "grant-role", "pointsman", "pointsman");
-    etcd.etcdctl(null, "auth", "enable");
   }
 
   @Test

@@ -2,10 +2,8 @@ package io.pointsman.e2e.process;
 
 import static org.awaitility.Awaitility.await;
 
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.options.GetOption;
 import io.pointsman.e2e.ValidatorChecks;
 import io.pointsman.activities.SwitchActivitiesImpl;
 import io.pointsman.api.model.ActionResult;
@@ -14,7 +12,9 @@ import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.e2e.EtcdReads;
 import io.pointsman.e2e.TemporalEndedExecutions;
+import io.pointsman.e2e.TrafficStates;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
@@ -45,7 +45,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.awaitility.core.ConditionTimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,7 +60,7 @@ final class ProcessWorld implements AutoCloseable {
   static final String WORKFLOW = "commerce2customer";
   static final String TARGET = "customer";
   static final String SOURCE = "commerce";
-  static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
+  static final String ALL_SWITCHED = TrafficStates.ALL_SWITCHED;
   private static final Duration COPY_TIMEOUT = Duration.ofSeconds(90);
   private static final Logger log = LoggerFactory.getLogger(ProcessWorld.class);
 
@@ -236,10 +235,8 @@ final class ProcessWorld implements AutoCloseable {
 
   /** The lock keys present now under {@code dir}'s {@code locks/}. */
   List<String> lockKeys(String dir) throws Exception {
-    ByteSequence prefix = ByteSequence.from(TopoPaths.locksPrefix(dir), StandardCharsets.UTF_8);
     List<String> keys = new ArrayList<>();
-    for (KeyValue kv : etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
-        .get(30, TimeUnit.SECONDS).getKvs()) {
+    for (KeyValue kv : EtcdReads.under(etcd, TopoPaths.locksPrefix(dir))) {
       keys.add(kv.getKey().toString(StandardCharsets.UTF_8));
     }
     return keys;
@@ -249,9 +246,7 @@ final class ProcessWorld implements AutoCloseable {
   long newestLockRevision() throws Exception {
     long newest = 0;
     for (String d : lockDirs()) {
-      ByteSequence prefix = ByteSequence.from(TopoPaths.locksPrefix(d), StandardCharsets.UTF_8);
-      for (KeyValue kv : etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
-          .get(30, TimeUnit.SECONDS).getKvs()) {
+      for (KeyValue kv : EtcdReads.under(etcd, TopoPaths.locksPrefix(d))) {
         newest = Math.max(newest, kv.getCreateRevision());
       }
     }

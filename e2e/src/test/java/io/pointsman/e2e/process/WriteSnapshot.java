@@ -1,19 +1,15 @@
 package io.pointsman.e2e.process;
 
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.options.GetOption;
+import io.pointsman.e2e.EtcdReads;
 import io.pointsman.e2e.PrimaryRows;
-import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.topo.TopoPaths;
 import java.nio.charset.StandardCharsets;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Everything a switch writes, as of one moment: each etcd record under the world's roots with its
@@ -26,9 +22,7 @@ record WriteSnapshot(SortedMap<String, String> etcd, SortedMap<String, List<Stri
 
   static WriteSnapshot take(ProcessWorld world) throws Exception {
     SortedMap<String, String> etcd = new TreeMap<>();
-    ByteSequence prefix = ByteSequence.from(world.paths.cellRootPrefix() + "/", StandardCharsets.UTF_8);
-    for (KeyValue kv : world.etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).build())
-        .get(30, TimeUnit.SECONDS).getKvs()) {
+    for (KeyValue kv : EtcdReads.under(world.etcd, world.paths.cellRootPrefix() + "/")) {
       String key = kv.getKey().toString(StandardCharsets.UTF_8);
       if (!TopoPaths.isLockKey(key)) {
         etcd.put(key, "rev " + kv.getModRevision() + ": " + kv.getValue().toString(StandardCharsets.UTF_8));

@@ -1,7 +1,10 @@
 package io.pointsman.e2e.vitess;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
+import static io.pointsman.e2e.WorkflowFailures.applicationFailure;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -9,7 +12,6 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
-import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -41,8 +43,6 @@ class CancelOnVitessTest {
   private static final String WORKFLOW = "commerce2customer";
   private static final String REVERSE = WORKFLOW + "_reverse";
   private static final List<String> MOVED = List.of("corder", "customer");
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final List<TabletType> ALL = SwitchTrafficRequest.ALL_TABLET_TYPES;
   private static final String CANCELLED =
       "Successfully cancelled the " + WORKFLOW + " workflow in the customer keyspace";
@@ -85,7 +85,7 @@ class CancelOnVitessTest {
         .until(() -> cluster().allStreams("MoveTables", "commerce", REVERSE, 2, "Running"));
     Snapshot before = snapshot();
 
-    ApplicationFailure refused = refusal(() -> worker().cancel("customer", WORKFLOW));
+    ApplicationFailure refused = applicationFailure(() -> worker().cancel("customer", WORKFLOW));
 
     assertThat(refused.getType()).isEqualTo("FAILED_PRECONDITION");
     assertThat(refused.getOriginalMessage()).isEqualTo("cannot cancel workflow customer." + WORKFLOW
@@ -127,7 +127,7 @@ class CancelOnVitessTest {
     recreateTheWorkflow();
     List<TabletType> reads = List.of(TabletType.REPLICA, TabletType.RDONLY);
     assertThat(worker().switchTraffic("customer", WORKFLOW, reads).currentState())
-        .isEqualTo("All Reads Switched. Writes Not Switched");
+        .isEqualTo(READS_SWITCHED);
     worker().assertValid("customer", WORKFLOW, "READS_SWITCHED");
     assertThat(routedTo("customer@replica")).isEqualTo("customer.customer");
     assertThat(routedTo("corder@rdonly")).isEqualTo("customer.corder");
@@ -282,13 +282,6 @@ class CancelOnVitessTest {
     ByteSequence prefix = ByteSequence.from("/vitess/global/keyspaces/" + keyspace + "/locks/", StandardCharsets.UTF_8);
     return worker().etcd().getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
         .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getKey().toString(StandardCharsets.UTF_8)).toList();
-  }
-
-  private static ApplicationFailure refusal(Runnable run) {
-    WorkflowFailedException failed = catchThrowableOfType(run::run, WorkflowFailedException.class);
-    assertThat(failed).as("the workflow fails").isNotNull();
-    assertThat(failed.getCause()).isInstanceOf(ApplicationFailure.class);
-    return (ApplicationFailure) failed.getCause();
   }
 
   private static VitessCluster cluster() {

@@ -1,5 +1,7 @@
 package io.pointsman.e2e.vitess;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -32,8 +34,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PointsmanOnVitessTest {
   private static final String WORKFLOW = "commerce2customer";
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final List<TabletType> ALL = SwitchTrafficRequest.ALL_TABLET_TYPES;
 
   private static final FaultInjection faults = new FaultInjection();

@@ -1,5 +1,8 @@
 package io.pointsman.e2e.vitess;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -67,9 +70,6 @@ class RealVitessSwitchTest {
   private static final String TABLETS = "100:commerce:0 101:commerce:0:replica 200:customer:-80 "
       + "201:customer:-80:replica 300:customer:80- 301:customer:80-:replica";
 
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
-  private static final String READS_SWITCHED = "All Reads Switched. Writes Not Switched";
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
 
   /** Who ran an action: the per-action log sets Vitess's own client beside pointsman(). */
   enum Driver { VTCTLDCLIENT, POINTSMAN }

@@ -1,5 +1,7 @@
 package io.pointsman.e2e.vitess;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -147,9 +149,9 @@ class ReshardJournalVStreamTest {
     for (int i = 1; i <= CYCLES; i++) {
       long t0 = System.nanoTime();
       follow("pointsman SwitchTraffic " + i, SOURCE, TARGETS, () -> pointsmanSwitch().currentState(),
-          "All Reads Switched. Writes Switched");
+          ALL_SWITCHED);
       follow("pointsman ReverseTraffic " + i, TARGETS, SOURCE, () -> pointsmanReverse().currentState(),
-          "Reads Not Switched. Writes Not Switched");
+          NOT_SWITCHED);
       cycles.add(Duration.ofNanos(System.nanoTime() - t0));
     }
     Duration total = cycles.stream().reduce(Duration.ZERO, Duration::plus);
@@ -163,9 +165,9 @@ class ReshardJournalVStreamTest {
   @Order(2)
   void vtctldclientsJournalsReachTheConsumerTheSameWay() {
     follow("vtctldclient SwitchTraffic", SOURCE, TARGETS,
-        () -> { vtctldclient("switchtraffic"); return vtctldState(); }, "All Reads Switched. Writes Switched");
+        () -> { vtctldclient("switchtraffic"); return vtctldState(); }, ALL_SWITCHED);
     follow("vtctldclient ReverseTraffic", TARGETS, SOURCE,
-        () -> { vtctldclient("reversetraffic"); return vtctldState(); }, "Reads Not Switched. Writes Not Switched");
+        () -> { vtctldclient("reversetraffic"); return vtctldState(); }, NOT_SWITCHED);
   }
 
   /**

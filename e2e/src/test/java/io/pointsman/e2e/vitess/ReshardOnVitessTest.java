@@ -1,5 +1,7 @@
 package io.pointsman.e2e.vitess;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -25,8 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReshardOnVitessTest {
   private static final String WORKFLOW = "cust2cust";
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final List<TabletType> ALL = SwitchTrafficRequest.ALL_TABLET_TYPES;
 
   /** Far above the seeded customers 1-4 and the test's own 700. */

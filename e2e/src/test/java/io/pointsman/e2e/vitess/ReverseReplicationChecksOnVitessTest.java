@@ -1,5 +1,7 @@
 package io.pointsman.e2e.vitess;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -51,13 +53,13 @@ class ReverseReplicationChecksOnVitessTest {
           .contains("'vt_filtered'")
           .endsWith("nothing was changed");
       assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW))
-          .isEqualTo("Reads Not Switched. Writes Not Switched");
+          .isEqualTo(NOT_SWITCHED);
       assertThat(cluster().vtctldclient("GetRoutingRules")).isEqualTo(routingBefore);
     } finally {
       grants("grant all on *.* to 'vt_filtered'@'%'");
     }
     ActionResult switched = switchTraffic(request());
-    assertThat(switched.currentState()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(switched.currentState()).isEqualTo(ALL_SWITCHED);
     worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
   }
 

@@ -1,5 +1,7 @@
 package io.pointsman.e2e.vitess;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
@@ -58,8 +60,6 @@ class SequencesOnVitessTest {
         "corder": {"column_vindexes": [{"column": "customer_id", "name": "hash"}],
                    "auto_increment": {"column": "order_id", "sequence": "commerce.order_seq"}}}}
       """);
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
 
   @RegisterExtension
   static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW,

@@ -1,5 +1,8 @@
 package io.pointsman.e2e.vitess;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -89,17 +92,17 @@ class ShowStatusInteropTest {
   @Test
   @Order(2)
   void statusHasVtctldsFieldsAndTrafficStateAcrossSwitches() throws Exception {
-    assertSameStatus("Reads Not Switched. Writes Not Switched");
+    assertSameStatus(NOT_SWITCHED);
     cluster.vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "SwitchTraffic",
         "--tablet-types", "replica");
     // whatever vtctld words it (this cluster has no RDONLY tablets), pointsman words it the same
     assertSameStatus(null);
     cluster.vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "SwitchTraffic",
         "--tablet-types", "rdonly");
-    assertSameStatus("All Reads Switched. Writes Not Switched");
+    assertSameStatus(READS_SWITCHED);
     cluster.vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "SwitchTraffic",
         "--tablet-types", "primary");
-    assertSameStatus("All Reads Switched. Writes Switched");
+    assertSameStatus(ALL_SWITCHED);
   }
 
   /** Status of both; {@code trafficState} is vtctld's expected line, or null to require only that both agree. */

@@ -1,5 +1,7 @@
 package io.pointsman.e2e.vitess;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -42,8 +44,6 @@ class StreamMigrationOnVitessTest {
   private static final String MATERIALIZE = "mat";
   private static final String MOVED = "commerce2customer";
   private static final List<TabletType> ALL = SwitchTrafficRequest.ALL_TABLET_TYPES;
-  private static final String ALL_SWITCHED = "All Reads Switched. Writes Switched";
-  private static final String NOT_SWITCHED = "Reads Not Switched. Writes Not Switched";
   private static final AtomicLong NEXT_PRODUCT = new AtomicLong(100);
 
   @RegisterExtension

@@ -13,6 +13,7 @@ import io.vitess.proto.Topodata;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * How the sidecar columns {@code vreplication.source} and {@code resharding_journal.val} are
@@ -44,13 +45,7 @@ public final class SidecarText {
    * @throws PointsmanException FAILED_PRECONDITION, naming the row, when the value is not a BinlogSource
    */
   public static BinlogSource decodeSource(String row, String text) {
-    Binlogdata.BinlogSource.Builder b = Binlogdata.BinlogSource.newBuilder();
-    try {
-      parse(text, b);
-      return fromProto(b.build());
-    } catch (TextFormat.ParseException | PointsmanException e) {
-      throw invalid(row, "source", BINLOG_SOURCE, e);
-    }
+    return decode(row, "source", BINLOG_SOURCE, text, Binlogdata.BinlogSource.newBuilder(), b -> fromProto(b.build()));
   }
 
   /** The {@code val} column of a journal row. */
@@ -65,13 +60,7 @@ public final class SidecarText {
    * @throws PointsmanException FAILED_PRECONDITION, naming the row, when the value is not a Journal
    */
   public static Journal decodeJournal(String row, String text) {
-    Binlogdata.Journal.Builder b = Binlogdata.Journal.newBuilder();
-    try {
-      parse(text, b);
-      return fromProto(b.build());
-    } catch (TextFormat.ParseException | PointsmanException e) {
-      throw invalid(row, "val", JOURNAL, e);
-    }
+    return decode(row, "val", JOURNAL, text, Binlogdata.Journal.newBuilder(), b -> fromProto(b.build()));
   }
 
   public static Binlogdata.BinlogSource toProto(BinlogSource s) {
@@ -171,6 +160,17 @@ public final class SidecarText {
   private static String print(Message m) {
     // The single-line printer may leave a trailing space after the last field.
     return PRINTER.printToString(m).strip();
+  }
+
+  /** Parses {@code text} into {@code builder} and converts the message; any failure names the row and column. */
+  private static <B extends Message.Builder, T> T decode(String row, String column, String type, String text, B builder,
+      Function<B, T> convert) {
+    try {
+      parse(text, builder);
+      return convert.apply(builder);
+    } catch (TextFormat.ParseException | PointsmanException e) {
+      throw invalid(row, column, type, e);
+    }
   }
 
   private static void parse(String text, Message.Builder into) throws TextFormat.ParseException {

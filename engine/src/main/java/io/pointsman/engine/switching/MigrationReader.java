@@ -66,6 +66,26 @@ public final class MigrationReader {
     return out;
   }
 
+  /**
+   * The one keyspace a workflow's target streams read from.
+   *
+   * @param found whether any primary of the target shards has streams of the workflow
+   * @throws PointsmanException NOT_FOUND when none has; FAILED_PRECONDITION when the streams read
+   *     from more than one keyspace
+   */
+  public static String onlySourceKeyspace(String targetKeyspace, String workflow, boolean found,
+      Set<String> sourceKeyspaces) {
+    if (!found) {
+      throw PointsmanException.notFound("workflow " + workflow + " not found in keyspace " + targetKeyspace
+          + ": no primary of its shards has streams of that name");
+    }
+    if (sourceKeyspaces.size() != 1) {
+      throw PointsmanException.failedPrecondition("workflow " + targetKeyspace + "." + workflow
+          + " reads from more than one keyspace: " + sourceKeyspaces);
+    }
+    return sourceKeyspaces.iterator().next();
+  }
+
   /** The workflow as read, and the target streams it was read from. */
   private record Scan(MigrationInfo info, List<Stream> streams) {}
 
@@ -96,19 +116,9 @@ public final class MigrationReader {
         frozen |= s.isFrozen();
       }
     }
-    if (refs.isEmpty()) {
-      throw PointsmanException.notFound("workflow " + workflow + " not found in keyspace " + targetKeyspace
-          + ": no primary of its shards has streams of that name");
-    }
-    if (sourceKeyspaces.size() != 1) {
-      throw PointsmanException.failedPrecondition("workflow " + targetKeyspace + "." + workflow
-          + " reads from more than one keyspace: " + sourceKeyspaces);
-    }
-    String sourceKeyspace = sourceKeyspaces.iterator().next();
+    String sourceKeyspace = onlySourceKeyspace(targetKeyspace, workflow, !refs.isEmpty(), sourceKeyspaces);
     List<String> targetShards = idsByShard.keySet().stream().sorted(SHARD_ORDER).toList();
-    MigrationType type = sourceKeyspace.equals(targetKeyspace) && sourceShards.stream().noneMatch(targetShards::contains)
-        ? MigrationType.SHARDS
-        : MigrationType.TABLES;
+    MigrationType type = MigrationType.of(sourceKeyspace, targetKeyspace, sourceShards, targetShards);
     refs.sort(Comparator.comparing(StreamRef::targetShard, SHARD_ORDER).thenComparingLong(StreamRef::id));
     return new Scan(new MigrationInfo(workflow, sourceKeyspace, targetKeyspace, type, List.copyOf(tables),
         List.copyOf(sourceShards), targetShards, refs, Journal.migrationId(targetKeyspace, idsByShard), frozen),

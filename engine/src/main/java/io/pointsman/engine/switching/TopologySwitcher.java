@@ -139,23 +139,21 @@ public final class TopologySwitcher {
    * is disabled in every cell's SrvKeyspace.
    */
   public void stopSourceWrites(MigrationInfo info, LockSet locks) {
-    if (info.migrationType() == MigrationType.TABLES) {
-      denyTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), false, locks);
-      denyTables(info.targetKeyspace(), info.targetShards(), info.tables(), true, locks);
-    } else {
-      updateSrvKeyspaces(info.sourceKeyspace(), List.of(), srv ->
-          SrvKeyspaceEdits.setQueryServiceDisabled(srv, TabletType.PRIMARY, info.sourceShards(), true), locks);
-    }
+    setSourceWritesStopped(info, true, locks);
   }
 
   /** Exactly undoes {@link #stopSourceWrites}. */
   public void allowSourceWrites(MigrationInfo info, LockSet locks) {
+    setSourceWritesStopped(info, false, locks);
+  }
+
+  private void setSourceWritesStopped(MigrationInfo info, boolean stopped, LockSet locks) {
     if (info.migrationType() == MigrationType.TABLES) {
-      denyTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), true, locks);
-      denyTables(info.targetKeyspace(), info.targetShards(), info.tables(), false, locks);
+      denyTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), !stopped, locks);
+      denyTables(info.targetKeyspace(), info.targetShards(), info.tables(), stopped, locks);
     } else {
       updateSrvKeyspaces(info.sourceKeyspace(), List.of(), srv ->
-          SrvKeyspaceEdits.setQueryServiceDisabled(srv, TabletType.PRIMARY, info.sourceShards(), false), locks);
+          SrvKeyspaceEdits.setQueryServiceDisabled(srv, TabletType.PRIMARY, info.sourceShards(), stopped), locks);
     }
   }
 

@@ -68,18 +68,9 @@ class EtcdSecurityTest {
 
     // the operator's setup: root, a pointsman role on the two topology roots, and a reader who
     // may look at the global topology but not take locks
-    etcd.etcdctl(null, "user", "add", "root:" + ROOT_PASSWORD);
-    etcd.etcdctl(null, "role", "add", "pointsman");
-    etcd.etcdctl(null, "role", "grant-permission", "pointsman", "--prefix=true", "readwrite", PATHS.globalRoot() + "/");
-    etcd.etcdctl(null, "role", "grant-permission", "pointsman", "--prefix=true", "readwrite",
-        PATHS.cellRootPrefix() + "/");
-    etcd.etcdctl(null, "user", "add", "pointsman:" + POINTSMAN_PASSWORD);
-    etcd.etcdctl(null, "user", "grant-role", "pointsman", "pointsman");
-    etcd.etcdctl(null, "role", "add", "topology-reader");
-    etcd.etcdctl(null, "role", "grant-permission", "topology-reader", "--prefix=true", "read", PATHS.globalRoot() + "/");
-    etcd.etcdctl(null, "user", "add", "reader:" + READER_PASSWORD);
-    etcd.etcdctl(null, "user", "grant-role", "reader", "topology-reader");
-    etcd.etcdctl(null, "auth", "enable");
+    etcd.addPointsmanAccounts(PATHS, ROOT_PASSWORD, POINTSMAN_PASSWORD)
+        .addGlobalReader("reader", READER_PASSWORD, "topology-reader", PATHS)
+        .enableAuth();
 
     root = EtcdClients.create(settings().user("root").password(ROOT_PASSWORD).build());
     EtcdTopologyStore rootStore = new EtcdTopologyStore(root, PATHS);

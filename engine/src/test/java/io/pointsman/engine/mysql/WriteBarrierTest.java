@@ -26,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -166,6 +167,30 @@ class WriteBarrierTest {
     }
   }
 
+  /** Waits until each writer's {@code counter} has grown by at least {@code more} from what it is now. */
+  private static void awaitEachGrows(List<Writer> writers, Function<Writer, AtomicLong> counter, long more) {
+    long[] now = writers.stream().mapToLong(w -> counter.apply(w).get()).toArray();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      for (int i = 0; i < writers.size(); i++) {
+        if (counter.apply(writers.get(i)).get() < now[i] + more) {
+          return false;
+        }
+      }
+      return true;
+    });
+  }
+
+  /** A transaction left open after {@code write}, for a test to commit or roll back; closed after the test. */
+  private Connection openTransactionAfter(String write) throws SQLException {
+    Connection tx = MySqlTestSupport.client();
+    toClose.add(tx);
+    tx.setAutoCommit(false);
+    try (Statement st = tx.createStatement()) {
+      st.executeUpdate(write);
+    }
+    return tx;
+  }
+
   private static long count(String sql) throws SQLException {
     try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       rs.next();
@@ -200,15 +225,7 @@ class WriteBarrierTest {
     assertThat(denied.tables()).containsExactly("t");
     assertThat(denied.triggersChanged()).hasSize(prepared ? 0 : 3);
     // Every writer must run into the barrier many times, so a leak would have had every chance.
-    long[] deniedAtReturn = writers.stream().mapToLong(w -> w.denied.get()).toArray();
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      for (int i = 0; i < writers.size(); i++) {
-        if (writers.get(i).denied.get() < deniedAtReturn[i] + 25) {
-          return false;
-        }
-      }
-      return true;
-    });
+    awaitEachGrows(writers, w -> w.denied, 25);
     assertThat(fingerprint(db.table("t"))).as("no write landed after deny returned").isEqualTo(atReturn);
     for (int i = 0; i < writers.size(); i++) {
       // At most the one write in flight when deny returned may still be acknowledged (it committed before).
@@ -223,15 +240,7 @@ class WriteBarrierTest {
     WriteBarrier.Result allowed = barrier.allow(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
 
     assertThat(allowed.triggersChanged()).hasSize(3);
-    long[] ackedAtAllow = writers.stream().mapToLong(w -> w.acked.get()).toArray();
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      for (int i = 0; i < writers.size(); i++) {
-        if (writers.get(i).acked.get() < ackedAtAllow[i] + 20) {
-          return false;
-        }
-      }
-      return true;
-    });
+    awaitEachGrows(writers, w -> w.acked, 20);
     writers.forEach(w -> w.stop.set(true));
     writers.forEach(w -> assertThat(w.unexpected).as("unexpected errors of writer " + w.id).isEmpty());
   }
@@ -285,12 +294,7 @@ class WriteBarrierTest {
 
   @Test
   void aTransactionOpenAcrossTheBarrierCommitsBeforeDenyReturns() throws Exception {
-    Connection tx = MySqlTestSupport.client();
-    toClose.add(tx);
-    tx.setAutoCommit(false);
-    try (Statement st = tx.createStatement()) {
-      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
-    }
+    Connection tx = openTransactionAfter("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
 
     Future<WriteBarrier.Result> deny = executor.submit(
         () -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN));
@@ -321,12 +325,7 @@ class WriteBarrierTest {
 
   @Test
   void aTransactionThatWritesOnlyAfterDenyReturnedFails() throws Exception {
-    Connection tx = MySqlTestSupport.client();
-    toClose.add(tx);
-    tx.setAutoCommit(false);
-    try (Statement st = tx.createStatement()) {
-      st.executeUpdate("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
-    }
+    Connection tx = openTransactionAfter("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
 
     barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
 
@@ -341,12 +340,7 @@ class WriteBarrierTest {
 
   @Test
   void aTransactionThatNeverEndsFailsDenyClearlyAtTheDrainTimeout() throws Exception {
-    Connection tx = MySqlTestSupport.client();
-    toClose.add(tx);
-    tx.setAutoCommit(false);
-    try (Statement st = tx.createStatement()) {
-      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
-    }
+    Connection tx = openTransactionAfter("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
     long threadId;
     try (Statement st = tx.createStatement(); ResultSet rs = st.executeQuery("SELECT CONNECTION_ID()")) {
       rs.next();

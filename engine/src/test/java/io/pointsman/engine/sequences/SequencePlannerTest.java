@@ -79,9 +79,7 @@ class SequencePlannerTest extends EtcdTestFixture {
   @Test
   void aBareSequenceNameInNoUnshardedKeyspaceIsRefusedByName() {
     keyspace("customer2", sharded("missing_seq", "lookup.order_seq"));
-    PointsmanException e = catchThrowableOfType(
-        () -> planner.plan(moveTables("commerce", "customer2", "customer", "corder"), true), PointsmanException.class);
-    assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
+    PointsmanException e = refusal(moveTables("commerce", "customer2", "customer", "corder"));
     assertThat(e.getMessage()).contains("sequence table missing_seq of table customer in the VSchema of keyspace"
         + " customer2 is in no unsharded keyspace's VSchema").contains("nothing was changed");
   }
@@ -89,9 +87,7 @@ class SequencePlannerTest extends EtcdTestFixture {
   @Test
   void aBareSequenceNameInTwoKeyspacesIsRefusedNamingBoth() {
     keyspace("lookup2", new VSchema(false, Map.of(), Map.of("customer_seq", SEQUENCE)));
-    PointsmanException e = catchThrowableOfType(
-        () -> planner.plan(moveTables("commerce", "customer", "customer", "corder"), true), PointsmanException.class);
-    assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
+    PointsmanException e = refusal(moveTables("commerce", "customer", "customer", "corder"));
     assertThat(e.getMessage()).contains("several unsharded keyspaces [commerce, lookup2]")
         .contains("name it keyspace.table");
   }
@@ -99,9 +95,7 @@ class SequencePlannerTest extends EtcdTestFixture {
   @Test
   void aSequenceNameThatIsNoIdentifierIsRefused() {
     keyspace("customer3", sharded("lookup.order seq; drop", "lookup.order_seq"));
-    PointsmanException e = catchThrowableOfType(
-        () -> planner.plan(moveTables("commerce", "customer3", "customer", "corder"), true), PointsmanException.class);
-    assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
+    PointsmanException e = refusal(moveTables("commerce", "customer3", "customer", "corder"));
     assertThat(e.getMessage()).contains("sequence lookup.order seq; drop of table customer").contains("not a name");
   }
 
@@ -115,6 +109,13 @@ class SequencePlannerTest extends EtcdTestFixture {
   private void keyspace(String name, VSchema vschema) {
     store.create(store.keys().keyspace(name), Keyspace.normal());
     store.create(store.keys().vschema(name), vschema);
+  }
+
+  /** The planner's refusal of {@code info}: FAILED_PRECONDITION, raised while it only read. */
+  private PointsmanException refusal(MigrationInfo info) {
+    PointsmanException e = catchThrowableOfType(() -> planner.plan(info, true), PointsmanException.class);
+    assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
+    return e;
   }
 
   private static MigrationInfo moveTables(String source, String target, String... tables) {

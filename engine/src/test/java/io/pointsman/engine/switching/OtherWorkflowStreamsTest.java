@@ -36,8 +36,7 @@ class OtherWorkflowStreamsTest {
         on("customer", "-80", stream("cust2cust_reverse", "customer", "-40", "customer")),
         on("customer", "-40", stream("cust2cust", "customer", "-80", "customer")),
         on("customer", "80-c0", stream("cust2cust", "customer", "80-", "customer")));
-    assertThatCode(() -> OtherWorkflowStreams.checkWriteSwitch(RESHARD, own, VSCHEMA)).doesNotThrowAnyException();
-    assertThatCode(() -> OtherWorkflowStreams.checkSourceShardsDeletion(RESHARD, own)).doesNotThrowAnyException();
+    assertNeitherCheckRefuses(RESHARD, own);
   }
 
   @Test
@@ -46,8 +45,7 @@ class OtherWorkflowStreamsTest {
         on("customer", "80-", stream("mat", "commerce", "0", "customer")),
         on("customer", "-80", stream("mat", "commerce", "0", "customer")),
         on("customer", "-80", stream("lookup", "commerce", "0", "customer")));
-    PointsmanException e = catchThrowableOfType(() -> OtherWorkflowStreams.checkWriteSwitch(RESHARD, found, VSCHEMA),
-        PointsmanException.class);
+    PointsmanException e = writeSwitchRefusal(found);
     assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
     assertThat(e.getMessage()).isEqualTo("cannot switch writes of Reshard customer.cust2cust: the primaries of its"
         + " source shards [-80, 80-] run streams of other workflows (workflow lookup on shards [-80], workflow mat"
@@ -59,8 +57,7 @@ class OtherWorkflowStreamsTest {
   @Test
   void aStreamOnASourceShardNamedAsTheReshardIsRefusedAsVitessRefusesIt() {
     List<Located> found = List.of(on("customer", "80-", stream("cust2cust", "commerce", "0", "customer")));
-    PointsmanException e = catchThrowableOfType(() -> OtherWorkflowStreams.checkWriteSwitch(RESHARD, found, VSCHEMA),
-        PointsmanException.class);
+    PointsmanException e = writeSwitchRefusal(found);
     assertThat(e.getMessage()).isEqualTo("cannot switch writes of Reshard customer.cust2cust: its source shards [80-]"
         + " run streams named cust2cust too, the Reshard's own name; delete or rename them first; nothing was changed");
   }
@@ -70,8 +67,7 @@ class OtherWorkflowStreamsTest {
     List<Located> found = List.of(on("customer", "-80", stream("ref", "commerce", "0", "countries")));
     assertThatCode(() -> OtherWorkflowStreams.checkWriteSwitch(RESHARD, found, VSCHEMA)).doesNotThrowAnyException();
     List<Located> mixed = List.of(on("customer", "-80", stream("ref", "commerce", "0", "countries", "customer")));
-    assertThat(catchThrowableOfType(() -> OtherWorkflowStreams.checkWriteSwitch(RESHARD, mixed, VSCHEMA),
-        PointsmanException.class)).hasMessageContaining("workflow ref on shards [-80]");
+    assertThat(writeSwitchRefusal(mixed)).hasMessageContaining("workflow ref on shards [-80]");
   }
 
   @Test
@@ -79,8 +75,7 @@ class OtherWorkflowStreamsTest {
     MigrationInfo moveTables = new MigrationInfo("commerce2customer", "commerce", "customer", MigrationType.TABLES,
         List.of("customer"), List.of("0"), List.of("-80", "80-"), List.of(new StreamRef("-80", 1, "0")), 1, false);
     List<Located> found = List.of(on("commerce", "0", stream("other", "lookup", "0", "customer")));
-    assertThatCode(() -> OtherWorkflowStreams.checkWriteSwitch(moveTables, found, VSCHEMA)).doesNotThrowAnyException();
-    assertThatCode(() -> OtherWorkflowStreams.checkSourceShardsDeletion(moveTables, found)).doesNotThrowAnyException();
+    assertNeitherCheckRefuses(moveTables, found);
   }
 
   @Test
@@ -90,8 +85,7 @@ class OtherWorkflowStreamsTest {
         on("analytics", "0", stream("customer2analytics", "customer", "-80", "customer")),
         // reads a target shard: it loses nothing
         on("analytics", "0", stream("fresh", "customer", "-40", "customer")));
-    PointsmanException e = catchThrowableOfType(() -> OtherWorkflowStreams.checkSourceShardsDeletion(RESHARD, found),
-        PointsmanException.class);
+    PointsmanException e = deletionRefusal(found);
     assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
     assertThat(e.getMessage()).isEqualTo("cannot complete Reshard customer.cust2cust: deleting its source shards"
         + " customer [-80, 80-] would strand them: streams of other workflows read from them (workflow"
@@ -103,10 +97,24 @@ class OtherWorkflowStreamsTest {
   void completeIsRefusedWhileOtherStreamsRunOnTheSourceShards() {
     List<Located> found = List.of(on("customer", "80-", stream("mat", "commerce", "0", "customer")),
         on("customer", "80-c0", stream("mat", "commerce", "0", "customer")));
-    PointsmanException e = catchThrowableOfType(() -> OtherWorkflowStreams.checkSourceShardsDeletion(RESHARD, found),
-        PointsmanException.class);
+    PointsmanException e = deletionRefusal(found);
     assertThat(e.getMessage()).contains("streams of other workflows run on them (workflow mat on shards [80-])")
         .doesNotContain("read from");
+  }
+
+  private static void assertNeitherCheckRefuses(MigrationInfo w, List<Located> streams) {
+    assertThatCode(() -> OtherWorkflowStreams.checkWriteSwitch(w, streams, VSCHEMA)).doesNotThrowAnyException();
+    assertThatCode(() -> OtherWorkflowStreams.checkSourceShardsDeletion(w, streams)).doesNotThrowAnyException();
+  }
+
+  private static PointsmanException writeSwitchRefusal(List<Located> streams) {
+    return catchThrowableOfType(() -> OtherWorkflowStreams.checkWriteSwitch(RESHARD, streams, VSCHEMA),
+        PointsmanException.class);
+  }
+
+  private static PointsmanException deletionRefusal(List<Located> streams) {
+    return catchThrowableOfType(() -> OtherWorkflowStreams.checkSourceShardsDeletion(RESHARD, streams),
+        PointsmanException.class);
   }
 
   private static Located on(String keyspace, String shard, Stream s) {

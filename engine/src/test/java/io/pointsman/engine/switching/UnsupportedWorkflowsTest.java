@@ -70,16 +70,14 @@ class UnsupportedWorkflowsTest {
 
   @Test
   void aFrozenMoveTablesMayBeCompletedAfterTheTargetGainedShards() {
-    MigrationInfo frozen = new MigrationInfo("commerce2customer", "commerce", "customer", MigrationType.TABLES,
-        List.of("customer"), List.of("0"), List.of("-80", "80-"), List.of(new StreamRef("-80", 1, "0")), 1, true);
+    MigrationInfo frozen = moveTables("customer", List.of("-80", "80-"), true);
     assertThatCode(() -> check(frozen, streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "", "customer")))
         .doesNotThrowAnyException();
   }
 
   @Test
   void shardsAReshardIsFillingDoNotCountForAMoveTablesIntoTheKeyspace() {
-    MigrationInfo info = new MigrationInfo("commerce2product", "commerce", "product", MigrationType.TABLES,
-        List.of("customer"), List.of("0"), List.of("-80", "80-"), List.of(new StreamRef("-80", 1, "0")), 1, false);
+    MigrationInfo info = moveTables("product", List.of("-80", "80-"), false);
     assertThatCode(() -> check(info, streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "", "customer")))
         .doesNotThrowAnyException();
   }
@@ -149,9 +147,14 @@ class UnsupportedWorkflowsTest {
   }
 
   private static MigrationInfo moveTables(List<String> targetShards) {
-    return new MigrationInfo("commerce2customer", "commerce", "customer", MigrationType.TABLES, List.of("customer"),
-        List.of("0"), targetShards.stream().sorted(MigrationReader.SHARD_ORDER).toList(),
-        List.of(new StreamRef(targetShards.get(0), 1, "0")), 1, false);
+    return moveTables("customer", targetShards, false);
+  }
+
+  /** {@code commerce2<target>}, moving the customer table from commerce/0 into the target's shards. */
+  private static MigrationInfo moveTables(String targetKeyspace, List<String> targetShards, boolean frozen) {
+    return new MigrationInfo("commerce2" + targetKeyspace, "commerce", targetKeyspace, MigrationType.TABLES,
+        List.of("customer"), List.of("0"), targetShards.stream().sorted(MigrationReader.SHARD_ORDER).toList(),
+        List.of(new StreamRef(targetShards.get(0), 1, "0")), 1, frozen);
   }
 
   private static MigrationInfo reshard(List<String> sourceShards, List<String> targetShards) {

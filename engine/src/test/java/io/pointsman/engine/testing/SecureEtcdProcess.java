@@ -1,5 +1,6 @@
 package io.pointsman.engine.testing;
 
+import io.pointsman.engine.topo.TopoPaths;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,6 +75,41 @@ public final class SecureEtcdProcess implements AutoCloseable {
       throw new IOException("etcdctl " + String.join(" ", args) + " failed: " + output);
     }
     return output;
+  }
+
+  /**
+   * The accounts an operator sets up for pointsman: {@code root}, and a {@code pointsman} user whose
+   * role of the same name reads and writes under the two topology roots only (they hold the lock
+   * keys too). Authentication stays off until {@link #enableAuth()}, so more users may come first.
+   */
+  public SecureEtcdProcess addPointsmanAccounts(TopoPaths paths, String rootPassword, String pointsmanPassword)
+      throws IOException, InterruptedException {
+    etcdctl(null, "user", "add", "root:" + rootPassword);
+    addUser("pointsman", pointsmanPassword, "pointsman", "readwrite", paths.globalRoot() + "/",
+        paths.cellRootPrefix() + "/");
+    return this;
+  }
+
+  /** A user whose role {@code role} may only read the global topology: it may look, but take no lock. */
+  public SecureEtcdProcess addGlobalReader(String user, String password, String role, TopoPaths paths)
+      throws IOException, InterruptedException {
+    addUser(user, password, role, "read", paths.globalRoot() + "/");
+    return this;
+  }
+
+  public SecureEtcdProcess enableAuth() throws IOException, InterruptedException {
+    etcdctl(null, "auth", "enable");
+    return this;
+  }
+
+  private void addUser(String user, String password, String role, String permission, String... prefixes)
+      throws IOException, InterruptedException {
+    etcdctl(null, "role", "add", role);
+    for (String prefix : prefixes) {
+      etcdctl(null, "role", "grant-permission", role, "--prefix=true", permission, prefix);
+    }
+    etcdctl(null, "user", "add", user + ":" + password);
+    etcdctl(null, "user", "grant-role", user, role);
   }
 
   private static String etcdctlBinary() {

@@ -94,39 +94,25 @@ final class Sql {
   /** Reads a table's schema from information_schema; NOT_FOUND when the table does not exist. */
   static TableSchema readSchema(Connection c, String db, String table) throws SQLException {
     List<TableSchema.Column> columns = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, EXTRA FROM information_schema.COLUMNS"
-            + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION")) {
-      ps.setString(1, db);
-      ps.setString(2, table);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
+    forEachRowAbout(c, db, table, "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_TYPE, EXTRA FROM information_schema.COLUMNS"
+        + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION", rs -> {
           String extra = rs.getString(4) == null ? "" : rs.getString(4).toUpperCase(Locale.ROOT);
           columns.add(new TableSchema.Column(rs.getString(1), rs.getString(2).toLowerCase(Locale.ROOT),
               rs.getString(3).toLowerCase(Locale.ROOT).contains("unsigned"),
               extra.contains("GENERATED") || extra.contains("VIRTUAL") || extra.contains("PERSISTENT")));
-        }
-      }
-    }
+        });
     if (columns.isEmpty()) {
       throw PointsmanException.notFound("table " + db + "." + table + " does not exist");
     }
     List<Integer> key = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT COLUMN_NAME FROM information_schema.STATISTICS"
-            + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX")) {
-      ps.setString(1, db);
-      ps.setString(2, table);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
+    forEachRowAbout(c, db, table, "SELECT COLUMN_NAME FROM information_schema.STATISTICS"
+        + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX", rs -> {
           for (int i = 0; i < columns.size(); i++) {
             if (columns.get(i).name().equalsIgnoreCase(rs.getString(1))) {
               key.add(i);
             }
           }
-        }
-      }
-    }
+        });
     boolean hasPrimaryKey = !key.isEmpty();
     if (!hasPrimaryKey) {
       for (int i = 0; i < columns.size(); i++) {
@@ -134,6 +120,25 @@ final class Sql {
       }
     }
     return new TableSchema(db, table, columns, key, hasPrimaryKey);
+  }
+
+  /** Takes one row of a result set. */
+  private interface RowConsumer {
+    void accept(ResultSet rs) throws SQLException;
+  }
+
+  /** Runs an information_schema query whose two parameters are the schema and the table, row by row. */
+  private static void forEachRowAbout(Connection c, String db, String table, String sql, RowConsumer each)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, db);
+      ps.setString(2, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          each.accept(rs);
+        }
+      }
+    }
   }
 
 

@@ -64,18 +64,9 @@ class CheckConfigTest {
     client = ca.issue("pointsman-worker");
     etcd = new SecureEtcdProcess(dir.resolve("etcd"), ca, ca.issue("etcd", "IP:127.0.0.1"), ca.issue("admin"))
         .start();
-    etcd.etcdctl(null, "user", "add", "root:" + ROOT_PASSWORD);
-    etcd.etcdctl(null, "role", "add", "pointsman");
-    etcd.etcdctl(null, "role", "grant-permission", "pointsman", "--prefix=true", "readwrite", PATHS.globalRoot() + "/");
-    etcd.etcdctl(null, "role", "grant-permission", "pointsman", "--prefix=true", "readwrite",
-        PATHS.cellRootPrefix() + "/");
-    etcd.etcdctl(null, "user", "add", "pointsman:" + PASSWORD);
-    etcd.etcdctl(null, "user", "grant-role", "pointsman", "pointsman");
-    etcd.etcdctl(null, "role", "add", "reader");
-    etcd.etcdctl(null, "role", "grant-permission", "reader", "--prefix=true", "read", PATHS.globalRoot() + "/");
-    etcd.etcdctl(null, "user", "add", "reader:" + PASSWORD);
-    etcd.etcdctl(null, "user", "grant-role", "reader", "reader");
-    etcd.etcdctl(null, "auth", "enable");
+    etcd.addPointsmanAccounts(PATHS, ROOT_PASSWORD, PASSWORD)
+        .addGlobalReader("reader", PASSWORD, "reader", PATHS)
+        .enableAuth();
 
     List<String> init = new java.util.ArrayList<>(List.of("CREATE DATABASE customer;",
         "CREATE TABLE customer.orders (id BIGINT PRIMARY KEY);"));

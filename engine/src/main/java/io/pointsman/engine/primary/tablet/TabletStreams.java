@@ -30,6 +30,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -220,17 +221,10 @@ public final class TabletStreams implements StreamsPort {
    */
   @Override
   public int start(ShardRef shard, String workflow, LockSet locks) {
-    Names.workflow(workflow);
-    TabletPrimary p = primaries.resolve(shard);
-    fence.raise(shard, locks, "starting workflow " + workflow);
-    Outcomes.settle("starting workflow " + workflow + " on " + p,
-        () -> client.vreplicationExec(p.endpoint(), "update _vt.vreplication set state = "
-            + sqlString(StreamState.RUNNING.column()) + ", message = '', stop_pos = null where db_name = "
-            + sqlString(p.dbName()) + " and workflow = " + sqlString(workflow)).rowsAffected(),
+    return updateWorkflow(shard, workflow, locks, "starting",
+        "state = " + sqlString(StreamState.RUNNING.column()) + ", message = '', stop_pos = null",
         // not the message: a started stream's controller at once writes "Picked source tablet: ..." there
-        () -> read(p, workflow).stream().allMatch(s -> s.state() != StreamState.STOPPED && !s.isFrozen()),
-        () -> 0L);
-    return read(p, workflow).size();
+        streams -> streams.stream().allMatch(s -> s.state() != StreamState.STOPPED && !s.isFrozen()));
   }
 
   /**
@@ -240,14 +234,23 @@ public final class TabletStreams implements StreamsPort {
    */
   @Override
   public int freeze(ShardRef shard, String workflow, LockSet locks) {
+    return updateWorkflow(shard, workflow, locks, "freezing", "message = " + sqlString(Stream.FROZEN),
+        streams -> streams.stream().allMatch(Stream::isFrozen));
+  }
+
+  /**
+   * One fenced VReplicationExec {@code update} that sets {@code assignments} on every stream of the
+   * workflow, done when its streams read back {@code done}; how many streams it has.
+   */
+  private int updateWorkflow(ShardRef shard, String workflow, LockSet locks, String doing, String assignments,
+      Predicate<List<Stream>> done) {
     Names.workflow(workflow);
     TabletPrimary p = primaries.resolve(shard);
-    fence.raise(shard, locks, "freezing workflow " + workflow);
-    Outcomes.settle("freezing workflow " + workflow + " on " + p,
-        () -> client.vreplicationExec(p.endpoint(), "update _vt.vreplication set message = "
-            + sqlString(Stream.FROZEN) + " where db_name = " + sqlString(p.dbName())
-            + " and workflow = " + sqlString(workflow)).rowsAffected(),
-        () -> read(p, workflow).stream().allMatch(Stream::isFrozen),
+    fence.raise(shard, locks, doing + " workflow " + workflow);
+    Outcomes.settle(doing + " workflow " + workflow + " on " + p,
+        () -> client.vreplicationExec(p.endpoint(), "update _vt.vreplication set " + assignments
+            + " where db_name = " + sqlString(p.dbName()) + " and workflow = " + sqlString(workflow)).rowsAffected(),
+        () -> done.test(read(p, workflow)),
         () -> 0L);
     return read(p, workflow).size();
   }

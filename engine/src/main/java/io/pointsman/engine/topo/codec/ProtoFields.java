@@ -9,6 +9,7 @@ import io.vitess.proto.Topodata;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.HexFormat;
+import java.util.function.Consumer;
 import vttime.Vttime;
 
 /** Conversions between the models' plain values and Vitess's field types, shared by the mappers. */
@@ -18,6 +19,15 @@ final class ProtoFields {
   private ProtoFields() {}
 
   /** Models keep an absent string as null (as the JSON layout did); proto3 has only "". */
+  /** Sets a message field from {@code value}, or clears it when there is none: proto fields hold no null. */
+  static <T> void setOrClear(T value, Consumer<T> set, Runnable clear) {
+    if (value == null) {
+      clear.run();
+    } else {
+      set.accept(value);
+    }
+  }
+
   static String nullIfEmpty(String s) {
     return s == null || s.isEmpty() ? null : s;
   }

@@ -2,6 +2,7 @@ package io.pointsman.engine.topo.codec;
 
 import static io.pointsman.engine.topo.codec.ProtoFields.emptyIfNull;
 import static io.pointsman.engine.topo.codec.ProtoFields.nullIfEmpty;
+import static io.pointsman.engine.topo.codec.ProtoFields.setOrClear;
 
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.SourceShard;
@@ -35,16 +36,11 @@ final class ShardMapper implements RecordMapper<Shard, Topodata.Shard> {
   @Override
   public Topodata.Shard toProto(Shard v, Topodata.Shard base) {
     Topodata.Shard.Builder b = base.toBuilder();
-    if (v.primaryAlias() == null) {
-      b.clearPrimaryAlias();
-    } else {
-      b.setPrimaryAlias(ProtoFields.alias(v.primaryAlias(), base.getPrimaryAlias()));
-    }
-    if (v.primaryTermStartTime() == null) {
-      b.clearPrimaryTermStartTime();
-    } else {
-      b.setPrimaryTermStartTime(ProtoFields.time(v.primaryTermStartTime(), base.getPrimaryTermStartTime()));
-    }
+    setOrClear(v.primaryAlias(), a -> b.setPrimaryAlias(ProtoFields.alias(a, base.getPrimaryAlias())),
+        b::clearPrimaryAlias);
+    setOrClear(v.primaryTermStartTime(),
+        t -> b.setPrimaryTermStartTime(ProtoFields.time(t, base.getPrimaryTermStartTime())),
+        b::clearPrimaryTermStartTime);
     // The model reads an absent key range as the full one; Vitess leaves it absent for an
     // unsharded shard, so the full range is written only where the base already had the field.
     if (!v.keyRange().isFull() || base.hasKeyRange()) {
@@ -66,11 +62,7 @@ final class ShardMapper implements RecordMapper<Shard, Topodata.Shard> {
         .setKeyspace(emptyIfNull(v.keyspace()))
         .setShard(emptyIfNull(v.shard()))
         .clearTables().addAllTables(v.tables());
-    if (v.keyRange() == null) {
-      b.clearKeyRange();
-    } else {
-      b.setKeyRange(ProtoFields.keyRange(v.keyRange(), base.getKeyRange()));
-    }
+    setOrClear(v.keyRange(), kr -> b.setKeyRange(ProtoFields.keyRange(kr, base.getKeyRange())), b::clearKeyRange);
     return b.build();
   }
 

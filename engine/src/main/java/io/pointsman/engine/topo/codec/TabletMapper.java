@@ -2,6 +2,7 @@ package io.pointsman.engine.topo.codec;
 
 import static io.pointsman.engine.topo.codec.ProtoFields.emptyIfNull;
 import static io.pointsman.engine.topo.codec.ProtoFields.nullIfEmpty;
+import static io.pointsman.engine.topo.codec.ProtoFields.setOrClear;
 
 import io.pointsman.engine.topo.model.Tablet;
 import io.vitess.proto.Topodata;
@@ -31,16 +32,8 @@ final class TabletMapper implements RecordMapper<Tablet, Topodata.Tablet> {
   @Override
   public Topodata.Tablet toProto(Tablet v, Topodata.Tablet base) {
     Topodata.Tablet.Builder b = base.toBuilder();
-    if (v.alias() == null) {
-      b.clearAlias();
-    } else {
-      b.setAlias(ProtoFields.alias(v.alias(), base.getAlias()));
-    }
-    if (v.keyRange() == null) {
-      b.clearKeyRange();
-    } else {
-      b.setKeyRange(ProtoFields.keyRange(v.keyRange(), base.getKeyRange()));
-    }
+    setOrClear(v.alias(), a -> b.setAlias(ProtoFields.alias(a, base.getAlias())), b::clearAlias);
+    setOrClear(v.keyRange(), kr -> b.setKeyRange(ProtoFields.keyRange(kr, base.getKeyRange())), b::clearKeyRange);
     return b.setHostname(emptyIfNull(v.hostname()))
         .clearPortMap().putAllPortMap(v.portMap())
         .setKeyspace(emptyIfNull(v.keyspace()))

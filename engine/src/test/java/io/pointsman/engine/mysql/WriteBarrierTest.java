@@ -191,6 +191,19 @@ class WriteBarrierTest {
     return tx;
   }
 
+  /** A deny of t that waits 2 s for {@code tx}'s open transaction fails, naming the table and tx's thread. */
+  private void assertDenyOfTTimesOutNaming(Connection tx) throws SQLException {
+    long threadId;
+    try (Statement st = tx.createStatement(); ResultSet rs = st.executeQuery("SELECT CONNECTION_ID()")) {
+      rs.next();
+      threadId = rs.getLong(1);
+    }
+    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, Duration.ofSeconds(2)))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED))
+        .hasMessageContaining("transactions using t did not end within PT2S")
+        .hasMessageContaining("thread " + threadId);
+  }
+
   private static long count(String sql) throws SQLException {
     try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       rs.next();
@@ -341,16 +354,7 @@ class WriteBarrierTest {
   @Test
   void aTransactionThatNeverEndsFailsDenyClearlyAtTheDrainTimeout() throws Exception {
     Connection tx = openTransactionAfter("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
-    long threadId;
-    try (Statement st = tx.createStatement(); ResultSet rs = st.executeQuery("SELECT CONNECTION_ID()")) {
-      rs.next();
-      threadId = rs.getLong(1);
-    }
-
-    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, Duration.ofSeconds(2)))
-        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED))
-        .hasMessageContaining("transactions using t did not end within PT2S")
-        .hasMessageContaining("thread " + threadId);
+    assertDenyOfTTimesOutNaming(tx);
 
     // The barrier never returned, so the transaction may still commit; then deny succeeds.
     tx.commit();
@@ -560,12 +564,7 @@ class WriteBarrierTest {
   @Test
   void aTransactionOpenAcrossAPreparedBarrierCommitsBeforeTheFlipReturns() throws Exception {
     barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
-    Connection tx = MySqlTestSupport.client();
-    toClose.add(tx);
-    tx.setAutoCommit(false);
-    try (Statement st = tx.createStatement()) {
-      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
-    }
+    Connection tx = openTransactionAfter("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
 
     Future<WriteBarrier.Result> deny = executor.submit(
         () -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN));
@@ -627,22 +626,8 @@ class WriteBarrierTest {
   @Test
   void anOpenTransactionThatNeverEndsFailsTheFlipAndLeavesWritesAllowed() throws Exception {
     barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
-    Connection tx = MySqlTestSupport.client();
-    toClose.add(tx);
-    tx.setAutoCommit(false);
-    try (Statement st = tx.createStatement()) {
-      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
-    }
-    long threadId;
-    try (Statement st = tx.createStatement(); ResultSet rs = st.executeQuery("SELECT CONNECTION_ID()")) {
-      rs.next();
-      threadId = rs.getLong(1);
-    }
-
-    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, Duration.ofSeconds(2)))
-        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED))
-        .hasMessageContaining("transactions using t did not end within PT2S")
-        .hasMessageContaining("thread " + threadId);
+    Connection tx = openTransactionAfter("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
+    assertDenyOfTTimesOutNaming(tx);
 
     tx.commit();
     assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
@@ -792,12 +777,7 @@ class WriteBarrierTest {
   void theUndoOfAFailedFlipWaitsForNoOpenTransactionAndRemovesOnlyItsOwnersTables() throws Exception {
     barrier.prepare(db.endpoint, WriteScope.tables(List.of("u")), "run before", locks, DRAIN);
     barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), "run now", locks, DRAIN);
-    Connection tx = MySqlTestSupport.client();
-    toClose.add(tx);
-    tx.setAutoCommit(false);
-    try (Statement st = tx.createStatement()) {
-      st.executeUpdate("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
-    }
+    Connection tx = openTransactionAfter("INSERT INTO " + db.table("t") + " (id, writer, seq, v) VALUES (42, 7, 1, 0)");
     assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks,
         Duration.ofSeconds(1))).isInstanceOfSatisfying(PointsmanException.class,
             e -> assertThat(e.code()).isEqualTo(ErrorCode.DEADLINE_EXCEEDED));

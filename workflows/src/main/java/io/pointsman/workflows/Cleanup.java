@@ -69,7 +69,9 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   private final Duration lockTtl;
   private final Duration maxLockHold;
   private final Plan plan;
-  private final SwitchActivities reads = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  /** The reads before the locks and under them before the first change. */
+  private final SwitchActivities reads = ReadStubs.of(SwitchActivities.class);
+  private final CleanupActivities recordReads = ReadStubs.of(CleanupActivities.class);
   private final CleanupActivities records = cleanupStub();
 
   Cleanup(String action, String targetKeyspace, String workflow, boolean dryRun, Duration lockTtl,
@@ -91,11 +93,16 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
     return Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
   }
 
+  /** For a plan's reads in {@link Plan#checkByReading}: local activities since Versions.LOCAL_READS. */
+  static SwitchActivities readStub() {
+    return ReadStubs.of(SwitchActivities.class);
+  }
+
   @Override
   protected Found plan() {
     if (resumable()) {
       UnfinishedCleanup left = unlocked.run("readUnfinishedCleanup", targetKeyspace + "." + workflow,
-          () -> records.readUnfinishedCleanup(targetKeyspace, workflow));
+          () -> recordReads.readUnfinishedCleanup(targetKeyspace, workflow));
       if (left != null) {
         return resume(left, unlocked);
       }
@@ -177,7 +184,7 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   protected Found decideAgain(Found before) {
     if (resumable()) {
       UnfinishedCleanup left = locked.run("readUnfinishedCleanup", "again under the locks",
-          () -> records.readUnfinishedCleanup(targetKeyspace, workflow));
+          () -> recordReads.readUnfinishedCleanup(targetKeyspace, workflow));
       if (left != null) {
         return resume(left, locked);
       }

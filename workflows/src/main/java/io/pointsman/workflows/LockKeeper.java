@@ -30,6 +30,9 @@ final class LockKeeper {
   private final ProgressTracker progress;
   private final LockActivities acquirer = Workflow.newActivityStub(LockActivities.class, StepOptions.acquire());
   private final LockActivities releaser = Workflow.newActivityStub(LockActivities.class, StepOptions.release());
+  /** The revoke at the end, in runs since Versions.LOCAL_READS. */
+  private final LockActivities localReleaser =
+      Workflow.newLocalActivityStub(LockActivities.class, StepOptions.localRelease());
   private final LockActivities holder;
 
   private LockSet locks;
@@ -195,6 +198,10 @@ final class LockKeeper {
       return;
     }
     Workflow.newDetachedCancellationScope(() -> {
+      if (Versions.localReads()) {
+        releaseLocally();
+        return;
+      }
       boolean revokeFirst = Versions.localCriticalSection();
       if (revokeFirst) {
         // The leases are revoked without first waiting for holdLocks to see its cancellation (which
@@ -213,9 +220,9 @@ final class LockKeeper {
       LockSet all = locks();
       int step = progress.start("releaseLocks", "revoking " + all.locks().size() + " leases");
       try {
-        // An activity, never a local one: the revoke must not run before the server has recorded
-        // holdLocks' cancellation (a local activity runs inside this very task, and holdLocks, ending
-        // when it sees the revoke, would complete first and make that cancellation invalid).
+        // An activity here, after the cancellations: a local revoke would run inside this very task,
+        // and holdLocks, ending when it sees the revoke, would complete before the server recorded
+        // its cancellation, making it invalid ({@link #releaseLocally} revokes first instead).
         releaser.releaseLocks(all);
         progress.finish(step, StepStatus.DONE, null);
       } catch (RuntimeException e) {
@@ -240,6 +247,45 @@ final class LockKeeper {
       loss = null; // a loss of the locks given back is no reason to stop a later read-only step
       progress.locks(null);
     }).run();
+  }
+
+  /**
+   * The revoke as a local activity, before holdLocks is cancelled: a cancellation issued first
+   * would reach the server only when this task ends, after holdLocks, seeing the revoke in its
+   * worker, had already completed. So the revoke goes first, holdLocks ends on its own (at once
+   * in this worker; elsewhere when it sees its leases gone), its end is no loss, and whichever
+   * holdLocks has not ended a moment later is cancelled, by then known to be still running.
+   */
+  private void releaseLocally() {
+    stopping = true;
+    LockSet all = locks();
+    int step = progress.start("releaseLocks", "revoking " + all.locks().size() + " leases");
+    try {
+      localReleaser.releaseLocks(all);
+      progress.finish(step, StepStatus.DONE, null);
+    } catch (RuntimeException e) {
+      progress.finish(step, StepStatus.FAILED, Failures.message(e) + " (the leases expire within their TTL)");
+    }
+    // A short wait, so holdLocks usually reports before the workflow closes; nothing depends on it.
+    if (!ended(holding) || !ended(shardHolding)) {
+      Workflow.await(HOLD_END_WAIT, () -> ended(holding) && ended(shardHolding));
+    }
+    if (holdScope != null && !holding.isCompleted()) {
+      holdScope.cancel();
+    }
+    if (shardHoldScope != null && !shardHolding.isCompleted()) {
+      shardHoldScope.cancel();
+    }
+    holdScope = null;
+    shardHoldScope = null;
+    locks = null;
+    shardLocks = null;
+    loss = null; // a loss of the locks given back is no reason to stop a later read-only step
+    progress.locks(null);
+  }
+
+  private static boolean ended(Promise<Void> hold) {
+    return hold == null || hold.isCompleted();
   }
 
   private void stopHolding() {

@@ -15,6 +15,16 @@ final class Versions {
    */
   static final String LOCAL_CRITICAL_SECTION = "local-critical-section";
 
+  /**
+   * The steps outside the write window that used to cost a server round trip each, as local
+   * activities: the reads before the locks (a dry run's too), the reads again under them before any
+   * change (canSwitch stays an activity), the revoke of the leases at the end and the read of the
+   * state after it. Each is still a recorded step (a marker with its name and result). The revoke
+   * runs before holdLocks is cancelled: holdLocks in the same worker sees it and ends on its own,
+   * and is cancelled only if it has not ended a moment later.
+   */
+  static final String LOCAL_READS = "local-reads-outside-the-write-window";
+
   /** Each step's LockSet carries a fence epoch (LockKeeper.locks), so a replaced execution is fenced out. */
   static final String STEP_EPOCHS = "step-fence-epochs";
 
@@ -77,6 +87,10 @@ final class Versions {
 
   static boolean stepEpochs() {
     return Workflow.getVersion(STEP_EPOCHS, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  static boolean localReads() {
+    return Workflow.getVersion(LOCAL_READS, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   static boolean localCriticalSection() {

@@ -11,6 +11,7 @@ import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.workflows.Pointsman;
+import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
@@ -71,7 +72,7 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   private final Plan plan;
   /** The reads before the locks and under them before the first change. */
   private final SwitchActivities reads = ReadStubs.of(SwitchActivities.class);
-  private final CleanupActivities recordReads = ReadStubs.of(CleanupActivities.class);
+  private final CleanupActivities recordReads = cleanupReadStub();
   private final CleanupActivities records = cleanupStub();
 
   Cleanup(String action, String targetKeyspace, String workflow, boolean dryRun, Duration lockTtl,
@@ -86,7 +87,16 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   }
 
   static CleanupActivities cleanupStub() {
-    return Workflow.newActivityStub(CleanupActivities.class, StepOptions.step(Duration.ofMinutes(5)));
+    return Workflow.newActivityStub(CleanupActivities.class, cleanupOptions());
+  }
+
+  /** For the cleanup reads before the locks and under them before the first change. */
+  static CleanupActivities cleanupReadStub() {
+    return ReadStubs.of(CleanupActivities.class, cleanupOptions());
+  }
+
+  private static ActivityOptions cleanupOptions() {
+    return StepOptions.step(Duration.ofMinutes(5));
   }
 
   static SwitchActivities switchStub() {

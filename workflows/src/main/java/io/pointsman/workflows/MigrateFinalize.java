@@ -31,7 +31,7 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
   private final Duration maxLockHold;
   private final CleanupActivities cleanup = Cleanup.cleanupStub();
   /** The reads before the locks and under them before the first change. */
-  private final CleanupActivities reads = ReadStubs.of(CleanupActivities.class);
+  private final CleanupActivities reads = Cleanup.cleanupReadStub();
   private final MigrateWorkflow found;
 
   /**
@@ -54,7 +54,7 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
     if (Workflow.getVersion(FINALIZE_MIGRATE, Workflow.DEFAULT_VERSION, 1) < 1) {
       return null;
     }
-    CleanupActivities reads = ReadStubs.of(CleanupActivities.class);
+    CleanupActivities reads = Cleanup.cleanupReadStub();
     return new Steps(progress, null).run("readMigrateWorkflow", targetKeyspace + "." + workflow,
         () -> reads.readMigrateWorkflow(targetKeyspace, workflow));
   }

@@ -1,5 +1,6 @@
 package io.pointsman.workflows;
 
+import io.temporal.activity.ActivityOptions;
 import io.temporal.workflow.Workflow;
 
 /**
@@ -11,8 +12,13 @@ final class ReadStubs {
   private ReadStubs() {}
 
   static <T> T of(Class<T> activities) {
+    return of(activities, StepOptions.step());
+  }
+
+  /** @param before the options these reads ran with as activities, which older runs keep */
+  static <T> T of(Class<T> activities, ActivityOptions before) {
     return Versions.localReads()
         ? Workflow.newLocalActivityStub(activities, StepOptions.localRead())
-        : Workflow.newActivityStub(activities, StepOptions.step());
+        : Workflow.newActivityStub(activities, before);
   }
 }

@@ -18,8 +18,9 @@ final class Versions {
   /**
    * The steps outside the write window that used to cost a server round trip each, as local
    * activities: the reads before the locks (a dry run's too), the reads again under them before any
-   * change (canSwitch stays an activity), the revoke of the leases at the end and the read of the
-   * state after it. Each is still a recorded step (a marker with its name and result). The revoke
+   * change (canSwitch stays an activity), the write switch's reads before its window's first change
+   * (planSequences, checkFailoverTools, planPrimaries; readReverseStreams stays an activity, recorded
+   * before the local chain), the revoke of the leases at the end and the read of the state after it. Each is still a recorded step (a marker with its name and result). The revoke
    * runs before holdLocks is cancelled: holdLocks in the same worker sees it and ends on its own,
    * and is cancelled only if it has not ended a moment later.
    */

@@ -36,11 +36,12 @@ class LocalReadsTest {
     assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
 
     assertThat(scheduled()).containsExactly("acquireLocks", "holdLocks", "CanSwitch", "SwitchReads", "SwitchReads",
-        "PlanSequences", "acquireLocks", "holdLocks", "checkFailoverTools", "PlanPrimaries", "ReadReverseStreams");
+        "acquireLocks", "holdLocks", "ReadReverseStreams");
     assertThat(localSteps()).containsSubsequence(
         "BuildTrafficSwitcher", "GetWorkflowState", // before the locks
         "BuildTrafficSwitcher", "GetWorkflowState", // again under them
-        "CheckReverseReplication", "CheckJournals", "FreezeTargetVReplication",
+        "CheckReverseReplication", "PlanSequences", "checkFailoverTools", "PlanPrimaries", // before the window
+        "CheckJournals", "FreezeTargetVReplication", // the window's own local chain
         "releaseLocks", "GetWorkflowState"); // the revoke, then the state after it
     assertThat(events()).extracting(HistoryEvent::getMarkerRecordedEventAttributes)
         .filteredOn(m -> m.getMarkerName().equals("Version"))

@@ -217,18 +217,10 @@ final class LockKeeper {
       } else {
         stopHolding();
       }
-      LockSet all = locks();
-      int step = progress.start("releaseLocks", "revoking " + all.locks().size() + " leases");
-      try {
-        // An activity here, after the cancellations: a local revoke would run inside this very task,
-        // and holdLocks, ending when it sees the revoke, would complete before the server recorded
-        // its cancellation, making it invalid ({@link #releaseLocally} revokes first instead).
-        releaser.releaseLocks(all);
-        progress.finish(step, StepStatus.DONE, null);
-      } catch (RuntimeException e) {
-        progress.finish(step, StepStatus.FAILED,
-            Failures.message(e) + " (the leases expire within their TTL)");
-      }
+      // An activity here, after the cancellations: a local revoke would run inside this very task,
+      // and holdLocks, ending when it sees the revoke, would complete before the server recorded
+      // its cancellation, making it invalid ({@link #releaseLocally} revokes first instead).
+      revoke(releaser);
       if (revokeFirst && holdScope != null) {
         if (!holding.isCompleted()) {
           // A short wait, so holdLocks usually reports before the workflow closes; nothing depends on it.
@@ -242,10 +234,7 @@ final class LockKeeper {
         }
         shardHoldScope = null;
       }
-      locks = null;
-      shardLocks = null;
-      loss = null; // a loss of the locks given back is no reason to stop a later read-only step
-      progress.locks(null);
+      forget();
     }).run();
   }
 
@@ -258,14 +247,7 @@ final class LockKeeper {
    */
   private void releaseLocally() {
     stopping = true;
-    LockSet all = locks();
-    int step = progress.start("releaseLocks", "revoking " + all.locks().size() + " leases");
-    try {
-      localReleaser.releaseLocks(all);
-      progress.finish(step, StepStatus.DONE, null);
-    } catch (RuntimeException e) {
-      progress.finish(step, StepStatus.FAILED, Failures.message(e) + " (the leases expire within their TTL)");
-    }
+    revoke(localReleaser);
     // A short wait, so holdLocks usually reports before the workflow closes; nothing depends on it.
     if (!ended(holding) || !ended(shardHolding)) {
       Workflow.await(HOLD_END_WAIT, () -> ended(holding) && ended(shardHolding));
@@ -278,6 +260,22 @@ final class LockKeeper {
     }
     holdScope = null;
     shardHoldScope = null;
+    forget();
+  }
+
+  /** The releaseLocks step; a failed revoke only means the leases expire on their own. */
+  private void revoke(LockActivities via) {
+    LockSet all = locks();
+    int step = progress.start("releaseLocks", "revoking " + all.locks().size() + " leases");
+    try {
+      via.releaseLocks(all);
+      progress.finish(step, StepStatus.DONE, null);
+    } catch (RuntimeException e) {
+      progress.finish(step, StepStatus.FAILED, Failures.message(e) + " (the leases expire within their TTL)");
+    }
+  }
+
+  private void forget() {
     locks = null;
     shardLocks = null;
     loss = null; // a loss of the locks given back is no reason to stop a later read-only step

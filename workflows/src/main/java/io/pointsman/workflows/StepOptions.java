@@ -79,14 +79,14 @@ final class StepOptions {
   }
 
   /**
-   * A read outside the write window as a local activity (Versions.LOCAL_READS). Each attempt is
-   * bounded as the activity's was by its heartbeat timeout (the reads do not heartbeat). A local
-   * activity keeps its workflow task open, and a query (the CLI's live progress) waits for that
-   * task: so every retry waits on a timer, where the task ends, rather than inside the task.
+   * A read outside the write window as a local activity (Versions.LOCAL_READS), each attempt with
+   * the start-to-close of {@link #step()}. A local activity keeps its workflow task open, and a query
+   * (the CLI's live progress) waits for that task: as long as the read runs (or until the task's
+   * heartbeat), and every retry waits on a timer, where the task ends, rather than inside the task.
    */
   static LocalActivityOptions localRead() {
     return LocalActivityOptions.newBuilder()
-        .setStartToCloseTimeout(Duration.ofSeconds(10))
+        .setStartToCloseTimeout(step().getStartToCloseTimeout())
         .setRetryOptions(stepRetry())
         .setLocalRetryThreshold(LOCAL_RETRY_THRESHOLD)
         .build();

@@ -239,24 +239,28 @@ final class LockKeeper {
   }
 
   /**
-   * The revoke as a local activity, before holdLocks is cancelled: a cancellation issued first
-   * would reach the server only when this task ends, after holdLocks, seeing the revoke in its
-   * worker, had already completed. So the revoke goes first, holdLocks ends on its own (at once
-   * in this worker; elsewhere when it sees its leases gone), its end is no loss, and whichever
-   * holdLocks has not ended a moment later is cancelled, by then known to be still running.
+   * The revoke as a local activity, with holdLocks left running: a cancellation issued first would
+   * reach the server only when this task ends, after holdLocks, seeing the revoke in its worker, had
+   * already completed. Once the leases are revoked holdLocks ends on its own (at once in this
+   * worker; elsewhere when it sees its leases gone, or when a heartbeat finds the workflow closed),
+   * and its end is no loss; it is not cancelled then, as a cancellation could cross its completion,
+   * which the SDK's test server (dev mode) refuses. When the revoke failed it is cancelled, so that
+   * nothing renews the leases and they expire within their TTL.
    */
   private void releaseLocally() {
     stopping = true;
-    revoke(localReleaser);
-    // A short wait, so holdLocks usually reports before the workflow closes; nothing depends on it.
-    if (!ended(holding) || !ended(shardHolding)) {
-      Workflow.await(HOLD_END_WAIT, () -> ended(holding) && ended(shardHolding));
-    }
-    if (holdScope != null && !holding.isCompleted()) {
-      holdScope.cancel();
-    }
-    if (shardHoldScope != null && !shardHolding.isCompleted()) {
-      shardHoldScope.cancel();
+    if (revoke(localReleaser)) {
+      // A short wait, so holdLocks usually reports before the workflow closes; nothing depends on it.
+      if (!ended(holding) || !ended(shardHolding)) {
+        Workflow.await(HOLD_END_WAIT, () -> ended(holding) && ended(shardHolding));
+      }
+    } else {
+      if (holdScope != null) {
+        holdScope.cancel();
+      }
+      if (shardHoldScope != null) {
+        shardHoldScope.cancel();
+      }
     }
     holdScope = null;
     shardHoldScope = null;
@@ -264,14 +268,16 @@ final class LockKeeper {
   }
 
   /** The releaseLocks step; a failed revoke only means the leases expire on their own. */
-  private void revoke(LockActivities via) {
+  private boolean revoke(LockActivities via) {
     LockSet all = locks();
     int step = progress.start("releaseLocks", "revoking " + all.locks().size() + " leases");
     try {
       via.releaseLocks(all);
       progress.finish(step, StepStatus.DONE, null);
+      return true;
     } catch (RuntimeException e) {
       progress.finish(step, StepStatus.FAILED, Failures.message(e) + " (the leases expire within their TTL)");
+      return false;
     }
   }
 

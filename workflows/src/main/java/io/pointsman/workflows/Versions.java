@@ -20,9 +20,10 @@ final class Versions {
    * activities: the reads before the locks (a dry run's too), the reads again under them before any
    * change (canSwitch stays an activity), the write switch's reads before its window's first change
    * (planSequences, checkFailoverTools, planPrimaries; readReverseStreams stays an activity, recorded
-   * before the local chain), the revoke of the leases at the end and the read of the state after it. Each is still a recorded step (a marker with its name and result). The revoke
-   * runs before holdLocks is cancelled: holdLocks in the same worker sees it and ends on its own,
-   * and is cancelled only if it has not ended a moment later.
+   * before the local chain), the revoke of the leases at the end and the read of the state after
+   * it. Each is still a recorded step (a marker with its name and result). The revoke runs with
+   * holdLocks still going, which ends on its own once it sees it; holdLocks is cancelled only when
+   * the revoke failed (LockKeeper.releaseLocally).
    */
   static final String LOCAL_READS = "local-reads-outside-the-write-window";
 

@@ -82,6 +82,21 @@ class LocalReadsTest {
   }
 
   @Test
+  void aRevokeThatFailsCancelsHoldLocksSoNothingRenewsTheLeasesAndTheSwitchStillSucceeds() {
+    h.fail("releaseLocks");
+
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    assertThat(events()).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED)
+        .hasSize(2);
+    Progress progress = h.env.getWorkflowClient().newWorkflowStub(ProgressQuery.class, SwitchHarness.WORKFLOW_ID)
+        .progress();
+    assertThat(progress.steps()).filteredOn(s -> s.name().equals("releaseLocks")).singleElement()
+        .satisfies(s -> assertThat(s.status()).isEqualTo(StepStatus.FAILED))
+        .satisfies(s -> assertThat(s.detail()).contains("the leases expire within their TTL"));
+  }
+
+  @Test
   void aFailedReadBeforeTheLocksFailsTheRunWithTheErrorTheReadFailedWith() {
     h.override("buildTrafficSwitcher", inv -> {
       throw ApplicationFailure.newNonRetryableFailure("workflow commerce2customer not found in keyspace customer",

@@ -36,7 +36,7 @@ class LocalReadsTest {
     assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
 
     assertThat(scheduled()).containsExactly("acquireLocks", "holdLocks", "CanSwitch", "SwitchReads", "SwitchReads",
-        "acquireLocks", "holdLocks", "ReadReverseStreams");
+        "PrepareSourceWrites", "acquireLocks", "holdLocks", "ReadReverseStreams");
     assertThat(localSteps()).containsSubsequence(
         "BuildTrafficSwitcher", "GetWorkflowState", // before the locks
         "BuildTrafficSwitcher", "GetWorkflowState", // again under them

@@ -219,7 +219,7 @@ final class LockKeeper {
       }
       // An activity here, after the cancellations: a local revoke would run inside this very task,
       // and holdLocks, ending when it sees the revoke, would complete before the server recorded
-      // its cancellation, making it invalid ({@link #releaseLocally} revokes first instead).
+      // its cancellation, making it invalid (releaseLocally revokes first instead).
       revoke(releaser);
       if (revokeFirst && holdScope != null) {
         if (!holding.isCompleted()) {

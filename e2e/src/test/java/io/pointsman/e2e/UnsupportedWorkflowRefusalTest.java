@@ -20,6 +20,7 @@ import io.temporal.failure.ApplicationFailure;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
@@ -125,12 +126,14 @@ class UnsupportedWorkflowRefusalTest {
         assertThat(cause.getType()).as(action.getKey()).isEqualTo(code.name());
         assertThat(cause.isNonRetryable()).as(action.getKey() + " not retried").isTrue();
         List<HistoryEvent> events = world().client().fetchHistory(id).getEvents();
-        assertThat(events.stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
-            .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()))
-            .as(action.getKey() + ": only planning reads ran").isSubsetOf(PLANNING_READS).contains("BuildTrafficSwitcher");
+        assertThat(stepsRun(events)).as(action.getKey() + ": only planning reads ran").isSubsetOf(PLANNING_READS)
+            .contains("BuildTrafficSwitcher");
         assertThat(events.stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED)
             .mapToInt(e -> e.getActivityTaskStartedEventAttributes().getAttempt()).max().orElse(1))
             .as(action.getKey() + ": no retry").isEqualTo(1);
+        // a local read waits for its next attempt on a timer
+        assertThat(events).extracting(HistoryEvent::getEventType).as(action.getKey() + ": no local retry")
+            .doesNotContain(EventType.EVENT_TYPE_TIMER_STARTED);
       }
       WorldSnapshot after = WorldSnapshot.take(world());
       assertThat(after.differencesTo(before)).as("nothing changed").isEmpty();
@@ -140,6 +143,18 @@ class UnsupportedWorkflowRefusalTest {
     } finally {
       setOnTargetRows(unmark);
     }
+  }
+
+  /** The activity type of every step the run scheduled as an activity or ran as a local one. */
+  private static List<String> stepsRun(List<HistoryEvent> events) {
+    return events.stream().map(e -> switch (e.getEventType()) {
+      case EVENT_TYPE_ACTIVITY_TASK_SCHEDULED -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName();
+      case EVENT_TYPE_MARKER_RECORDED -> e.getMarkerRecordedEventAttributes().getMarkerName().equals("LocalActivity")
+          ? e.getMarkerRecordedEventAttributes().getDetailsOrThrow("type").getPayloads(0).getData().toStringUtf8()
+              .replace("\"", "")
+          : null;
+      default -> null;
+    }).filter(Objects::nonNull).toList();
   }
 
   /** What Vitess writes when it creates such a workflow, written into the sandbox's rows for it. */

@@ -36,6 +36,7 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
     }
     CleanupActivities cleanup = Cleanup.cleanupStub();
     SwitchActivities switcher = Cleanup.switchStub();
+    SwitchActivities reads = Cleanup.readStub();
     return new Cleanup(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow(), request.dryRun(),
         request.lockTtl(), request.maxLockHold(), progress, new Cleanup.Plan() {
           @Override
@@ -47,7 +48,7 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
             // Past the journal a switch only goes forward: its sources are denied and a rerun
             // resumes from the journal. Dropping the target tables then would leave no side to write to.
             if (Workflow.getVersion(REFUSE_UNDER_JOURNAL, Workflow.DEFAULT_VERSION, 1) >= 1
-                && switcher.checkJournals(info)) {
+                && reads.checkJournals(info)) {
               throw Cleanup.precondition("cannot cancel workflow " + info.qualifiedName() + " because a switch of"
                   + " its writes wrote its journal (the point of no return) and did not finish; rerun SwitchTraffic,"
                   + " which resumes from the journal. Nothing was changed");

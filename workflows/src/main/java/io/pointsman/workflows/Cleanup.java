@@ -11,6 +11,7 @@ import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.workflows.Pointsman;
+import io.temporal.activity.ActivityOptions;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
@@ -69,7 +70,9 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   private final Duration lockTtl;
   private final Duration maxLockHold;
   private final Plan plan;
-  private final SwitchActivities reads = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  /** The reads before the locks and under them before the first change. */
+  private final SwitchActivities reads = ReadStubs.of(SwitchActivities.class);
+  private final CleanupActivities recordReads = cleanupReadStub();
   private final CleanupActivities records = cleanupStub();
 
   Cleanup(String action, String targetKeyspace, String workflow, boolean dryRun, Duration lockTtl,
@@ -84,18 +87,32 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   }
 
   static CleanupActivities cleanupStub() {
-    return Workflow.newActivityStub(CleanupActivities.class, StepOptions.step(Duration.ofMinutes(5)));
+    return Workflow.newActivityStub(CleanupActivities.class, cleanupOptions());
+  }
+
+  /** For the cleanup reads before the locks and under them before the first change. */
+  static CleanupActivities cleanupReadStub() {
+    return ReadStubs.of(CleanupActivities.class, cleanupOptions());
+  }
+
+  private static ActivityOptions cleanupOptions() {
+    return StepOptions.step(Duration.ofMinutes(5));
   }
 
   static SwitchActivities switchStub() {
     return Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
   }
 
+  /** For a plan's reads in {@link Plan#checkByReading}: local activities since Versions.LOCAL_READS. */
+  static SwitchActivities readStub() {
+    return ReadStubs.of(SwitchActivities.class);
+  }
+
   @Override
   protected Found plan() {
     if (resumable()) {
       UnfinishedCleanup left = unlocked.run("readUnfinishedCleanup", targetKeyspace + "." + workflow,
-          () -> records.readUnfinishedCleanup(targetKeyspace, workflow));
+          () -> recordReads.readUnfinishedCleanup(targetKeyspace, workflow));
       if (left != null) {
         return resume(left, unlocked);
       }
@@ -177,7 +194,7 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   protected Found decideAgain(Found before) {
     if (resumable()) {
       UnfinishedCleanup left = locked.run("readUnfinishedCleanup", "again under the locks",
-          () -> records.readUnfinishedCleanup(targetKeyspace, workflow));
+          () -> recordReads.readUnfinishedCleanup(targetKeyspace, workflow));
       if (left != null) {
         return resume(left, locked);
       }

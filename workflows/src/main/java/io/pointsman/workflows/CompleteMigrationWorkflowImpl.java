@@ -46,7 +46,7 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
             // Deleting the source shards would strand streams of other workflows on or from them.
             if (!request.keepData() && info.migrationType() == MigrationType.SHARDS
                 && Versions.refuseStreamMigration()) {
-              SwitchActivities reads = Cleanup.switchStub();
+              SwitchActivities reads = Cleanup.readStub();
               via.run("checkSourceShardsDeletion", detail, () -> reads.checkSourceShardsDeletion(info));
             }
           }

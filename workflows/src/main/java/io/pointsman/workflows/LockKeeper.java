@@ -30,6 +30,9 @@ final class LockKeeper {
   private final ProgressTracker progress;
   private final LockActivities acquirer = Workflow.newActivityStub(LockActivities.class, StepOptions.acquire());
   private final LockActivities releaser = Workflow.newActivityStub(LockActivities.class, StepOptions.release());
+  /** The revoke at the end, in runs since Versions.LOCAL_READS. */
+  private final LockActivities localReleaser =
+      Workflow.newLocalActivityStub(LockActivities.class, StepOptions.localRelease());
   private final LockActivities holder;
 
   private LockSet locks;
@@ -195,6 +198,10 @@ final class LockKeeper {
       return;
     }
     Workflow.newDetachedCancellationScope(() -> {
+      if (Versions.localReads()) {
+        releaseLocally();
+        return;
+      }
       boolean revokeFirst = Versions.localCriticalSection();
       if (revokeFirst) {
         // The leases are revoked without first waiting for holdLocks to see its cancellation (which
@@ -210,18 +217,10 @@ final class LockKeeper {
       } else {
         stopHolding();
       }
-      LockSet all = locks();
-      int step = progress.start("releaseLocks", "revoking " + all.locks().size() + " leases");
-      try {
-        // An activity, never a local one: the revoke must not run before the server has recorded
-        // holdLocks' cancellation (a local activity runs inside this very task, and holdLocks, ending
-        // when it sees the revoke, would complete first and make that cancellation invalid).
-        releaser.releaseLocks(all);
-        progress.finish(step, StepStatus.DONE, null);
-      } catch (RuntimeException e) {
-        progress.finish(step, StepStatus.FAILED,
-            Failures.message(e) + " (the leases expire within their TTL)");
-      }
+      // An activity here, after the cancellations: a local revoke would run inside this very task,
+      // and holdLocks, ending when it sees the revoke, would complete before the server recorded
+      // its cancellation, making it invalid (releaseLocally revokes first instead).
+      revoke(releaser);
       if (revokeFirst && holdScope != null) {
         if (!holding.isCompleted()) {
           // A short wait, so holdLocks usually reports before the workflow closes; nothing depends on it.
@@ -235,11 +234,62 @@ final class LockKeeper {
         }
         shardHoldScope = null;
       }
-      locks = null;
-      shardLocks = null;
-      loss = null; // a loss of the locks given back is no reason to stop a later read-only step
-      progress.locks(null);
+      forget();
     }).run();
+  }
+
+  /**
+   * The revoke as a local activity, with holdLocks left running: a cancellation issued first would
+   * reach the server only when this task ends, after holdLocks, seeing the revoke in its worker, had
+   * already completed. Once the leases are revoked holdLocks ends on its own (at once in this
+   * worker; elsewhere when it sees its leases gone, or when a heartbeat finds the workflow closed),
+   * and its end is no loss; it is not cancelled then, as a cancellation could cross its completion,
+   * which the SDK's test server (dev mode) refuses. When the revoke failed it is cancelled, so that
+   * nothing renews the leases and they expire within their TTL.
+   */
+  private void releaseLocally() {
+    stopping = true;
+    if (revoke(localReleaser)) {
+      // A short wait, so holdLocks usually reports before the workflow closes; nothing depends on it.
+      if (!ended(holding) || !ended(shardHolding)) {
+        Workflow.await(HOLD_END_WAIT, () -> ended(holding) && ended(shardHolding));
+      }
+    } else {
+      if (holdScope != null) {
+        holdScope.cancel();
+      }
+      if (shardHoldScope != null) {
+        shardHoldScope.cancel();
+      }
+    }
+    holdScope = null;
+    shardHoldScope = null;
+    forget();
+  }
+
+  /** The releaseLocks step; a failed revoke only means the leases expire on their own. */
+  private boolean revoke(LockActivities via) {
+    LockSet all = locks();
+    int step = progress.start("releaseLocks", "revoking " + all.locks().size() + " leases");
+    try {
+      via.releaseLocks(all);
+      progress.finish(step, StepStatus.DONE, null);
+      return true;
+    } catch (RuntimeException e) {
+      progress.finish(step, StepStatus.FAILED, Failures.message(e) + " (the leases expire within their TTL)");
+      return false;
+    }
+  }
+
+  private void forget() {
+    locks = null;
+    shardLocks = null;
+    loss = null; // a loss of the locks given back is no reason to stop a later read-only step
+    progress.locks(null);
+  }
+
+  private static boolean ended(Promise<Void> hold) {
+    return hold == null || hold.isCompleted();
   }
 
   private void stopHolding() {

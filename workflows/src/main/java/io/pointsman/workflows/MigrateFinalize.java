@@ -30,6 +30,8 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
   private final Duration lockTtl;
   private final Duration maxLockHold;
   private final CleanupActivities cleanup = Cleanup.cleanupStub();
+  /** The reads before the locks and under them before the first change. */
+  private final CleanupActivities reads = Cleanup.cleanupReadStub();
   private final MigrateWorkflow found;
 
   /**
@@ -52,7 +54,7 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
     if (Workflow.getVersion(FINALIZE_MIGRATE, Workflow.DEFAULT_VERSION, 1) < 1) {
       return null;
     }
-    CleanupActivities reads = Cleanup.cleanupStub();
+    CleanupActivities reads = Cleanup.cleanupReadStub();
     return new Steps(progress, null).run("readMigrateWorkflow", targetKeyspace + "." + workflow,
         () -> reads.readMigrateWorkflow(targetKeyspace, workflow));
   }
@@ -66,7 +68,7 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
   private void check(MigrateWorkflow m, Steps via) {
     if (complete) {
       via.run("checkMigrateComplete", "tables " + m.tables() + " in the VSchema of " + m.targetKeyspace(),
-          () -> cleanup.checkMigrateComplete(m));
+          () -> reads.checkMigrateComplete(m));
     }
   }
 
@@ -115,7 +117,7 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
   @Override
   protected MigrateWorkflow decideAgain(MigrateWorkflow before) {
     MigrateWorkflow now = locked.run("readMigrateWorkflow", "again under the locks",
-        () -> cleanup.readMigrateWorkflow(before.targetKeyspace(), before.workflow()));
+        () -> reads.readMigrateWorkflow(before.targetKeyspace(), before.workflow()));
     if (now == null) {
       throw ApplicationFailure.newNonRetryableFailure("workflow " + before.workflow() + " no longer exists in keyspace "
           + before.targetKeyspace() + ": another action ended it while this " + action + " waited for the locks;"

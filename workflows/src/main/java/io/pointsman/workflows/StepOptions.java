@@ -10,6 +10,8 @@ import java.time.Duration;
 /** Activity options of the steps; the one place their timeouts and retries are decided. */
 final class StepOptions {
   private static final Duration HOLD_HEARTBEAT_CAP = Duration.ofSeconds(10);
+  /** Below every first retry interval: a local read's retries all wait on a workflow timer. */
+  private static final Duration LOCAL_RETRY_THRESHOLD = Duration.ofMillis(100);
 
   private StepOptions() {}
 
@@ -73,6 +75,30 @@ final class StepOptions {
     return LocalActivityOptions.newBuilder()
         .setStartToCloseTimeout(timeout.plus(Duration.ofMinutes(1)))
         .setRetryOptions(stepRetry().toBuilder().setDoNotRetry(Failures.nonRetryableWhileWritesStopped()).build())
+        .build();
+  }
+
+  /**
+   * A read outside the write window as a local activity (Versions.LOCAL_READS), each attempt with
+   * the start-to-close of {@link #step()}. A local activity keeps its workflow task open, and a query
+   * (the CLI's live progress) waits for that task: as long as the read runs (or until the task's
+   * heartbeat), and every retry waits on a timer, where the task ends, rather than inside the task.
+   */
+  static LocalActivityOptions localRead() {
+    return LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(step().getStartToCloseTimeout())
+        .setRetryOptions(stepRetry())
+        .setLocalRetryThreshold(LOCAL_RETRY_THRESHOLD)
+        .build();
+  }
+
+  /** The revoke at the end as a local activity (Versions.LOCAL_READS), retried as {@link #release()} is. */
+  static LocalActivityOptions localRelease() {
+    ActivityOptions release = release();
+    return LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(release.getStartToCloseTimeout())
+        .setRetryOptions(release.getRetryOptions())
+        .setLocalRetryThreshold(LOCAL_RETRY_THRESHOLD)
         .build();
   }
 

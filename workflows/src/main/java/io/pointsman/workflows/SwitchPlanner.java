@@ -61,7 +61,8 @@ final class SwitchPlanner {
   private final ProgressTracker progress;
   /** Read-only steps without the locks, also where checkJournals asks about an unfinished switch. */
   private final Steps unlocked;
-  private final SwitchActivities quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  /** Every step here only reads: before the locks, and under them before any change. */
+  private final SwitchActivities reads = ReadStubs.of(SwitchActivities.class);
   /** The stream migration planned before the locks, which a dry run prints. */
   private StreamMigration migrationBeforeLocks = StreamMigration.NONE;
 
@@ -95,9 +96,9 @@ final class SwitchPlanner {
       return StreamMigration.NONE;
     }
     if (Versions.migrateStreams()) {
-      return via.run("planStreamMigration", detail.apply(w), () -> quick.planStreamMigration(w));
+      return via.run("planStreamMigration", detail.apply(w), () -> reads.planStreamMigration(w));
     }
-    via.run("checkStreamMigration", detail.apply(w), () -> quick.checkStreamMigration(w));
+    via.run("checkStreamMigration", detail.apply(w), () -> reads.checkStreamMigration(w));
     return StreamMigration.NONE;
   }
 
@@ -113,7 +114,7 @@ final class SwitchPlanner {
       return;
     }
     String problems = via.run("checkReverseReplication", "permissions on " + w.sourceKeyspace()
-        + ", tablets to stream from on " + w.targetKeyspace(), () -> quick.checkReverseReplication(w, request.cells()));
+        + ", tablets to stream from on " + w.targetKeyspace(), () -> reads.checkReverseReplication(w, request.cells()));
     if (problems != null && !problems.isEmpty()) {
       throw ApplicationFailure.newNonRetryableFailure("cannot switch writes for workflow " + w.qualifiedName()
           + " with reverse replication: " + problems + "; nothing was changed", ErrorCode.FAILED_PRECONDITION.name());
@@ -147,11 +148,11 @@ final class SwitchPlanner {
 
   private MigrationInfo readInfo(Steps via, String detail) {
     return via.run("buildTrafficSwitcher", detail,
-        () -> quick.buildTrafficSwitcher(request.targetKeyspace(), request.workflow()));
+        () -> reads.buildTrafficSwitcher(request.targetKeyspace(), request.workflow()));
   }
 
   private WorkflowState readState(Steps via, MigrationInfo info, String detail) {
-    return via.run("getWorkflowState", detail, () -> quick.getWorkflowState(info, request.cells()));
+    return via.run("getWorkflowState", detail, () -> reads.getWorkflowState(info, request.cells()));
   }
 
   private Plan plan(MigrationInfo info, WorkflowState start, Steps via) {
@@ -161,7 +162,7 @@ final class SwitchPlanner {
     if (switchWrites && direction == Direction.BACKWARD) {
       // Vitess reverses writes by switching the reverse workflow forward.
       writeInfo = via.run("buildTrafficSwitcher", info.sourceKeyspace() + "." + info.reverseWorkflow(),
-          () -> quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
+          () -> reads.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow()));
     } else if (request.includesPrimary() && writesAlreadySwitched
         && Workflow.getVersion(RESUME_UNFINISHED, Workflow.DEFAULT_VERSION, 1) >= 1) {
       MigrationInfo unfinished = unfinishedWriteSwitch(info);
@@ -185,7 +186,7 @@ final class SwitchPlanner {
     if (direction == Direction.BACKWARD) {
       try {
         // called directly: not finding it is the common answer, not a failed step
-        w = quick.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow());
+        w = reads.buildTrafficSwitcher(info.sourceKeyspace(), info.reverseWorkflow());
       } catch (ActivityFailure e) {
         if (ErrorCode.NOT_FOUND.name().equals(Failures.applicationType(e))) {
           return null;
@@ -198,7 +199,7 @@ final class SwitchPlanner {
     }
     MigrationInfo switching = w;
     boolean journaled = unlocked.run("checkJournals", "writes read as switched but " + w.qualifiedName()
-        + " is not frozen: an unfinished switch?", () -> quick.checkJournals(switching));
+        + " is not frozen: an unfinished switch?", () -> reads.checkJournals(switching));
     return journaled ? w : null;
   }
 
@@ -242,14 +243,14 @@ final class SwitchPlanner {
     if (p.switchWrites() && !w.frozen()) {
       refuseReverseReplication(p, unlocked); // the switch would be refused: so is its plan, as in Vitess
       ShardPositions now = unlocked.run("gatherPositions", "current positions for the plan",
-          () -> quick.gatherPositions(w));
+          () -> reads.gatherPositions(w));
       SequencePlan sequences = w.migrationType() == MigrationType.TABLES && Versions.sequences()
           ? unlocked.run("planSequences", "what the switch would do to sequences",
-              () -> quick.planSequences(w, request.initializeTargetSequences()))
+              () -> reads.planSequences(w, request.initializeTargetSequences()))
           : SequencePlan.NONE;
       List<SequenceValue> values = sequences.initialize().isEmpty() ? List.of()
           : unlocked.run("readSequenceValues", WriteSwitch.sequenceTables(sequences),
-              () -> quick.readSequenceValues(w, sequences));
+              () -> reads.readSequenceValues(w, sequences));
       plan.writes(w, now.source(), GoDurations.format(request.timeout()), request.enableReverseReplication(),
           sequences.resetSourceSequences(), values, migrationBeforeLocks);
     } else if (request.includesPrimary()) {

@@ -40,6 +40,8 @@ final class TrafficSwitch extends LockedAction<Plan> {
   private final SwitchPlanner planner;
   private final Compensations compensations;
   private final SwitchActivities quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  /** The read of the state after the locks are given back. */
+  private final SwitchActivities reads = ReadStubs.of(SwitchActivities.class);
   private WriteSwitch writes;
 
   TrafficSwitch(String action, SwitchTrafficRequest request, Direction direction, ProgressTracker progress) {
@@ -50,8 +52,10 @@ final class TrafficSwitch extends LockedAction<Plan> {
     this.compensations = new Compensations(progress);
   }
 
-  // The reads before the locks stay activities: a local one holds the workflow task open while it
-  // runs, and queries (the CLI's live progress) wait for that task; they gain nothing from speed.
+  // The reads before the locks are local activities (Versions.LOCAL_READS): each spared a server
+  // round trip, which cost several times the read itself. A local one holds the workflow task open
+  // while it runs, so a query (the CLI's live progress) waits as long as the read, milliseconds;
+  // a retry waits on a timer, outside the task (StepOptions.localRead).
   @Override
   protected Plan plan() {
     // vtctldclient offers the flag on MoveTables SwitchTraffic only; elsewhere Vitess ignores it
@@ -113,6 +117,7 @@ final class TrafficSwitch extends LockedAction<Plan> {
       // An activity even when the critical section is local: a replacement worker re-running the
       // chain would otherwise re-ask, and a refusal then (lag grows while the dead worker's
       // streams stand still) would leave whatever the dead pass changed with nothing to undo it.
+      // The local reads before it (Versions.LOCAL_READS) change nothing: re-running them is harmless.
       String reason = locked.run("canSwitch", "max lag " + GoDurations.format(request.maxReplicationLagAllowed()),
           () -> quick.canSwitch(w, request.maxReplicationLagAllowed()));
       if (reason != null && !reason.isEmpty()) {
@@ -248,7 +253,7 @@ final class TrafficSwitch extends LockedAction<Plan> {
   private String stateAfter(MigrationInfo info) {
     try {
       return unlocked.run("getWorkflowState", "state after " + action,
-          () -> quick.getWorkflowState(info, request.cells())).summary();
+          () -> reads.getWorkflowState(info, request.cells())).summary();
     } catch (ActivityFailure e) {
       if (Failures.isCancellation(e)) {
         throw e;

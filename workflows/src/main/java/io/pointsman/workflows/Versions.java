@@ -15,6 +15,18 @@ final class Versions {
    */
   static final String LOCAL_CRITICAL_SECTION = "local-critical-section";
 
+  /**
+   * The steps outside the write window that used to cost a server round trip each, as local
+   * activities: the reads before the locks (a dry run's too), the reads again under them before any
+   * change (canSwitch stays an activity), the write switch's reads before its window's first change
+   * (planSequences, checkFailoverTools, planPrimaries; readReverseStreams stays an activity, recorded
+   * before the local chain), the revoke of the leases at the end and the read of the state after
+   * it. Each is still a recorded step (a marker with its name and result). The revoke runs with
+   * holdLocks still going, which ends on its own once it sees it; holdLocks is cancelled only when
+   * the revoke failed (LockKeeper.releaseLocally).
+   */
+  static final String LOCAL_READS = "local-reads-outside-the-write-window";
+
   /** Each step's LockSet carries a fence epoch (LockKeeper.locks), so a replaced execution is fenced out. */
   static final String STEP_EPOCHS = "step-fence-epochs";
 
@@ -77,6 +89,10 @@ final class Versions {
 
   static boolean stepEpochs() {
     return Workflow.getVersion(STEP_EPOCHS, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  static boolean localReads() {
+    return Workflow.getVersion(LOCAL_READS, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   static boolean localCriticalSection() {

@@ -62,8 +62,9 @@ final class WriteSwitch {
   /** Read-only steps that must not race the locks: reading the journal back after a failure. */
   private final Steps unlocked;
   private final SwitchActivities quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
-  private final FailoverToolActivities failoverTools =
-      Workflow.newActivityStub(FailoverToolActivities.class, StepOptions.step());
+  /** The reads before the window's first change (planSequences, checkFailoverTools, planPrimaries). */
+  private final SwitchActivities reads = ReadStubs.of(SwitchActivities.class);
+  private final FailoverToolActivities failoverTools = ReadStubs.of(FailoverToolActivities.class);
   /** Where the happy path's steps from checkJournals on run: local activities, or (older runs) activities. */
   private final SwitchActivities critical;
   /** The steps bounded by the request's timeout (the drain, the catch-up), with a minute to spare. */
@@ -248,7 +249,7 @@ final class WriteSwitch {
     }
     boolean initialize = request.initializeTargetSequences();
     return steps.run("planSequences", initialize ? "sequences of the moved tables, to initialize"
-        : "do sequence tables move?", () -> quick.planSequences(w, initialize));
+        : "do sequence tables move?", () -> reads.planSequences(w, initialize));
   }
 
   /**
@@ -278,7 +279,7 @@ final class WriteSwitch {
   }
 
   private MigrationInfo planPrimaries(MigrationInfo w, String detail) {
-    return steps.run("planPrimaries", detail, () -> quick.planPrimaries(w));
+    return steps.run("planPrimaries", detail, () -> reads.planPrimaries(w));
   }
 
   private List<SavedStream> readReverseStreams(MigrationInfo w, SwitchActivities via) {

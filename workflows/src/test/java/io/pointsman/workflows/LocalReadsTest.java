@@ -1,0 +1,180 @@
+package io.pointsman.workflows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.pointsman.api.model.ActionResult;
+import io.pointsman.api.model.Progress;
+import io.pointsman.api.model.StepProgress;
+import io.pointsman.api.model.StepStatus;
+import io.pointsman.api.workflows.ProgressQuery;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.client.WorkflowFailedException;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The steps outside the write window as local activities (Versions.LOCAL_READS): the reads before
+ * the locks, the reads again under them before any change, the revoke at the end and the read of
+ * the state after it leave no activity in the history, each a marker instead, and still a step of
+ * the progress; what fails them fails the run as it did.
+ */
+@Timeout(60)
+class LocalReadsTest {
+  private static final String LOCAL_ACTIVITY_MARKER = "LocalActivity";
+
+  @AutoClose
+  private final SwitchHarness h = new SwitchHarness();
+
+  @Test
+  void aSwitchReadsAndReleasesInLocalStepsAndSchedulesActivitiesOnlyForTheLocksAndTheChanges() {
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    assertThat(scheduled()).containsExactly("acquireLocks", "holdLocks", "CanSwitch", "SwitchReads", "SwitchReads",
+        "PrepareSourceWrites", "acquireLocks", "holdLocks", "ReadReverseStreams");
+    assertThat(localSteps()).containsSubsequence(
+        "BuildTrafficSwitcher", "GetWorkflowState", // before the locks
+        "BuildTrafficSwitcher", "GetWorkflowState", // again under them
+        "CheckReverseReplication", "PlanSequences", "checkFailoverTools", "PlanPrimaries", // before the window
+        "CheckJournals", "FreezeTargetVReplication", // the window's own local chain
+        "releaseLocks", "GetWorkflowState"); // the revoke, then the state after it
+    assertThat(events()).extracting(HistoryEvent::getMarkerRecordedEventAttributes)
+        .filteredOn(m -> m.getMarkerName().equals("Version"))
+        .anySatisfy(m -> assertThat(payload(m.getDetailsOrThrow("changeId"))).contains(Versions.LOCAL_READS));
+  }
+
+  @Test
+  void theProgressStillListsEveryLocalStepWithItsTimes() {
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    Progress progress = h.env.getWorkflowClient().newWorkflowStub(ProgressQuery.class, SwitchHarness.WORKFLOW_ID)
+        .progress();
+    List<String> names = progress.steps().stream().map(StepProgress::name).toList();
+    assertThat(names).startsWith("buildTrafficSwitcher", "getWorkflowState", "acquireLocks", "buildTrafficSwitcher",
+        "getWorkflowState", "canSwitch", "checkReverseReplication").endsWith("releaseLocks", "getWorkflowState");
+    assertThat(progress.steps()).allSatisfy(s -> {
+      assertThat(s.status()).as(s.name()).isEqualTo(StepStatus.DONE);
+      assertThat(s.finishedAt()).as(s.name()).isNotNull().isAfterOrEqualTo(s.startedAt());
+    });
+  }
+
+  @Test
+  void theLeasesAreRevokedBeforeHoldLocksEndsSoItEndsOnItsOwnUncancelled() {
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    List<HistoryEvent> events = events();
+    assertThat(events).extracting(HistoryEvent::getEventType)
+        .doesNotContain(EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED);
+    // both holdLocks (the action's locks, the write window's shard locks) completed before the run did
+    List<Long> holds = events.stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+            && e.getActivityTaskScheduledEventAttributes().getActivityType().getName().equals("holdLocks"))
+        .map(HistoryEvent::getEventId).toList();
+    assertThat(holds).hasSize(2);
+    assertThat(events).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED)
+        .extracting(e -> e.getActivityTaskCompletedEventAttributes().getScheduledEventId())
+        .containsAll(holds);
+    assertThat(h.calls()).containsSubsequence("freezeTargetVReplication", "releaseLocks", "getWorkflowState");
+  }
+
+  @Test
+  void aRevokeThatFailsCancelsHoldLocksSoNothingRenewsTheLeasesAndTheSwitchStillSucceeds() {
+    h.fail("releaseLocks");
+
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    assertThat(events()).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED)
+        .hasSize(2);
+    Progress progress = h.env.getWorkflowClient().newWorkflowStub(ProgressQuery.class, SwitchHarness.WORKFLOW_ID)
+        .progress();
+    assertThat(progress.steps()).filteredOn(s -> s.name().equals("releaseLocks")).singleElement()
+        .satisfies(s -> assertThat(s.status()).isEqualTo(StepStatus.FAILED))
+        .satisfies(s -> assertThat(s.detail()).contains("the leases expire within their TTL"));
+  }
+
+  @Test
+  void aFailedReadBeforeTheLocksFailsTheRunWithTheErrorTheReadFailedWith() {
+    h.override("buildTrafficSwitcher", inv -> {
+      throw ApplicationFailure.newNonRetryableFailure("workflow commerce2customer not found in keyspace customer",
+          "NOT_FOUND");
+    });
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(result).isInstanceOf(WorkflowFailedException.class);
+    Throwable cause = ((WorkflowFailedException) result).getCause();
+    assertThat(cause).isInstanceOf(ActivityFailure.class);
+    assertThat(((ActivityFailure) cause).getActivityType()).isEqualTo("BuildTrafficSwitcher");
+    assertThat(cause.getCause()).isInstanceOf(ApplicationFailure.class);
+    ApplicationFailure failure = (ApplicationFailure) cause.getCause();
+    assertThat(failure.getType()).isEqualTo("NOT_FOUND");
+    assertThat(failure.getOriginalMessage()).isEqualTo("workflow commerce2customer not found in keyspace customer");
+    assertThat(h.calls()).containsExactly("buildTrafficSwitcher");
+  }
+
+  @Test
+  void aReadThatFailsOnceIsRetriedAfterATimerSoTheTaskEndsBetweenAttempts() {
+    AtomicBoolean failed = new AtomicBoolean();
+    h.override("getWorkflowState", inv -> {
+      if (failed.compareAndSet(false, true)) {
+        throw ApplicationFailure.newFailure("etcd unavailable", "UNAVAILABLE");
+      }
+      return SwitchHarness.NOTHING_SWITCHED;
+    });
+
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    List<EventType> types = events().stream().map(HistoryEvent::getEventType).toList();
+    assertThat(types.indexOf(EventType.EVENT_TYPE_TIMER_STARTED)).as("a retry timer before the locks")
+        .isNotNegative().isLessThan(types.indexOf(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED));
+    assertThat(h.calls()).startsWith("buildTrafficSwitcher", "getWorkflowState", "getWorkflowState", "acquireLocks");
+  }
+
+  @Test
+  void aDryRunSchedulesNoActivityAtAll() {
+    ActionResult result = (ActionResult) h.switchTraffic(SwitchHarness.request().withDryRun(true));
+
+    assertThat(result.dryRunResults()).isNotEmpty();
+    assertThat(scheduled()).isEmpty();
+    assertThat(localSteps()).startsWith("BuildTrafficSwitcher", "GetWorkflowState");
+  }
+
+  @Test
+  void completeAndCancelReadAndReleaseInLocalStepsToo() {
+    h.states(SwitchHarness.ALL_SWITCHED);
+
+    assertThat(h.complete(SwitchHarness.completeRequest())).isInstanceOf(ActionResult.class);
+
+    assertThat(scheduled()).doesNotContain("ReadMigrateWorkflow", "ReadUnfinishedCleanup", "BuildTrafficSwitcher",
+        "GetWorkflowState", "releaseLocks").contains("acquireLocks", "holdLocks", "DropSources", "DeleteStreams");
+    assertThat(localSteps()).containsSubsequence("ReadMigrateWorkflow", "ReadUnfinishedCleanup",
+        "BuildTrafficSwitcher", "GetWorkflowState", "ReadUnfinishedCleanup", "BuildTrafficSwitcher",
+        "GetWorkflowState", "releaseLocks");
+  }
+
+  private List<HistoryEvent> events() {
+    return h.env.getWorkflowClient().fetchHistory(SwitchHarness.WORKFLOW_ID).getEvents();
+  }
+
+  /** The activity types the run scheduled, in order. */
+  private List<String> scheduled() {
+    return events().stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+        .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()).toList();
+  }
+
+  /** The activity types the run's local activity markers record, in order. */
+  private List<String> localSteps() {
+    return events().stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED)
+        .map(HistoryEvent::getMarkerRecordedEventAttributes)
+        .filter(m -> m.getMarkerName().equals(LOCAL_ACTIVITY_MARKER))
+        .map(m -> payload(m.getDetailsOrThrow("type"))).toList();
+  }
+
+  private static String payload(io.temporal.api.common.v1.Payloads p) {
+    return p.getPayloads(0).getData().toStringUtf8().replace("\"", "");
+  }
+}

@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -262,12 +263,7 @@ public final class WriteBarrier {
       Map<String, BarrierCatalog.Trigger> ours = checked ? Map.of() : BarrierCatalog.barrierTriggers(c, db);
       List<String> tables = inScope(c, endpoint, scope, ours);
       gate.allow(endpoint, locks, tables, left(w.deadline()));
-      Map<String, BarrierCatalog.Trigger> ungated = new TreeMap<>();
-      ours.forEach((name, t) -> {
-        if (!t.gated() && tables.contains(t.table())) {
-          ungated.put(name, t);
-        }
-      });
+      Map<String, BarrierCatalog.Trigger> ungated = triggers(ours, t -> !t.gated() && tables.contains(t.table()));
       List<String> dropped = drop(c, endpoint, locks, ungated, w.deadline(), timeout, action, false);
       Duration took = w.took();
       log.info("writes allowed on {} of {} on {} (barrier left dormant): {} tables, {} ms", scope, db, endpoint,
@@ -289,12 +285,7 @@ public final class WriteBarrier {
       Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
       List<String> scoped = inScope(c, endpoint, scope, ours);
       gate.allow(endpoint, locks, scoped, left(w.deadline()));
-      Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
-      ours.forEach((name, t) -> {
-        if (scoped.contains(t.table())) {
-          toDrop.put(name, t);
-        }
-      });
+      Map<String, BarrierCatalog.Trigger> toDrop = triggers(ours, t -> scoped.contains(t.table()));
       List<String> dropped = drop(c, endpoint, locks, toDrop, w.deadline(), timeout, action, false);
       gate.delete(endpoint, locks, scoped);
       SortedSet<String> tables = new TreeSet<>();
@@ -323,12 +314,8 @@ public final class WriteBarrier {
       List<String> scoped = inScope(c, endpoint, scope, ours);
       gate.allow(endpoint, locks, scoped, left(w.deadline()));
       SortedSet<String> inWindow = WriteGateRows.preparedBy(c, endpoint, WriteGateRows.IN_WINDOW);
-      Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
-      ours.forEach((name, t) -> {
-        if (scoped.contains(t.table()) && (!t.gated() || inWindow.contains(t.table()))) {
-          toDrop.put(name, t);
-        }
-      });
+      Map<String, BarrierCatalog.Trigger> toDrop =
+          triggers(ours, t -> scoped.contains(t.table()) && (!t.gated() || inWindow.contains(t.table())));
       List<String> dropped = drop(c, endpoint, locks, toDrop, w.deadline(), timeout, action, false);
       List<String> tables = scoped.stream().filter(inWindow::contains).toList();
       gate.delete(endpoint, locks, tables);
@@ -354,12 +341,8 @@ public final class WriteBarrier {
       Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
       SortedSet<String> prepared = WriteGateRows.preparedBy(c, endpoint, owner);
       List<String> scoped = inScope(c, endpoint, scope, ours);
-      Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
-      ours.forEach((name, t) -> {
-        if (t.gated() && scoped.contains(t.table()) && prepared.contains(t.table())) {
-          toDrop.put(name, t);
-        }
-      });
+      Map<String, BarrierCatalog.Trigger> toDrop =
+          triggers(ours, t -> t.gated() && scoped.contains(t.table()) && prepared.contains(t.table()));
       List<String> dropped = drop(c, endpoint, locks, toDrop, w.deadline(), timeout, action, true);
       SortedSet<String> left = new TreeSet<>();
       toDrop.forEach((name, t) -> {
@@ -388,12 +371,8 @@ public final class WriteBarrier {
       Map<String, BarrierCatalog.Trigger> ours = BarrierCatalog.barrierTriggers(c, db);
       SortedSet<String> denying = denying(c, endpoint, ours);
       List<String> scoped = inScope(c, endpoint, scope, ours);
-      Map<String, BarrierCatalog.Trigger> toDrop = new TreeMap<>();
-      ours.forEach((name, t) -> {
-        if (scoped.contains(t.table()) && !denying.contains(t.table())) {
-          toDrop.put(name, t);
-        }
-      });
+      Map<String, BarrierCatalog.Trigger> toDrop =
+          triggers(ours, t -> scoped.contains(t.table()) && !denying.contains(t.table()));
       List<String> dropped = drop(c, endpoint, locks, toDrop, w.deadline(), timeout, action, false);
       List<String> tables = scoped.stream().filter(t -> !denying.contains(t)).toList();
       gate.delete(endpoint, locks, tables);
@@ -435,6 +414,18 @@ public final class WriteBarrier {
     } catch (SQLException e) {
       throw SqlErrors.translate(action + " on " + endpoint, e);
     }
+  }
+
+  /** Those of {@code ours} that {@code which} accepts, by name. */
+  private static Map<String, BarrierCatalog.Trigger> triggers(Map<String, BarrierCatalog.Trigger> ours,
+      Predicate<BarrierCatalog.Trigger> which) {
+    Map<String, BarrierCatalog.Trigger> out = new TreeMap<>();
+    ours.forEach((name, t) -> {
+      if (which.test(t)) {
+        out.put(name, t);
+      }
+    });
+    return out;
   }
 
   /** The tables of the endpoint's database whose writes a barrier denies now. */

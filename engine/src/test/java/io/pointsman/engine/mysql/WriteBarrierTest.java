@@ -30,6 +30,8 @@ import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 3, unit = TimeUnit.MINUTES)
@@ -204,6 +206,22 @@ class WriteBarrierTest {
         .hasMessageContaining("thread " + threadId);
   }
 
+  /**
+   * After a deny drained {@code tx} (whose row 42 committed): the writer that came during the
+   * drain (row 43) was refused, and so is tx's next write.
+   */
+  private void assertDrainedThenDenied(Connection tx, Future<?> late) throws SQLException {
+    assertThatThrownBy(() -> late.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(SQLException.class)
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e.getCause())).isTrue());
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 42")).isEqualTo(1);
+    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 43")).isZero();
+    try (Statement st = tx.createStatement()) {
+      assertThatThrownBy(() -> st.executeUpdate("UPDATE " + db.table("t") + " SET v = 1 WHERE id = 42"))
+          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    }
+    tx.rollback();
+  }
+
   private static long count(String sql) throws SQLException {
     try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
       rs.next();
@@ -325,15 +343,7 @@ class WriteBarrierTest {
     tx.commit();
 
     assertThat(deny.get(20, TimeUnit.SECONDS).tables()).containsExactly("t");
-    assertThatThrownBy(() -> late.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(SQLException.class)
-        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e.getCause())).isTrue());
-    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 42")).isEqualTo(1);
-    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 43")).isZero();
-    try (Statement st = tx.createStatement()) {
-      assertThatThrownBy(() -> st.executeUpdate("UPDATE " + db.table("t") + " SET v = 1 WHERE id = 42"))
-          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
-    }
-    tx.rollback();
+    assertDrainedThenDenied(tx, late);
   }
 
   @Test
@@ -420,8 +430,16 @@ class WriteBarrierTest {
         .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
   }
 
-  @Test
-  void aStaleLockCanNeitherRaiseNorLiftTheBarrier() throws Exception {
+  /**
+   * Installed in the window and lifted by allow, or prepared before it and lifted by open (the
+   * window's flip back): a stale lock does neither.
+   */
+  @ParameterizedTest(name = "prepared {0}")
+  @ValueSource(booleans = {false, true})
+  void aStaleLockCanNeitherRaiseNorLiftTheBarrier(boolean prepared) throws Exception {
+    if (prepared) {
+      barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    }
     LockSet newer = db.lock(200);
     new VReplicationStreams(db.pools, db.fence, db.schema).freeze(db.endpoint, "wf", newer);
 
@@ -430,8 +448,13 @@ class WriteBarrierTest {
     assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
 
     barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), newer, DRAIN);
-    assertThatThrownBy(() -> barrier.allow(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN))
-        .isInstanceOf(LockLostException.class);
+    assertThatThrownBy(() -> {
+      if (prepared) {
+        barrier.open(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+      } else {
+        barrier.allow(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+      }
+    }).isInstanceOf(LockLostException.class);
     assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
   }
 
@@ -588,15 +611,7 @@ class WriteBarrierTest {
 
     WriteBarrier.Result denied = deny.get(20, TimeUnit.SECONDS);
     assertThat(denied.triggersChanged()).as("no DDL in the window").isEmpty();
-    assertThatThrownBy(() -> late.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(SQLException.class)
-        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e.getCause())).isTrue());
-    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 42")).isEqualTo(1);
-    assertThat(count("SELECT COUNT(*) FROM " + db.table("t") + " WHERE id = 43")).isZero();
-    try (Statement st = tx.createStatement()) {
-      assertThatThrownBy(() -> st.executeUpdate("UPDATE " + db.table("t") + " SET v = 1 WHERE id = 42"))
-          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
-    }
-    tx.rollback();
+    assertDrainedThenDenied(tx, late);
   }
 
   /**
@@ -698,21 +713,6 @@ class WriteBarrierTest {
     MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)");
     assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"))
         .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
-  }
-
-  @Test
-  void aStaleLockCannotFlipAPreparedBarrier() throws Exception {
-    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
-    LockSet newer = db.lock(200);
-    new VReplicationStreams(db.pools, db.fence, db.schema).freeze(db.endpoint, "wf", newer);
-
-    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN))
-        .isInstanceOf(LockLostException.class);
-    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
-    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), newer, DRAIN);
-    assertThatThrownBy(() -> barrier.open(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN))
-        .isInstanceOf(LockLostException.class);
-    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
   }
 
   /** A table dropped while denied leaves its gate row; the table made again later starts allowed. */

@@ -20,8 +20,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Temporal's test server on a port of this machine, with pointsman's search attributes and a worker
- * running the real workflows but no activities: an action starts, tracks its first step and then
- * waits for an activity worker that never comes, as when the activity workers are down.
+ * running the real workflows over an unreachable topology ({@link UnreachableTopology}): an action
+ * starts, tracks its first step and then waits to try it again, as when etcd and the primaries are
+ * down. (Activities had to be registered once the reads became local activities: a workflow worker
+ * without them never finishes the task that runs one, and answers no query.)
  */
 final class LocalTemporal implements AutoCloseable {
   final String address;
@@ -47,6 +49,7 @@ final class LocalTemporal implements AutoCloseable {
     this.factory = WorkerFactory.newInstance(client);
     Worker worker = factory.newWorker(Pointsman.TASK_QUEUE);
     WorkflowRegistration.registerWorkflows(worker);
+    worker.registerActivitiesImplementations(new UnreachableTopology());
     factory.start();
   }
 

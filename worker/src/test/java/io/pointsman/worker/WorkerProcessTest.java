@@ -119,7 +119,8 @@ class WorkerProcessTest {
     // checked line by line, so a failure names the missing metric instead of printing the whole scrape
     for (String expected : List.of("pointsman_locks_held 0.0",
         "pointsman_step_duration_seconds_count{outcome=\"failed\",step=\"buildTrafficSwitcher\"} 1",
-        "temporal_activity_execution_latency_seconds_count{activity_type=\"BuildTrafficSwitcher\"")) {
+        // a local activity since the reads before the locks became local ones (local-reads-outside-the-write-window)
+        "temporal_local_activity_execution_latency_seconds_count{activity_type=\"BuildTrafficSwitcher\"")) {
       assertThat(scraped.contains(expected)).as("/metrics has " + expected).isTrue();
     }
     assertThat(scraped.contains(TestServices.mysqlPassword())).as("/metrics shows the MySQL password").isFalse();

@@ -85,19 +85,19 @@ final class StepOptions {
    * heartbeat), and every retry waits on a timer, where the task ends, rather than inside the task.
    */
   static LocalActivityOptions localRead() {
-    return LocalActivityOptions.newBuilder()
-        .setStartToCloseTimeout(step().getStartToCloseTimeout())
-        .setRetryOptions(stepRetry())
-        .setLocalRetryThreshold(LOCAL_RETRY_THRESHOLD)
-        .build();
+    return localLike(step());
   }
 
   /** The revoke at the end as a local activity (Versions.LOCAL_READS), retried as {@link #release()} is. */
   static LocalActivityOptions localRelease() {
-    ActivityOptions release = release();
+    return localLike(release());
+  }
+
+  /** The activity's timeout and retries for a local one, whose retries past the first wait on a timer. */
+  private static LocalActivityOptions localLike(ActivityOptions activity) {
     return LocalActivityOptions.newBuilder()
-        .setStartToCloseTimeout(release.getStartToCloseTimeout())
-        .setRetryOptions(release.getRetryOptions())
+        .setStartToCloseTimeout(activity.getStartToCloseTimeout())
+        .setRetryOptions(activity.getRetryOptions())
         .setLocalRetryThreshold(LOCAL_RETRY_THRESHOLD)
         .build();
   }

@@ -13,8 +13,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.function.LongSupplier;
@@ -28,11 +31,11 @@ import org.slf4j.LoggerFactory;
  * create revision increases with every acquisition, and {@code <sidecar>.lock_fence} keeps, per
  * lock, the highest one any change on this server was made under.
  *
- * <p>A guarded change runs in one transaction that first raises each lock's row to our token
- * (only upwards) and reads it back under a row lock; if a row holds a higher token, a newer
- * holder has already written here, and the transaction rolls back with {@link LockLostException}
- * having changed nothing. The row locks are held until commit, so a newer holder's check waits
- * for an older holder's change in flight and then wins.
+ * <p>A guarded change runs in one transaction that first reads each lock's row under a row lock;
+ * if a row holds a higher token, a newer holder has already written here, and the transaction
+ * rolls back with {@link LockLostException} having changed nothing; rows below our token are
+ * raised to it (only upwards). The row locks are held until commit, so a newer holder's check
+ * waits for an older holder's change in flight and then wins.
  *
  * <p>The fence is kept per lock resource (the lock's directory, e.g.
  * {@code /vitess/global/keyspaces/customer}), not per database: two workflows that hold different
@@ -244,10 +247,7 @@ public final class MySqlFence {
       c.setAutoCommit(false);
       List<String> guards = new ArrayList<>();
       try {
-        raise(c, endpoint, claims, epoch, action, guards);
-        for (LockToken lock : claims) {
-          claim(c, endpoint, lock, epoch, action);
-        }
+        claimAll(c, endpoint, claims, epoch, action, guards);
         T result = work.run(c);
         commit(c, endpoint, action);
         return result;
@@ -273,39 +273,71 @@ public final class MySqlFence {
   }
 
   /**
-   * Raises the rows that hold less than our token: first every DDL guard of those resources (so
-   * the DDL statements in flight end first), then the rows, then the guards go again; the row
-   * locks keep later DDL checks waiting until this transaction ends. Rows already at our token
-   * are left alone, and then no guard is taken.
+   * Claims every lock's fence row for this transaction, in three round trips whatever the number
+   * of locks (a step stamped with a new epoch raises every row it claims): all rows are read under
+   * row locks in one statement; a row that holds more than ours refuses the claim; the rows that
+   * hold less are raised, first taking every DDL guard of their resources in one statement (so
+   * the DDL statements in flight end first), then writing the rows. The guards go again after
+   * commit; the row locks keep later claims and DDL checks waiting until this transaction ends.
+   * Rows are locked before guards are waited for, and a DDL session holds guards but never a row
+   * lock, so the two kinds cannot wait in a cycle.
    */
-  private static void raise(Connection c, PrimaryEndpoint endpoint, List<LockToken> claims, long epoch,
-      String action, List<String> held) throws SQLException {
+  private void claimAll(Connection c, PrimaryEndpoint endpoint, List<LockToken> claims, long epoch, String action,
+      List<String> held) throws SQLException {
+    Map<String, Mark> current = lockedRead(c, endpoint, claims);
+    List<LockToken> below = new ArrayList<>();
     for (LockToken lock : claims) {
-      // The row first (other raisers queue here, holding no guard), then its guards: a DDL
-      // session holds a guard but never a row lock, so the two kinds cannot wait in a cycle.
-      Mark stored = lockedRead(c, endpoint, resource(lock));
-      if (!stored.before(new Mark(lock.fencingToken(), epoch))) {
-        continue;
+      Mark ours = new Mark(lock.fencingToken(), epoch);
+      if (current.get(resource(lock)).before(ours)) {
+        below.add(lock);
+        current.put(resource(lock), ours); // two of our locks on one resource: the newer must win
       }
-      List<String> guards = new ArrayList<>();
+    }
+    for (LockToken lock : claims) {
+      Mark ours = new Mark(lock.fencingToken(), epoch);
+      Mark stored = current.get(resource(lock));
+      if (ours.before(stored)) {
+        throw lost(lock, endpoint, stored, ours, action);
+      }
+    }
+    if (below.isEmpty()) {
+      return;
+    }
+    List<String> guards = new ArrayList<>();
+    for (LockToken lock : below) {
       for (int slot = 0; slot < DDL_SLOTS; slot++) {
         guards.add(guardName(endpoint, resource(lock), slot));
       }
-      takeGuards(c, endpoint, guards, RAISE_WAIT, action);
-      held.addAll(guards);
+    }
+    takeGuards(c, endpoint, guards, RAISE_WAIT, action);
+    held.addAll(guards);
+    for (LockToken lock : below) {
       upsert(c, endpoint, lock, epoch);
     }
   }
 
-  /** The row under an exclusive row lock (a missing row: its gap), held until the transaction ends. */
-  private static Mark lockedRead(Connection c, PrimaryEndpoint endpoint, String resource) throws SQLException {
+  /**
+   * The rows of the claimed resources under exclusive row locks (a missing row: its gap, read as
+   * (0, 0)), held until the transaction ends; one statement, which locks them in index order.
+   */
+  private static Map<String, Mark> lockedRead(Connection c, PrimaryEndpoint endpoint, List<LockToken> claims)
+      throws SQLException {
+    Map<String, Mark> marks = new HashMap<>();
+    claims.forEach(lock -> marks.put(resource(lock), new Mark(0, 0)));
+    String in = String.join(", ", Collections.nCopies(marks.size(), "?"));
     try (PreparedStatement ps = c.prepareStatement(
-        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ? FOR UPDATE")) {
-      ps.setBytes(1, resource.getBytes(StandardCharsets.UTF_8));
+        "SELECT resource, token, epoch FROM " + table(endpoint) + " WHERE resource IN (" + in + ") FOR UPDATE")) {
+      int i = 1;
+      for (String resource : marks.keySet()) {
+        ps.setBytes(i++, resource.getBytes(StandardCharsets.UTF_8));
+      }
       try (ResultSet rs = ps.executeQuery()) {
-        return mark(rs);
+        while (rs.next()) {
+          marks.put(new String(rs.getBytes(1), StandardCharsets.UTF_8), new Mark(rs.getLong(2), rs.getLong(3)));
+        }
       }
     }
+    return marks;
   }
 
   private static void upsert(Connection c, PrimaryEndpoint endpoint, LockToken lock, long epoch)
@@ -442,27 +474,6 @@ public final class MySqlFence {
         + ": the fence " + resource(lock) + " on " + endpoint + " holds token " + stored.token() + " at epoch "
         + stored.epoch() + ", ours is epoch " + ours.epoch() + " (this execution was replaced after a timeout); "
         + action + " was not applied");
-  }
-
-  private void claim(Connection c, PrimaryEndpoint endpoint, LockToken lock, long epoch, String action)
-      throws SQLException {
-    String resource = resource(lock);
-    byte[] resourceBytes = resource.getBytes(StandardCharsets.UTF_8);
-    Mark ours = new Mark(lock.fencingToken(), epoch);
-    Mark stored;
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT token, epoch FROM " + table(endpoint) + " WHERE resource = ? FOR UPDATE")) {
-      ps.setBytes(1, resourceBytes);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw PointsmanException.internal("fence row " + resource + " vanished on " + endpoint, null);
-        }
-        stored = new Mark(rs.getLong(1), rs.getLong(2));
-      }
-    }
-    if (ours.before(stored)) {
-      throw lost(lock, endpoint, stored, ours, action);
-    }
   }
 
   private static void commit(Connection c, PrimaryEndpoint endpoint, String action) throws SQLException {

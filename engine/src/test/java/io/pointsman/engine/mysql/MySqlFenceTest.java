@@ -114,6 +114,20 @@ class MySqlFenceTest {
     assertThat(count()).isEqualTo(2);
   }
 
+  /** The whole set is read before any row is raised: a stale lock in it leaves the others' rows as they were. */
+  @Test
+  void aSetWithAStaleLockRaisesNoneOfItsRows() throws Exception {
+    String otherDir = "/pointsman-test/" + db.suffix + "/global/internal/named_locks/customer/wf";
+    mark(LockSet.of(MySqlTestSupport.token(db.lockDir, 50)), 1);
+
+    assertThatThrownBy(() -> mark(LockSet.of(MySqlTestSupport.token(otherDir, 60),
+        MySqlTestSupport.token(db.lockDir, 40)), 2))
+        .isInstanceOf(LockLostException.class).hasMessageContaining("holds token 50, ours is 40");
+    assertThat(db.fence.highestToken(db.endpoint, otherDir)).isEmpty();
+    assertThat(db.fence.highestToken(db.endpoint, db.lockDir)).hasValue(50);
+    assertThat(count()).isEqualTo(1);
+  }
+
   @Test
   void aFailingChangeRollsBackWithoutRaisingTheFence() throws Exception {
     mark(db.lock(10), 1);

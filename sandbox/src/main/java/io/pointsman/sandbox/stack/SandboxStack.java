@@ -28,7 +28,7 @@ import java.util.function.UnaryOperator;
  */
 public final class SandboxStack implements AutoCloseable {
   /** The stream runner's pace in every world: quick enough that a test does not wait on it. */
-  private static final Duration RUNNER_POLL = Duration.ofMillis(100);
+  private static final Duration RUNNER_POLL = Duration.ofMillis(25);
   private static final Duration RUNNER_HEARTBEAT = Duration.ofMillis(500);
 
   private final Path dir;

@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * player does: one commit per source transaction cannot keep up with a busy source, since each
  * waits for its own flush and binlog write on the target. Transactions that
  * carry nothing only move the position in memory; it is saved once the source has been quiet for
- * 50 ms (a switch waits for exactly that: the source's last transaction, after its writes
+ * 10 ms (a switch waits for exactly that: the source's last transaction, after its writes
  * stopped, is usually one that carries nothing for the stream), and by the heartbeats.
  * Stops at {@code stop_pos}, and on DDL when {@code on_ddl} is STOP.
  */
@@ -42,7 +42,7 @@ final class BinlogApplier implements AutoCloseable {
   /** Heartbeats missed before a silent binlog connection counts as dead. */
   private static final int SILENT_HEARTBEATS = 5;
   /** How long the source must be quiet before a position moved by transactions that carried nothing is saved. */
-  private static final Duration QUIET_BEFORE_SAVE = Duration.ofMillis(50);
+  private static final Duration QUIET_BEFORE_SAVE = Duration.ofMillis(10);
 
   /** How the apply loop paces itself and names its reader. */
   record Settings(String label, Duration pollInterval, Duration heartbeatInterval, long serverId, String readerName) {}

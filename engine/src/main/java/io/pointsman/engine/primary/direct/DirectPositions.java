@@ -12,7 +12,7 @@ import java.util.Objects;
 /** {@link PositionsPort} by reading the primary's GTID position and polling its stream rows. */
 final class DirectPositions implements PositionsPort {
   /** How often a wait reads the stream's row: short, as the wait is inside the write window. */
-  private static final Duration POLL = Duration.ofMillis(50);
+  private static final Duration POLL = Duration.ofMillis(10);
 
   private final PrimaryResolver primaries;
   private final PrimaryPositions positions;

@@ -68,8 +68,9 @@ final class Report {
         meet denied tables or a barrier, like vtgate), writes are switched back and forth. Each cycle is a
         `SwitchTraffic --tablet-types PRIMARY` and a `ReverseTraffic` through Temporal, then the same two switches
         executed **directly**: the same activity implementations, called in the workflow's happy-path order in
-        this process, with no Temporal, no history, no heartbeats and no compensation (`DirectSwitch`). One
-        second of load separates switches.
+        this process (the reads again under the locks, the checks, the prepared barrier, the shard locks, the
+        planned primaries, a fence epoch per step), with no Temporal, no history, no heartbeats and no
+        compensation (`DirectSwitch`). One second of load separates switches.
 
         - **W**: the longest gap between two consecutive acknowledged writes, among the gaps that overlap the
           switch (from the start request to the workflow's result). At rate r the gap without any switch is

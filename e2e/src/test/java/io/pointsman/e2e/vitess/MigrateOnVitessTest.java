@@ -9,8 +9,6 @@ import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.workflows.CancelMigrationWorkflow;
 import io.pointsman.api.workflows.CompleteMigrationWorkflow;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -46,8 +44,7 @@ class MigrateOnVitessTest {
   }
 
   private static void prepare(VitessCluster cluster) throws Exception {
-    Path dir = Files.createTempDirectory("migrate");
-    cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("commerce.sql"),
+    cluster.vtctldclient("ApplySchema", "--sql-file", cluster.setupFile("commerce.sql",
         "create table product(pid bigint not null, name varchar(64), primary key(pid)) engine=InnoDB;"
             + "create table orders(oid bigint not null, pid bigint, primary key(oid)) engine=InnoDB;").toString(),
         "commerce");

@@ -2,7 +2,6 @@ package io.pointsman.e2e.vitess;
 
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -50,10 +49,9 @@ final class MoveTablesCluster {
   /** The same, set up with {@code schema}. */
   static VitessCluster start(String workflow, Map<String, String> scriptEnv, Schema schema) throws Exception {
     return VitessCluster.start(scriptEnv, cluster -> {
-      Path dir = Files.createTempDirectory("movetables-cluster");
-      Path sql = Files.writeString(dir.resolve("commerce.sql"), schema.commerceSql());
-      Path commerceVschema = Files.writeString(dir.resolve("commerce.json"), schema.commerceVschema());
-      Path customerVschema = Files.writeString(dir.resolve("customer.json"), schema.customerVschema());
+      Path sql = cluster.setupFile("commerce.sql", schema.commerceSql());
+      Path commerceVschema = cluster.setupFile("commerce.json", schema.commerceVschema());
+      Path customerVschema = cluster.setupFile("customer.json", schema.customerVschema());
       cluster.vtctldclient("ApplySchema", "--sql-file", sql.toString(), "commerce");
       cluster.vtctldclient("ApplyVSchema", "--vschema-file", commerceVschema.toString(), "commerce");
       cluster.execute("commerce", schema.commerceRows().toArray(String[]::new));

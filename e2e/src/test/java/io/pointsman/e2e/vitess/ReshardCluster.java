@@ -2,7 +2,6 @@ package io.pointsman.e2e.vitess;
 
 import static org.awaitility.Awaitility.await;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -20,10 +19,9 @@ final class ReshardCluster {
 
   static VitessCluster start(String workflow) throws Exception {
     return VitessCluster.start(Map.of("POINTSMAN_VITESS_TABLETS_SPEC", TABLETS), cluster -> {
-      Path dir = Files.createTempDirectory("reshard-cluster");
-      Path schema = Files.writeString(dir.resolve("customer.sql"),
+      Path schema = cluster.setupFile("customer.sql",
           "create table customer(customer_id bigint not null, email varchar(128), primary key(customer_id)) engine=InnoDB;");
-      Path vschema = Files.writeString(dir.resolve("customer.json"), """
+      Path vschema = cluster.setupFile("customer.json", """
           {"sharded": true, "vindexes": {"hash": {"type": "hash"}},
            "tables": {"customer": {"column_vindexes": [{"column": "customer_id", "name": "hash"}]}}}
           """);

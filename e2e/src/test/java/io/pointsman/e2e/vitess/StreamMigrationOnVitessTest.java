@@ -11,8 +11,6 @@ import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -56,18 +54,17 @@ class StreamMigrationOnVitessTest {
   }
 
   private static void prepare(VitessCluster cluster) throws Exception {
-    Path dir = Files.createTempDirectory("stream-migration");
     String product = "create table %s(pid bigint not null, name varchar(64), primary key(pid)) engine=InnoDB;";
     String orders = "create table orders(oid bigint not null, pid bigint, primary key(oid)) engine=InnoDB;";
-    cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("commerce.sql"),
+    cluster.vtctldclient("ApplySchema", "--sql-file", cluster.setupFile("commerce.sql",
         product.formatted("product") + orders).toString(), "commerce");
-    cluster.vtctldclient("ApplyVSchema", "--vschema-file", Files.writeString(dir.resolve("commerce.json"),
+    cluster.vtctldclient("ApplyVSchema", "--vschema-file", cluster.setupFile("commerce.json",
         "{\"tables\": {\"product\": {}, \"orders\": {}}}").toString(), "commerce");
     // every customer shard gets every table, so the Reshard copies rows only (--skip-schema-copy)
-    cluster.vtctldclient("ApplySchema", "--sql-file", Files.writeString(dir.resolve("customer.sql"),
+    cluster.vtctldclient("ApplySchema", "--sql-file", cluster.setupFile("customer.sql",
         "create table customer(customer_id bigint not null, email varchar(128), primary key(customer_id))"
             + " engine=InnoDB;" + product.formatted("product_copy") + orders).toString(), "customer");
-    cluster.vtctldclient("ApplyVSchema", "--vschema-file", Files.writeString(dir.resolve("customer.json"), """
+    cluster.vtctldclient("ApplyVSchema", "--vschema-file", cluster.setupFile("customer.json", """
         {"sharded": true, "vindexes": {"hash": {"type": "hash"}},
          "tables": {"customer": {"column_vindexes": [{"column": "customer_id", "name": "hash"}]},
                     "product_copy": {"column_vindexes": [{"column": "pid", "name": "hash"}]},

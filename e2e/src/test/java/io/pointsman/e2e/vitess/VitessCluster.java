@@ -3,6 +3,7 @@ package io.pointsman.e2e.vitess;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.engine.tablet.TabletEndpoint;
+import io.pointsman.sandbox.cluster.Folders;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -57,6 +58,8 @@ public final class VitessCluster implements AutoCloseable {
   private final List<Tablet> tablets;
   private final Duration startup;
   private final Thread shutdownHook;
+  /** The files a test class sets the cluster up with ({@link #setupFile}); made on first use, deleted on stop. */
+  private Path setupDir;
 
   private VitessCluster(Process process, Thread shutdownHook, Path scriptLog, Map<String, String> env, Duration startup) {
     this.process = process;
@@ -378,6 +381,17 @@ public final class VitessCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Writes a file for vtctldclient to read (a schema, a VSchema) into a folder of this cluster's,
+   * which {@link #close()} deletes with the cluster.
+   */
+  public synchronized Path setupFile(String name, String content) throws IOException {
+    if (setupDir == null) {
+      setupDir = Files.createTempDirectory("vitess-setup");
+    }
+    return Files.writeString(setupDir.resolve(name), content);
+  }
+
   @Override
   public void close() {
     try {
@@ -391,7 +405,19 @@ public final class VitessCluster implements AutoCloseable {
   private void stop() {
     long t0 = System.nanoTime();
     stopProcess(process);
+    deleteSetupFiles();
     log.info("Vitess cluster stopped in {} ms; the script's log is {}", (System.nanoTime() - t0) / 1_000_000, scriptLog);
+  }
+
+  private synchronized void deleteSetupFiles() {
+    if (setupDir == null) {
+      return;
+    }
+    try {
+      Folders.deleteTree(setupDir);
+    } catch (IOException e) {
+      log.warn("could not delete the setup files in {}: {}", setupDir, e.getMessage());
+    }
   }
 
   /** SIGTERM (Process.destroy on Linux): the script's trap stops vtgate, the vttablets, vtctld, MariaDB and etcd. */

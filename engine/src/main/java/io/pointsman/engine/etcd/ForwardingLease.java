@@ -8,7 +8,6 @@ import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
 import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.support.CloseableClient;
 import io.grpc.stub.StreamObserver;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -21,7 +20,7 @@ public abstract class ForwardingLease implements Lease {
   protected final Lease wrapped;
 
   protected ForwardingLease(Lease wrapped) {
-    this.wrapped = Objects.requireNonNull(wrapped, "wrapped");
+    this.wrapped = wrapped;
   }
 
   @Override

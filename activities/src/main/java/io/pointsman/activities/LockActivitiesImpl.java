@@ -7,6 +7,7 @@ import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.api.request.TimeLimits;
+import io.pointsman.engine.concurrent.InTurn;
 import io.pointsman.engine.lock.HeldLock;
 import io.pointsman.engine.lock.LockHolder;
 import io.pointsman.engine.lock.LockLoss;
@@ -20,6 +21,7 @@ import io.temporal.client.ActivityCompletionException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -302,22 +304,9 @@ public final class LockActivitiesImpl implements LockActivities {
     if (set == null) {
       throw PointsmanException.invalidArgument("lock set is missing");
     }
-    RuntimeException failure = null;
-    List<LockToken> tokens = set.locks();
-    for (int i = tokens.size() - 1; i >= 0; i--) {
-      try {
-        locks.release(tokens.get(i));
-      } catch (RuntimeException e) {
-        if (failure == null) {
-          failure = e;
-        } else {
-          failure.addSuppressed(e);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
-    }
+    List<LockToken> newestFirst = new ArrayList<>(set.locks());
+    Collections.reverse(newestFirst);
+    InTurn.forEach(newestFirst, locks::release);
   }
 
   /** One attached lock and its loss, observed from the start. */

@@ -1,5 +1,6 @@
 package io.pointsman.activities;
 
+import static io.pointsman.activities.LockActivitiesHarness.PATIENT;
 import static io.pointsman.activities.LockActivitiesHarness.outcome;
 import static io.pointsman.activities.LockActivitiesHarness.request;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,7 +30,6 @@ import org.junit.jupiter.api.Timeout;
 class LockActivitiesFailoverTest {
   /** The retry must attach within what is left of a TTL after the last renewal on worker A. */
   private static final Duration TTL = Duration.ofSeconds(6);
-  private static final Duration PATIENT = Duration.ofSeconds(60);
 
   private LockActivitiesHarness harness;
   private Client etcdA;

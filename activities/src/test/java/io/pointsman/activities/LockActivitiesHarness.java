@@ -35,6 +35,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class LockActivitiesHarness implements AutoCloseable {
   static final String TASK_QUEUE = "lock-activities-test";
+  /** How long the tests wait for what must happen, with room for a loaded machine. */
+  static final Duration PATIENT = Duration.ofSeconds(60);
 
   final Client etcd = TestEtcd.client();
   final TopoPaths paths = TestEtcd.freshPaths();

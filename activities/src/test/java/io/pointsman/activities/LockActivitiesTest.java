@@ -1,5 +1,6 @@
 package io.pointsman.activities;
 
+import static io.pointsman.activities.LockActivitiesHarness.PATIENT;
 import static io.pointsman.activities.LockActivitiesHarness.outcome;
 import static io.pointsman.activities.LockActivitiesHarness.request;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +33,6 @@ import org.junit.jupiter.api.Timeout;
 class LockActivitiesTest {
   /** Long enough for a loaded machine: the holdLocks heartbeat timeout is a quarter of it, clamped to 1 s. */
   private static final Duration TTL = Duration.ofSeconds(3);
-  private static final Duration PATIENT = Duration.ofSeconds(60);
 
   private LockActivitiesHarness harness;
   private EtcdLockService locks;

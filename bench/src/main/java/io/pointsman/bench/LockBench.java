@@ -13,6 +13,7 @@ import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.concurrent.InTurn;
 import io.pointsman.engine.lock.EtcdLockService;
 import io.pointsman.engine.lock.HeldLock;
 import io.pointsman.engine.lock.LockContents;
@@ -335,21 +336,7 @@ final class LockBench {
 
   /** Releases every lock, trying all of them before failing with the first error. */
   private static void releaseAll(List<HeldLock> held) {
-    RuntimeException failed = null;
-    for (HeldLock h : held) {
-      try {
-        h.close();
-      } catch (RuntimeException e) {
-        if (failed == null) {
-          failed = e;
-        } else {
-          failed.addSuppressed(e);
-        }
-      }
-    }
-    if (failed != null) {
-      throw failed;
-    }
+    InTurn.forEach(held, HeldLock::close);
   }
 
   private static void deletePrefix(Client etcd, String prefix) {

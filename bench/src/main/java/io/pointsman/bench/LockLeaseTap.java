@@ -1,27 +1,16 @@
 package io.pointsman.bench;
 
-import io.etcd.jetcd.Auth;
 import io.etcd.jetcd.Client;
-import io.etcd.jetcd.Cluster;
-import io.etcd.jetcd.Election;
-import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Lease;
-import io.etcd.jetcd.Lock;
-import io.etcd.jetcd.Maintenance;
-import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
-import io.etcd.jetcd.lease.LeaseRevokeResponse;
-import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
-import io.etcd.jetcd.options.LeaseOption;
-import io.etcd.jetcd.support.CloseableClient;
-import io.grpc.stub.StreamObserver;
+import io.pointsman.engine.etcd.ForwardingEtcdClient;
+import io.pointsman.engine.etcd.ForwardingLease;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -34,16 +23,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * without changing it. The send time is what matters: the service's local deadline, and etcd's
  * expiry, both run from a renewal that etcd received no earlier than it was sent.
  */
-final class LockLeaseTap implements Client {
-  private final Client etcd;
-  private final TappedLease lease;
+final class LockLeaseTap extends ForwardingEtcdClient {
   private final ConcurrentLinkedQueue<long[]> sent = new ConcurrentLinkedQueue<>();
   private final AtomicLong failedKeepAlives = new AtomicLong();
   private volatile boolean recording = true;
 
   LockLeaseTap(Client etcd) {
-    this.etcd = Objects.requireNonNull(etcd, "etcd");
-    this.lease = new TappedLease(etcd.getLeaseClient());
+    super(etcd);
   }
 
   /** Ends recording, so later keep-alives (e.g. the final check's) are not counted as renewals. */
@@ -77,71 +63,34 @@ final class LockLeaseTap implements Client {
   }
 
   @Override
-  public Lease getLeaseClient() {
-    return lease;
-  }
-
-  @Override
-  public KV getKVClient() {
-    return etcd.getKVClient();
-  }
-
-  @Override
-  public Watch getWatchClient() {
-    return etcd.getWatchClient();
-  }
-
-  @Override
-  public Auth getAuthClient() {
-    return etcd.getAuthClient();
-  }
-
-  @Override
-  public Cluster getClusterClient() {
-    return etcd.getClusterClient();
-  }
-
-  @Override
-  public Maintenance getMaintenanceClient() {
-    return etcd.getMaintenanceClient();
-  }
-
-  @Override
-  public Lock getLockClient() {
-    return etcd.getLockClient();
-  }
-
-  @Override
-  public Election getElectionClient() {
-    return etcd.getElectionClient();
+  protected Lease wrapLeases(Lease leases) {
+    return new TappedLease(leases);
   }
 
   /** The wrapped client stays its owner's. */
   @Override
   public void close() {}
 
-  private final class TappedLease implements Lease {
-    private final Lease lease;
-
-    TappedLease(Lease lease) {
-      this.lease = lease;
+  private final class TappedLease extends ForwardingLease {
+    TappedLease(Lease leases) {
+      super(leases);
     }
 
     @Override
     public CompletableFuture<LeaseGrantResponse> grant(long ttl) {
-      return noteGrant(System.nanoTime(), lease.grant(ttl));
+      return noteGrant(System.nanoTime(), wrapped.grant(ttl));
     }
 
     @Override
     public CompletableFuture<LeaseGrantResponse> grant(long ttl, long timeout, TimeUnit unit) {
-      return noteGrant(System.nanoTime(), lease.grant(ttl, timeout, unit));
+      return noteGrant(System.nanoTime(), wrapped.grant(ttl, timeout, unit));
     }
 
     @Override
     public CompletableFuture<LeaseKeepAliveResponse> keepAliveOnce(long leaseId) {
       long sentAt = System.nanoTime();
       boolean counted = recording;
-      CompletableFuture<LeaseKeepAliveResponse> answer = lease.keepAliveOnce(leaseId);
+      CompletableFuture<LeaseKeepAliveResponse> answer = wrapped.keepAliveOnce(leaseId);
       if (counted) {
         // on a jetcd thread: only a lock-free append or increment here
         answer.whenComplete((r, error) -> {
@@ -153,21 +102,6 @@ final class LockLeaseTap implements Client {
         });
       }
       return answer;
-    }
-
-    @Override
-    public CompletableFuture<LeaseRevokeResponse> revoke(long leaseId) {
-      return lease.revoke(leaseId);
-    }
-
-    @Override
-    public CompletableFuture<LeaseTimeToLiveResponse> timeToLive(long leaseId, LeaseOption option) {
-      return lease.timeToLive(leaseId, option);
-    }
-
-    @Override
-    public CloseableClient keepAlive(long leaseId, StreamObserver<LeaseKeepAliveResponse> observer) {
-      return lease.keepAlive(leaseId, observer);
     }
 
     /** The lease client belongs to the wrapped client. */

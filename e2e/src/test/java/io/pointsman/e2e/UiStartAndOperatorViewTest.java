@@ -71,17 +71,16 @@ class UiStartAndOperatorViewTest {
   @Test
   @Order(2)
   void aMisspelledFieldFailsTheWorkflowAtOnceNamingIt() {
-    String messages = failureOf(Pointsman.SWITCH_TRAFFIC,
-        json("{\"workflow\": \"commerce2customer\", \"targetKeyspace\": \"customer\", \"timout\": \"30s\"}"));
-    assertThat(messages).contains("timout");
+    assertThat(failureOf(Pointsman.SWITCH_TRAFFIC,
+        json("{\"workflow\": \"commerce2customer\", \"targetKeyspace\": \"customer\", \"timout\": \"30s\"}")))
+        .contains("timout");
   }
 
   @Test
   @Order(3)
   void jsonThatDoesNotParseFailsTheWorkflowAtOnceWithTheParseError() {
-    String messages = failureOf(Pointsman.SWITCH_TRAFFIC,
-        json("{\"workflow\": \"commerce2customer\", \"targetKeyspace\": "));
-    assertThat(messages).containsIgnoringCase("end-of-input");
+    assertThat(failureOf(Pointsman.SWITCH_TRAFFIC, json("{\"workflow\": \"commerce2customer\", \"targetKeyspace\": ")))
+        .containsIgnoringCase("end-of-input");
   }
 
   @Test

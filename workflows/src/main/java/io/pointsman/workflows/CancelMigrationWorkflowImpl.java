@@ -29,16 +29,17 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
       throw Inputs.missing(Pointsman.CANCEL_MIGRATION);
     }
     progress = new ProgressTracker(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow());
+    RunSettings settings = new RunSettings(request.dryRun(), request.lockTtl(), request.maxLockHold());
     MigrateWorkflow migrate = MigrateFinalize.read(progress, request.targetKeyspace(), request.workflow());
     if (migrate != null) {
-      return new MigrateFinalize(Pointsman.CANCEL_MIGRATION, migrate, false, request.keepData(),
-          request.dryRun(), request.lockTtl(), request.maxLockHold(), progress).run();
+      return new MigrateFinalize(Pointsman.CANCEL_MIGRATION, migrate, false, request.keepData(), settings, progress)
+          .run();
     }
     CleanupActivities cleanup = Cleanup.cleanupStub();
     SwitchActivities switcher = Cleanup.switchStub();
     SwitchActivities reads = Cleanup.readStub();
-    return new Cleanup(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow(), request.dryRun(),
-        request.lockTtl(), request.maxLockHold(), progress, new Cleanup.Plan() {
+    return new Cleanup(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow(), settings, progress,
+        new Cleanup.Plan() {
           @Override
           public void check(MigrationInfo info, WorkflowState state) {
             if (state.writesSwitched()) {

@@ -66,23 +66,17 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
 
   private final String targetKeyspace;
   private final String workflow;
-  private final boolean dryRun;
-  private final Duration lockTtl;
-  private final Duration maxLockHold;
   private final Plan plan;
   /** The reads before the locks and under them before the first change. */
   private final SwitchActivities reads = ReadStubs.of(SwitchActivities.class);
   private final CleanupActivities recordReads = cleanupReadStub();
   private final CleanupActivities records = cleanupStub();
 
-  Cleanup(String action, String targetKeyspace, String workflow, boolean dryRun, Duration lockTtl,
-      Duration maxLockHold, ProgressTracker progress, Plan plan) {
-    super(action, progress);
+  Cleanup(String action, String targetKeyspace, String workflow, RunSettings settings, ProgressTracker progress,
+      Plan plan) {
+    super(action, progress, settings);
     this.targetKeyspace = targetKeyspace;
     this.workflow = workflow;
-    this.dryRun = dryRun;
-    this.lockTtl = lockTtl;
-    this.maxLockHold = maxLockHold;
     this.plan = plan;
   }
 
@@ -148,11 +142,6 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   }
 
   @Override
-  protected boolean dryRun() {
-    return dryRun;
-  }
-
-  @Override
   protected ActionResult dryRun(Found found) {
     MigrationInfo info = found.info();
     WorkflowState state = found.state();
@@ -177,8 +166,7 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
 
   @Override
   protected LockRequest lockRequest(Found found) {
-    return new LockRequest(Pointsman.namedLock(targetKeyspace, workflow), found.info().keyspaces(), action, lockTtl,
-        maxLockHold);
+    return locksFor(Pointsman.namedLock(targetKeyspace, workflow), found.info().keyspaces());
   }
 
   @Override
@@ -225,12 +213,20 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
 
   @Override
   protected RuntimeException failed(RuntimeException e, Found found) {
+    return rerunToFinish(action, e);
+  }
+
+  /**
+   * How a Complete or Cancel (Migrate's included) fails: every step converges, so the failure says to
+   * rerun the action; a cancelled one ends Canceled, not as a failure to rerun.
+   */
+  static RuntimeException rerunToFinish(String action, RuntimeException e) {
     if (e instanceof LockLostSignal lost) {
       return ApplicationFailure.newNonRetryableFailure(lost.getMessage() + "; nothing after that step ran. Rerun "
           + action + " to finish: every step converges.", ErrorCode.LOCK_LOST.name());
     }
     if (e instanceof ApplicationFailure || e instanceof CanceledFailure) {
-      return e; // a cancelled Complete or Cancel ends Canceled, not as a failure to rerun
+      return e;
     }
     String type = Failures.applicationType(e);
     return ApplicationFailure.newNonRetryableFailure(Failures.message(e) + ". Rerun " + action + " to finish.",

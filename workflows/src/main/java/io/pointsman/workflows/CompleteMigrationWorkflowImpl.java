@@ -24,14 +24,14 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
       throw Inputs.missing(Pointsman.COMPLETE_MIGRATION);
     }
     progress = new ProgressTracker(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow());
+    RunSettings settings = new RunSettings(request.dryRun(), request.lockTtl(), request.maxLockHold());
     MigrateWorkflow migrate = MigrateFinalize.read(progress, request.targetKeyspace(), request.workflow());
     if (migrate != null) {
-      return new MigrateFinalize(Pointsman.COMPLETE_MIGRATION, migrate, true, false,
-          request.dryRun(), request.lockTtl(), request.maxLockHold(), progress).run();
+      return new MigrateFinalize(Pointsman.COMPLETE_MIGRATION, migrate, true, false, settings, progress).run();
     }
     CleanupActivities cleanup = Cleanup.cleanupStub();
-    return new Cleanup(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow(), request.dryRun(),
-        request.lockTtl(), request.maxLockHold(), progress, new Cleanup.Plan() {
+    return new Cleanup(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow(), settings, progress,
+        new Cleanup.Plan() {
           @Override
           public void check(MigrationInfo info, WorkflowState state) {
             if (!state.writesSwitched() || !state.readsFullySwitched()) {

@@ -13,6 +13,7 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Holds the locks of one action across its steps (docs/locks.md §9): acquires them, keeps the
@@ -55,21 +56,32 @@ final class LockKeeper {
   }
 
   void acquire() {
-    int step = progress.start("acquireLocks", "named lock " + request.namedLock() + ", keyspaces "
-        + String.join(",", request.keyspaces()) + ", ttl " + request.ttl().toSeconds() + "s");
+    String detail = "named lock " + request.namedLock() + ", keyspaces " + String.join(",", request.keyspaces())
+        + ", ttl " + request.ttl().toSeconds() + "s";
+    locks = acquireAsStep("acquireLocks", detail, request, "locks");
+    progress.locks(locks);
+    startHolding();
+  }
+
+  /**
+   * Takes the locks {@code r} asks for as the progress step {@code name}; its result counts them as
+   * {@code what}. Detached: a cancelled acquireLocks would leave the workflow not knowing whether the
+   * activity, still running, took the locks, and nobody would release them. Acquisition is bounded by
+   * its own deadline; a cancellation is then seen by the next step, and the locks released.
+   */
+  private LockSet acquireAsStep(String name, String detail, LockRequest r, String what) {
+    int step = progress.start(name, detail);
+    AtomicReference<LockSet> acquired = new AtomicReference<>();
     try {
-      // Detached: a cancelled acquireLocks would leave the workflow not knowing whether the activity,
-      // still running, took the locks, and nobody would release them. Acquisition is bounded by its
-      // own deadline; a cancellation is then seen by the next step, and the locks released.
-      Workflow.newDetachedCancellationScope(() -> locks = acquirer.acquireLocks(request)).run();
+      Workflow.newDetachedCancellationScope(() -> acquired.set(acquirer.acquireLocks(r))).run();
     } catch (RuntimeException e) {
       progress.finish(step, StepStatus.FAILED, Failures.message(e));
       throw e;
     }
-    progress.finish(step, StepStatus.DONE, locks.locks().size() + " locks, fencing token "
-        + locks.fencingToken());
-    progress.locks(locks);
-    startHolding();
+    LockSet taken = acquired.get();
+    progress.finish(step, StepStatus.DONE, taken.locks().size() + " " + what + ", fencing token "
+        + taken.fencingToken());
+    return taken;
   }
 
   private void startHolding() {
@@ -106,17 +118,9 @@ final class LockKeeper {
   }
 
   private void acquireShards() {
-    int step = progress.start("acquireShardLocks", "shards " + String.join(",", shardRequest.shards()) + ", ttl "
-        + shardRequest.ttl().toSeconds() + "s");
-    try {
-      // Detached for the same reason as acquire(): a cancellation must not leave locks nobody knows of.
-      Workflow.newDetachedCancellationScope(() -> shardLocks = acquirer.acquireLocks(shardRequest)).run();
-    } catch (RuntimeException e) {
-      progress.finish(step, StepStatus.FAILED, Failures.message(e));
-      throw e;
-    }
-    progress.finish(step, StepStatus.DONE, shardLocks.locks().size() + " shard locks, fencing token "
-        + shardLocks.fencingToken());
+    String detail = "shards " + String.join(",", shardRequest.shards()) + ", ttl " + shardRequest.ttl().toSeconds()
+        + "s";
+    shardLocks = acquireAsStep("acquireShardLocks", detail, shardRequest, "shard locks");
     progress.locks(locks());
     LockSet held = shardLocks;
     shardHoldScope = Workflow.newDetachedCancellationScope(

@@ -3,6 +3,7 @@ package io.pointsman.workflows;
 import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.model.ActionResult;
 import io.temporal.workflow.Workflow;
+import java.util.List;
 
 /**
  * The frame every action that changes the topology shares: read and plan without the locks, stop
@@ -24,21 +25,26 @@ abstract class LockedAction<P> {
   protected LockKeeper keeper;
   /** The steps run under the locks, raced against their loss. */
   protected Steps locked;
+  private final RunSettings settings;
 
-  LockedAction(String action, ProgressTracker progress) {
+  LockedAction(String action, ProgressTracker progress, RunSettings settings) {
     this.action = action;
     this.progress = progress;
     this.unlocked = new Steps(progress, null);
+    this.settings = settings;
   }
 
   /** What to do, from reads made before the locks with {@link #unlocked}. */
   protected abstract P plan();
 
-  protected abstract boolean dryRun();
-
   protected abstract ActionResult dryRun(P plan);
 
   protected abstract LockRequest lockRequest(P plan);
+
+  /** The request for this action's locks: the named lock, then the keyspaces', for the settings' TTL and hold. */
+  protected final LockRequest locksFor(String namedLock, List<String> keyspaces) {
+    return new LockRequest(namedLock, keyspaces, action, settings.lockTtl(), settings.maxLockHold());
+  }
 
   /** Called once the keeper exists, before the locks are taken. */
   protected void beforeLocking() {}
@@ -65,7 +71,7 @@ abstract class LockedAction<P> {
   final ActionResult run() {
     progress.phase("reading state");
     P planned = plan();
-    if (dryRun()) {
+    if (settings.dryRun()) {
       return dryRun(planned);
     }
     keeper = new LockKeeper(lockRequest(planned), progress);

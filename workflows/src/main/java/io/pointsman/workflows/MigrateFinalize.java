@@ -7,9 +7,7 @@ import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.MigrateWorkflow;
 import io.pointsman.api.workflows.Pointsman;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.failure.CanceledFailure;
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,9 +24,6 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
 
   private final boolean complete;
   private final boolean keepData;
-  private final boolean dryRun;
-  private final Duration lockTtl;
-  private final Duration maxLockHold;
   private final CleanupActivities cleanup = Cleanup.cleanupStub();
   /** The reads before the locks and under them before the first change. */
   private final CleanupActivities reads = Cleanup.cleanupReadStub();
@@ -38,15 +33,12 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
    * @param found the workflow as read before the locks
    * @param complete Complete, or else Cancel
    */
-  MigrateFinalize(String action, MigrateWorkflow found, boolean complete, boolean keepData, boolean dryRun,
-      Duration lockTtl, Duration maxLockHold, ProgressTracker progress) {
-    super(action, progress);
+  MigrateFinalize(String action, MigrateWorkflow found, boolean complete, boolean keepData, RunSettings settings,
+      ProgressTracker progress) {
+    super(action, progress, settings);
     this.found = found;
     this.complete = complete;
     this.keepData = keepData;
-    this.dryRun = dryRun;
-    this.lockTtl = lockTtl;
-    this.maxLockHold = maxLockHold;
   }
 
   /** The Migrate workflow {@code workflow} is, or null; runs from before the change read nothing here. */
@@ -70,11 +62,6 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
       via.run("checkMigrateComplete", "tables " + m.tables() + " in the VSchema of " + m.targetKeyspace(),
           () -> reads.checkMigrateComplete(m));
     }
-  }
-
-  @Override
-  protected boolean dryRun() {
-    return dryRun;
   }
 
   @Override
@@ -105,8 +92,7 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
   @Override
   protected LockRequest lockRequest(MigrateWorkflow m) {
     // The source is another cluster's: only the target keyspace is locked, as Vitess locks it.
-    return new LockRequest(Pointsman.namedLock(m.targetKeyspace(), m.workflow()), List.of(m.targetKeyspace()),
-        action, lockTtl, maxLockHold);
+    return locksFor(Pointsman.namedLock(m.targetKeyspace(), m.workflow()), List.of(m.targetKeyspace()));
   }
 
   @Override
@@ -144,16 +130,7 @@ final class MigrateFinalize extends LockedAction<MigrateWorkflow> {
 
   @Override
   protected RuntimeException failed(RuntimeException e, MigrateWorkflow m) {
-    if (e instanceof LockLostSignal lost) {
-      return ApplicationFailure.newNonRetryableFailure(lost.getMessage() + "; nothing after that step ran. Rerun "
-          + action + " to finish: every step converges.", ErrorCode.LOCK_LOST.name());
-    }
-    if (e instanceof ApplicationFailure || e instanceof CanceledFailure) {
-      return e;
-    }
-    String type = Failures.applicationType(e);
-    return ApplicationFailure.newNonRetryableFailure(Failures.message(e) + ". Rerun " + action + " to finish.",
-        type == null ? ErrorCode.INTERNAL.name() : type);
+    return Cleanup.rerunToFinish(action, e);
   }
 
   @Override

@@ -45,7 +45,7 @@ final class TrafficSwitch extends LockedAction<Plan> {
   private WriteSwitch writes;
 
   TrafficSwitch(String action, SwitchTrafficRequest request, Direction direction, ProgressTracker progress) {
-    super(action, progress);
+    super(action, progress, new RunSettings(request.dryRun(), request.lockTtl(), request.maxLockHold()));
     this.request = request;
     this.direction = direction;
     this.planner = new SwitchPlanner(action, request, direction, progress, unlocked);
@@ -75,19 +75,13 @@ final class TrafficSwitch extends LockedAction<Plan> {
   }
 
   @Override
-  protected boolean dryRun() {
-    return request.dryRun();
-  }
-
-  @Override
   protected ActionResult dryRun(Plan plan) {
     return planner.dryRun(plan);
   }
 
   @Override
   protected LockRequest lockRequest(Plan plan) {
-    return new LockRequest(Pointsman.namedLock(request.targetKeyspace(), request.workflow()),
-        plan.keyspaces(), action, request.lockTtl(), request.maxLockHold());
+    return locksFor(Pointsman.namedLock(request.targetKeyspace(), request.workflow()), plan.keyspaces());
   }
 
   @Override

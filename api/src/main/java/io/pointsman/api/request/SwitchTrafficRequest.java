@@ -56,39 +56,39 @@ public record SwitchTrafficRequest(
   }
 
   public SwitchTrafficRequest withTabletTypes(List<TabletType> types) {
-    return copy(Map.of("tabletTypes", types.stream().map(Enum::name).toList()));
+    return copy("tabletTypes", types.stream().map(Enum::name).toList());
   }
 
   public SwitchTrafficRequest withCells(List<String> newCells) {
-    return copy(Map.of("cells", newCells));
+    return copy("cells", newCells);
   }
 
   public SwitchTrafficRequest withTimeout(Duration d) {
-    return copy(Map.of("timeout", GoDurations.format(d)));
+    return copy("timeout", GoDurations.format(d));
   }
 
   public SwitchTrafficRequest withMaxReplicationLagAllowed(Duration d) {
-    return copy(Map.of("maxReplicationLagAllowed", GoDurations.format(d)));
-  }
-
-  public SwitchTrafficRequest withEnableReverseReplication(boolean enable) {
-    return copy(Map.of("enableReverseReplication", enable));
-  }
-
-  public SwitchTrafficRequest withDryRun(boolean dry) {
-    return copy(Map.of("dryRun", dry));
+    return copy("maxReplicationLagAllowed", GoDurations.format(d));
   }
 
   public SwitchTrafficRequest withLockTtl(Duration d) {
-    return copy(Map.of("lockTtl", GoDurations.format(d)));
+    return copy("lockTtl", GoDurations.format(d));
   }
 
   public SwitchTrafficRequest withMaxLockHold(Duration d) {
-    return copy(Map.of("maxLockHold", GoDurations.format(d)));
+    return copy("maxLockHold", GoDurations.format(d));
+  }
+
+  public SwitchTrafficRequest withEnableReverseReplication(boolean enable) {
+    return copy("enableReverseReplication", enable);
+  }
+
+  public SwitchTrafficRequest withDryRun(boolean dry) {
+    return copy("dryRun", dry);
   }
 
   public SwitchTrafficRequest withInitializeTargetSequences(boolean initialize) {
-    return copy(Map.of("initializeTargetSequences", initialize));
+    return copy("initializeTargetSequences", initialize);
   }
 
   public boolean includesPrimary() {
@@ -143,9 +143,10 @@ public record SwitchTrafficRequest(
     return m;
   }
 
-  private SwitchTrafficRequest copy(Map<String, Object> changes) {
+  /** This request with one JSON field replaced, decoded again so the copy is validated like any input. */
+  private SwitchTrafficRequest copy(String field, Object jsonValue) {
     Map<String, Object> m = toJson();
-    m.putAll(changes);
+    m.put(field, jsonValue);
     return fromJson(JsonRequests.object(m));
   }
 

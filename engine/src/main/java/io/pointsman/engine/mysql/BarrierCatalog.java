@@ -22,17 +22,8 @@ final class BarrierCatalog {
 
   /** The base tables of a database (MariaDB's system-versioned tables included). */
   static SortedSet<String> baseTables(Connection c, String db) throws SQLException {
-    SortedSet<String> tables = new TreeSet<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT TABLE_NAME FROM information_schema.TABLES"
-        + " WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')")) {
-      ps.setString(1, db);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          tables.add(rs.getString(1));
-        }
-      }
-    }
-    return tables;
+    return TextColumn.read(c, new TreeSet<>(), "SELECT TABLE_NAME FROM information_schema.TABLES"
+        + " WHERE TABLE_SCHEMA = ? AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')", db);
   }
 
   /** Whether the database exists at all (an empty one has no tables either). */

@@ -1,8 +1,6 @@
 package io.pointsman.engine.mysql;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,16 +11,7 @@ public final class BaseTables {
 
   /** The base tables of {@code db}, sorted by name. */
   public static List<String> of(Connection c, String db) throws SQLException {
-    List<String> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT table_name FROM information_schema.tables"
-        + " WHERE table_schema = ? AND table_type = 'BASE TABLE' ORDER BY table_name")) {
-      ps.setString(1, db);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(rs.getString(1));
-        }
-      }
-    }
-    return out;
+    return TextColumn.read(c, new ArrayList<>(), "SELECT table_name FROM information_schema.tables"
+        + " WHERE table_schema = ? AND table_type = 'BASE TABLE' ORDER BY table_name", db);
   }
 }

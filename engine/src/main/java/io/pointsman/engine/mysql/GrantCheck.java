@@ -71,15 +71,9 @@ public final class GrantCheck {
     ServerFlavor flavor = ServerFlavor.detect(c);
     String grantee = grantee(c);
     Set<String> global = new HashSet<>();
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = ?")) {
-      ps.setString(1, grantee);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          global.add(rs.getString(1).toUpperCase(Locale.ROOT));
-        }
-      }
-    }
+    TextColumn.read(c, new ArrayList<>(),
+        "SELECT PRIVILEGE_TYPE FROM information_schema.USER_PRIVILEGES WHERE GRANTEE = ?", grantee)
+        .forEach(p -> global.add(p.toUpperCase(Locale.ROOT)));
     List<String[]> schema = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(
         "SELECT TABLE_SCHEMA, PRIVILEGE_TYPE FROM information_schema.SCHEMA_PRIVILEGES WHERE GRANTEE = ?")) {

@@ -128,17 +128,8 @@ public final class SidecarSchema {
   }
 
   private static Set<String> existingTables(Connection c, String db) throws SQLException {
-    Set<String> present = new HashSet<>();
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?")) {
-      ps.setString(1, db);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          present.add(rs.getString(1));
-        }
-      }
-    }
-    return present;
+    return TextColumn.read(c, new HashSet<>(),
+        "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", db);
   }
 
   /**

@@ -167,18 +167,8 @@ final class WriteGateRows {
 
   /** The tables among {@code tables} whose rows name {@code preparedBy} and do not deny. */
   static SortedSet<String> preparedBy(Connection c, PrimaryEndpoint endpoint, String preparedBy) throws SQLException {
-    SortedSet<String> found = new TreeSet<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT table_name FROM " + table(endpoint)
-        + " WHERE db_name = ? AND table_name <> '' AND denied = 0 AND prepared_by = ?")) {
-      ps.setString(1, endpoint.dbName());
-      ps.setString(2, preparedBy);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          found.add(rs.getString(1));
-        }
-      }
-    }
-    return found;
+    return TextColumn.read(c, new TreeSet<>(), "SELECT table_name FROM " + table(endpoint)
+        + " WHERE db_name = ? AND table_name <> '' AND denied = 0 AND prepared_by = ?", endpoint.dbName(), preparedBy);
   }
 
   /**
@@ -239,17 +229,8 @@ final class WriteGateRows {
 
   /** The tables whose rows say denied (whether their triggers exist is the catalog's to say). */
   static SortedSet<String> deniedRows(Connection c, PrimaryEndpoint endpoint) throws SQLException {
-    SortedSet<String> denied = new TreeSet<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT table_name FROM " + table(endpoint)
-        + " WHERE db_name = ? AND table_name <> '' AND denied <> 0")) {
-      ps.setString(1, endpoint.dbName());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          denied.add(rs.getString(1));
-        }
-      }
-    }
-    return denied;
+    return TextColumn.read(c, new TreeSet<>(), "SELECT table_name FROM " + table(endpoint)
+        + " WHERE db_name = ? AND table_name <> '' AND denied <> 0", endpoint.dbName());
   }
 
   private static int setDenied(Connection c, PrimaryEndpoint endpoint, List<String> tables, boolean denied)

@@ -5,6 +5,7 @@ import io.pointsman.engine.mysql.WriteScope;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.SortedSet;
+import java.util.function.Consumer;
 
 /**
  * Vitess's wall with pointsman's MySQL barrier behind it, for an operator who wants a write that
@@ -41,14 +42,12 @@ public final class TwoWallGate implements WriteGatePort {
 
   @Override
   public void undoDeny(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
-    mysql.undoDeny(shard, scope, locks, timeout);
-    tablet.undoDeny(shard, scope, locks, timeout);
+    lowerBoth(gate -> gate.undoDeny(shard, scope, locks, timeout));
   }
 
   @Override
   public void open(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
-    mysql.open(shard, scope, locks, timeout);
-    tablet.open(shard, scope, locks, timeout);
+    lowerBoth(gate -> gate.open(shard, scope, locks, timeout));
   }
 
   @Override
@@ -58,8 +57,7 @@ public final class TwoWallGate implements WriteGatePort {
 
   @Override
   public void allow(ShardRef shard, WriteScope scope, LockSet locks, Duration timeout) {
-    mysql.allow(shard, scope, locks, timeout);
-    tablet.allow(shard, scope, locks, timeout);
+    lowerBoth(gate -> gate.allow(shard, scope, locks, timeout));
   }
 
   @Override
@@ -76,5 +74,14 @@ public final class TwoWallGate implements WriteGatePort {
   /** The tables whose writes the second wall (the MySQL triggers) refuses now. */
   public SortedSet<String> deniedInMysql(ShardRef shard) {
     return mysql.denied(shard);
+  }
+
+  /**
+   * Lowers the MySQL wall, then vttablet's: the other order from raising them, so that no write
+   * vttablet lets through meets a trigger.
+   */
+  private void lowerBoth(Consumer<WriteGatePort> lower) {
+    lower.accept(mysql);
+    lower.accept(tablet);
   }
 }

@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class LockDetachTest extends LockFixture {
   private static final Duration TTL = Duration.ofSeconds(2);
-  private static final Duration PATIENT = Duration.ofSeconds(30);
 
   LockDetachTest() {
     super(Part.LOCKS);

@@ -36,7 +36,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class LockExclusionTest extends LockFixture {
   private static final Duration TTL = Duration.ofSeconds(10);
-  private static final Duration PATIENT = Duration.ofSeconds(30);
 
   LockExclusionTest() {
     super(Part.LOCKS, Part.THREADS);

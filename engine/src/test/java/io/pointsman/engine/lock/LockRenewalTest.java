@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Timeout;
 class LockRenewalTest extends LockFixture {
   /** etcd's smallest lease TTL with default election settings; shorter ones are granted as 2 s. */
   private static final Duration TTL = Duration.ofSeconds(2);
-  private static final Duration PATIENT = Duration.ofSeconds(30);
 
   LockRenewalTest() {
     super(Part.LOCKS, Part.THREADS);

@@ -35,6 +35,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class BarrierDdlFenceTest {
   private static final Duration DRAIN = Duration.ofSeconds(20);
+  private static final WriteScope T_AND_U = WriteScope.tables(List.of("t", "u"));
 
   private MySqlTestSupport db;
   private WriteBarrier barrier;
@@ -96,18 +97,27 @@ class BarrierDdlFenceTest {
     });
   }
 
+  /**
+   * A deny of t and u by the holder of token 100, started on the stale thread and paused at its
+   * second statement, before the guard or inside it.
+   */
+  private Future<WriteBarrier.Result> staleDenyPausedAtItsSecondStatement(boolean insideGuard)
+      throws InterruptedException {
+    LockSet stale = db.lock(100);
+    pauseStale("stale-holder", 2, insideGuard);
+    Future<WriteBarrier.Result> deny = asStale(() -> barrier.deny(db.endpoint, T_AND_U, stale, DRAIN));
+    assertThat(paused.await(30, TimeUnit.SECONDS)).isTrue();
+    return deny;
+  }
+
   @Test
   void aStaleDenyPausedBetweenStatementsCreatesNoTriggerAfterANewerHolderRolledBack() throws Exception {
-    LockSet stale = db.lock(100);
+    Future<WriteBarrier.Result> deny = staleDenyPausedAtItsSecondStatement(false);
     LockSet newer = db.lock(200);
-    pauseStale("stale-holder", 2, false);
-    Future<WriteBarrier.Result> deny = asStale(
-        () -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), stale, DRAIN));
-    assertThat(paused.await(30, TimeUnit.SECONDS)).isTrue();
     assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
 
     // The newer holder rolls the switch back: the barrier comes off under its higher token.
-    barrier.allow(db.endpoint, WriteScope.tables(List.of("t", "u")), newer, DRAIN);
+    barrier.allow(db.endpoint, T_AND_U, newer, DRAIN);
     assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
 
     resume.countDown();
@@ -119,15 +129,10 @@ class BarrierDdlFenceTest {
 
   @Test
   void aNewerHolderWaitsForTheStaleStatementInFlightAndTheStaleHolderStopsRightAfterIt() throws Exception {
-    LockSet stale = db.lock(100);
+    Future<WriteBarrier.Result> deny = staleDenyPausedAtItsSecondStatement(true);
     LockSet newer = db.lock(200);
-    pauseStale("stale-holder", 2, true);
-    Future<WriteBarrier.Result> deny = asStale(
-        () -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), stale, DRAIN));
-    assertThat(paused.await(30, TimeUnit.SECONDS)).isTrue();
 
-    Future<WriteBarrier.Result> allow = executor.submit(
-        () -> barrier.allow(db.endpoint, WriteScope.tables(List.of("t", "u")), newer, DRAIN));
+    Future<WriteBarrier.Result> allow = executor.submit(() -> barrier.allow(db.endpoint, T_AND_U, newer, DRAIN));
     // The newer holder's fence raise queues behind the statement whose check has passed.
     await().atMost(Duration.ofSeconds(10)).until(() -> waitingOnTheGuard() == 1);
     assertThat(allow.isDone()).isFalse();

@@ -5,7 +5,6 @@ import io.pointsman.api.lock.LockToken;
 import io.pointsman.engine.testing.TestServices;
 import io.pointsman.engine.topo.TabletAlias;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -57,8 +56,7 @@ final class MySqlTestSupport implements AutoCloseable {
 
   /** A client connection of its own, as an application would open one (autocommit on). */
   static Connection client() throws SQLException {
-    return DriverManager.getConnection("jdbc:mysql://" + TestServices.mysqlHost() + ":" + TestServices.mysqlPort()
-        + "/?sslMode=DISABLED&connectTimeout=5000", TestServices.mysqlUser(), TestServices.mysqlPassword());
+    return TestServices.mysqlConnection();
   }
 
   static void exec(String sql) throws SQLException {

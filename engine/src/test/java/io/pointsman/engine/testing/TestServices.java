@@ -1,5 +1,8 @@
 package io.pointsman.engine.testing;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.util.Optional;
 
 /**
@@ -27,6 +30,12 @@ public final class TestServices {
 
   public static String mysqlPassword() {
     return required("POINTSMAN_TEST_MYSQL_PASSWORD");
+  }
+
+  /** A connection of its own to the test MySQL as its user, as an application would open one (autocommit on). */
+  public static Connection mysqlConnection() throws SQLException {
+    return DriverManager.getConnection("jdbc:mysql://" + mysqlHost() + ":" + mysqlPort()
+        + "/?sslMode=DISABLED&connectTimeout=5000", mysqlUser(), mysqlPassword());
   }
 
   /** The etcd binary, for tests that start, kill and restart an etcd of their own. */

@@ -73,6 +73,18 @@ class EtcdTopologyStoreTest extends EtcdTestFixture {
     return Shard.of(KeyRange.ofShard(name), new TabletAlias("zone1", 100), true);
   }
 
+  /** Keyspace customer and its serving shard -80, where the fenced-write tests write. */
+  private Versioned<Shard> customerShard() {
+    store.create(store.keys().keyspace("customer"), Keyspace.normal());
+    return store.create(shardKey("customer", "-80"), shard("-80"));
+  }
+
+  /** A fenced update under {@code lock} that takes customer/-80 out of serving, and that it did. */
+  private void assertUpdateTakesServingOffUnder(LockToken lock) {
+    store.update(shardKey("customer", "-80"), s -> s.withPrimaryServing(false), LockSet.of(lock));
+    assertThat(store.getRequired(shardKey("customer", "-80")).value().isPrimaryServing()).isFalse();
+  }
+
   @Test
   void getReturnsTheRecordWithItsModRevision() {
     Versioned<Shard> created = store.create(shardKey("ks", "-80"), shard("-80"));
@@ -203,17 +215,13 @@ class EtcdTopologyStoreTest extends EtcdTestFixture {
 
   @Test
   void fencedWriteSucceedsWhileTheLockIsHeld() throws Exception {
-    store.create(store.keys().keyspace("customer"), Keyspace.normal());
-    store.create(shardKey("customer", "-80"), shard("-80"));
-    LockToken lock = takeLock(paths.keyspaceDir("customer"));
-    store.update(shardKey("customer", "-80"), s -> s.withPrimaryServing(false), LockSet.of(lock));
-    assertThat(store.getRequired(shardKey("customer", "-80")).value().isPrimaryServing()).isFalse();
+    customerShard();
+    assertUpdateTakesServingOffUnder(takeLock(paths.keyspaceDir("customer")));
   }
 
   @Test
   void fencedWriteAfterTheLeaseIsRevokedIsLockLostAndChangesNothing() throws Exception {
-    store.create(store.keys().keyspace("customer"), Keyspace.normal());
-    Versioned<Shard> before = store.create(shardKey("customer", "-80"), shard("-80"));
+    Versioned<Shard> before = customerShard();
     LockToken stale = takeLock(paths.keyspaceDir("customer"));
     etcd.getLeaseClient().revoke(stale.leaseId()).get(10, TimeUnit.SECONDS);
     LockToken fresh = takeLock(paths.keyspaceDir("customer"));
@@ -226,14 +234,12 @@ class EtcdTopologyStoreTest extends EtcdTestFixture {
     assertThat(after.modRevision()).isEqualTo(before.modRevision());
     assertThat(after.value().isPrimaryServing()).isTrue();
 
-    store.update(shardKey("customer", "-80"), s -> s.withPrimaryServing(false), LockSet.of(fresh));
-    assertThat(store.getRequired(shardKey("customer", "-80")).value().isPrimaryServing()).isFalse();
+    assertUpdateTakesServingOffUnder(fresh);
   }
 
   @Test
   void commitToldRecordChangedApartFromLockLost() throws Exception {
-    store.create(store.keys().keyspace("customer"), Keyspace.normal());
-    Versioned<Shard> read = store.create(shardKey("customer", "-80"), shard("-80"));
+    Versioned<Shard> read = customerShard();
     LockToken lock = takeLock(paths.keyspaceDir("customer"));
     store.update(shardKey("customer", "-80"), s -> s.withPrimary(new TabletAlias("zone1", 300)), LockSet.of(lock));
 

@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * {@code target.t}); this writes all nine, {@code source.t -> source.t} being what vtgate does
  * without a rule anyway.
  */
-public final class MoveTablesCreator {
+public final class MoveTablesCreator extends WorkflowCreator {
   private static final Logger log = LoggerFactory.getLogger(MoveTablesCreator.class);
   private static final LockSet NO_LOCKS = TopologyStore.UNLOCKED;
   private static final List<String> RULE_SUFFIXES = List.of("", TabletType.REPLICA.ruleSuffix(),
@@ -59,14 +59,8 @@ public final class MoveTablesCreator {
   private static final VSchema EMPTY_VSCHEMA = new VSchema(false, Map.of(), Map.of());
   private static final String REFERENCE = "reference";
 
-  private final TopologyStore store;
-  private final MysqlCredentials credentials;
-  private final PrimaryTablets tablets;
-
   public MoveTablesCreator(TopologyStore store, MysqlCredentials credentials) {
-    this.store = Objects.requireNonNull(store, "store");
-    this.credentials = Objects.requireNonNull(credentials, "credentials");
-    this.tablets = new PrimaryTablets(store);
+    super(store, credentials);
   }
 
   /**
@@ -200,10 +194,7 @@ public final class MoveTablesCreator {
   private void checkNewWorkflow(MoveTablesSpec spec, Map<String, PrimaryTablet> targets) throws SQLException {
     for (PrimaryTablet t : targets.values()) {
       try (Connection c = t.connect(credentials)) {
-        if (!VReplicationTable.read(c, t.sidecarDb(), spec.workflow()).isEmpty()) {
-          throw PointsmanException.alreadyExists("workflow " + spec.workflow() + " already exists in keyspace "
-              + spec.targetKeyspace() + " on tablet " + t.alias());
-        }
+        refuseExistingWorkflow(c, t, spec.workflow(), spec.targetKeyspace());
       }
     }
   }
@@ -243,12 +234,9 @@ public final class MoveTablesCreator {
     Map<String, String> statements = new LinkedHashMap<>();
     ddl.forEach((t, sql) -> statements.put(t, sharded ? SchemaCopier.withoutAutoIncrement(sql) : sql));
     for (PrimaryTablet t : targets.values()) {
-      try (Connection c = t.connect(credentials)) {
-        SchemaCopier.createDatabaseIfMissing(c, t.dbName());
-        List<String> created = SchemaCopier.createMissing(c, t.dbName(), statements);
-        if (!created.isEmpty()) {
-          log.info("created tables {} on {}", created, t);
-        }
+      List<String> created = createMissingTables(t, statements);
+      if (!created.isEmpty()) {
+        log.info("created tables {} on {}", created, t);
       }
     }
   }

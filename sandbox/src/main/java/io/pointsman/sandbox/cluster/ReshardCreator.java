@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,19 +29,13 @@ import org.slf4j.LoggerFactory;
  * range (reference tables excluded). Shard records and SrvKeyspace are left as they are: the
  * targets serve only after SwitchTraffic.
  */
-public final class ReshardCreator {
+public final class ReshardCreator extends WorkflowCreator {
   private static final Logger log = LoggerFactory.getLogger(ReshardCreator.class);
   private static final String ALL_TABLES = "/.*";
   private static final String REFERENCE = "reference";
 
-  private final TopologyStore store;
-  private final MysqlCredentials credentials;
-  private final PrimaryTablets tablets;
-
   public ReshardCreator(TopologyStore store, MysqlCredentials credentials) {
-    this.store = Objects.requireNonNull(store, "store");
-    this.credentials = Objects.requireNonNull(credentials, "credentials");
-    this.tablets = new PrimaryTablets(store);
+    super(store, credentials);
   }
 
   /**
@@ -121,10 +114,7 @@ public final class ReshardCreator {
   private void checkTargetsHaveNoStreams(ReshardSpec spec, Map<String, PrimaryTablet> targets) throws SQLException {
     for (PrimaryTablet t : targets.values()) {
       try (Connection c = t.connect(credentials)) {
-        if (!VReplicationTable.read(c, t.sidecarDb(), spec.workflow()).isEmpty()) {
-          throw PointsmanException.alreadyExists("workflow " + spec.workflow() + " already exists in keyspace "
-              + spec.keyspace() + " on tablet " + t.alias());
-        }
+        refuseExistingWorkflow(c, t, spec.workflow(), spec.keyspace());
         if (VReplicationTable.hasStreams(c, t.sidecarDb(), t.dbName())) {
           throw PointsmanException.failedPrecondition("some streams already exist in the target shards ("
               + t + "), please clean them up and retry the command");
@@ -140,12 +130,9 @@ public final class ReshardCreator {
       ddl = SchemaCopier.createStatements(c, source.dbName(), BaseTables.of(c, source.dbName()));
     }
     for (PrimaryTablet t : targets.values()) {
-      try (Connection c = t.connect(credentials)) {
-        SchemaCopier.createDatabaseIfMissing(c, t.dbName());
-        List<String> created = SchemaCopier.createMissing(c, t.dbName(), ddl);
-        if (!created.isEmpty()) {
-          log.info("copied tables {} from {} to {}", created, source, t);
-        }
+      List<String> created = createMissingTables(t, ddl);
+      if (!created.isEmpty()) {
+        log.info("copied tables {} from {} to {}", created, source, t);
       }
     }
   }

@@ -25,7 +25,6 @@ import io.pointsman.engine.topo.model.VSchema;
 import io.pointsman.engine.topo.model.VSchemaTable;
 import io.pointsman.engine.topo.model.Vindex;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -210,8 +209,7 @@ public final class TopologyFixture implements AutoCloseable {
   }
 
   public Connection admin() throws SQLException {
-    return DriverManager.getConnection("jdbc:mysql://" + TestServices.mysqlHost() + ":" + TestServices.mysqlPort()
-        + "/", TestServices.mysqlUser(), TestServices.mysqlPassword());
+    return TestServices.mysqlConnection();
   }
 
   public void sql(String sql) throws SQLException {

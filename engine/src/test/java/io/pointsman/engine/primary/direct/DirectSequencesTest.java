@@ -16,7 +16,6 @@ import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.Tablet;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -87,9 +86,7 @@ class DirectSequencesTest extends EtcdTestFixture {
   }
 
   private static void exec(String... statements) throws SQLException {
-    try (Connection c = DriverManager.getConnection("jdbc:mysql://" + TestServices.mysqlHost() + ":"
-        + TestServices.mysqlPort() + "/?sslMode=DISABLED&connectTimeout=5000", TestServices.mysqlUser(),
-        TestServices.mysqlPassword()); Statement st = c.createStatement()) {
+    try (Connection c = TestServices.mysqlConnection(); Statement st = c.createStatement()) {
       for (String sql : statements) {
         st.execute(sql);
       }

@@ -70,7 +70,9 @@ final class Report {
         executed **directly**: the same activity implementations, called in the workflow's happy-path order in
         this process (the reads again under the locks, the checks, the prepared barrier, the shard locks, the
         planned primaries, a fence epoch per step), with no Temporal, no history, no heartbeats and no
-        compensation (`DirectSwitch`). One second of load separates switches.
+        compensation (`DirectSwitch`). One second of load separates switches. Before its first block each
+        migration runs one cycle through both executors, unmeasured and without load, so that class loading
+        and JIT compilation, which a long-running worker has long paid for, are not in the first switch.
 
         - **W**: the longest gap between two consecutive acknowledged writes, among the gaps that overlap the
           switch (from the start request to the workflow's result). At rate r the gap without any switch is

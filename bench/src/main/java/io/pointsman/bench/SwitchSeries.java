@@ -55,6 +55,21 @@ final class SwitchSeries {
             .build())
         .switchTraffic(SwitchTrafficRequest.of(migration.workflow(), migration.targetKeyspace())
             .withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
+    warmUp();
+  }
+
+  /**
+   * One cycle through both executors, not measured and without load: the first switches in a JVM
+   * pay for class loading and JIT compilation, which a long-running worker has paid long before an
+   * operator's switch, and with few switches a block's p99 is its largest.
+   */
+  private void warmUp() {
+    for (Direction d : Direction.values()) {
+      temporal.switchWrites(migration.targetKeyspace(), migration.workflow(), d, LOCK_TTL);
+    }
+    for (Direction d : Direction.values()) {
+      direct.switchWrites(migration.targetKeyspace(), migration.workflow(), d, LOCK_TTL);
+    }
   }
 
   /**

@@ -109,7 +109,7 @@ final class Report {
       }
       long errors = t.stream().mapToLong(m -> m.window().errors()).sum()
           + d.stream().mapToLong(m -> m.window().errors()).sum();
-      md.append("; ").append(errors).append(" failed writes\n");
+      md.append("; ").append(errors).append(" failed writes; ").append(readBack(b)).append('\n');
     }
     locks.ifPresent(f -> md.append("- Locks: acquire p50 ").append(Stats.millis(f.acquire().p50()))
         .append(" ms against an etcd floor of ").append(Stats.millis(f.rawAcquire().p50())).append(" ms; ")
@@ -119,9 +119,16 @@ final class Report {
     for (Block b : scale) {
       List<SwitchMeasurement> s = b.by(TEMPORAL);
       md.append("- Scale, ").append(b.migration().label()).append(": W p50 ").append(Stats.millis(windows(s).p50()))
-          .append(" ms, total p50 ").append(Stats.millis(totals(s).p50())).append(" ms\n");
+          .append(" ms, total p50 ").append(Stats.millis(totals(s).p50())).append(" ms; ").append(readBack(b))
+          .append('\n');
     }
     md.append('\n');
+  }
+
+  /** The block's writes read back through the router once its load ended: what a switch lost or wrote twice. */
+  private static String readBack(Block b) {
+    return b.load().acknowledged() + " acknowledged writes read back: " + b.load().missing().size() + " lost, "
+        + b.load().duplicated().size() + " duplicated";
   }
 
   private void windowTable(List<Block> blocks) {

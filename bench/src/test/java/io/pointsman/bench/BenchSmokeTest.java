@@ -61,6 +61,10 @@ class BenchSmokeTest {
         "## Where a write switch spends its time", "## Scale", "## Temporal cost", "## Stream runner lag",
         "## What a dormant barrier costs a write", "## The floor", "× floor", "MoveTables of 2 tables",
         "Reshard -80,80- → 4 shards", "Reshard 0 → 2 shards", "MoveTables of 10 tables");
+    for (Block b : result.windows()) {
+      assertThat(report).contains(b.migration().label() + " at " + (int) b.rate() + " writes/s: p99 W")
+          .contains(b.load().acknowledged() + " acknowledged writes read back: 0 lost, 0 duplicated");
+    }
     assertThat(said).anyMatch(line -> line.contains("W p50/p99/max temporal"));
   }
 

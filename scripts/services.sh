@@ -29,6 +29,8 @@ ensure_packages() {
   # ports and for reading vtctldclient's JSON (a minimal image may lack either)
   command -v mariadb >/dev/null 2>&1 || missing+=(mariadb-client)
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  # health checks of etcd and the Temporal UI poll their HTTP endpoints
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "installing ${missing[*]} with apt-get"
     local sudo=""

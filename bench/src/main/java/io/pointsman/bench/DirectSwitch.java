@@ -5,7 +5,6 @@ import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
-import io.pointsman.api.model.SavedStream;
 import io.pointsman.api.model.SequencePlan;
 import io.pointsman.api.model.StreamMigration;
 import io.pointsman.api.model.WorkflowState;
@@ -86,10 +85,8 @@ final class DirectSwitch {
       }
       timings.add(new StepTiming("acquireShardLocks", shardStart, System.nanoTime()));
       MigrationInfo f = timed(timings, "planPrimaries", () -> steps.planPrimaries(w));
-      List<SavedStream> saved = timed(timings, "readReverseStreams", () -> steps.readReverseStreams(w));
-      if (saved == null) {
-        throw new IllegalStateException("readReverseStreams returned nothing");
-      }
+      // read where the workflow reads it, for the undo that this executor does not have
+      timed(timings, "readReverseStreams", () -> steps.readReverseStreams(w));
       if (timed(timings, "checkJournals", () -> steps.checkJournals(f))) {
         throw new IllegalStateException("a journal of " + w.qualifiedName() + " exists already");
       }
@@ -150,8 +147,8 @@ final class DirectSwitch {
    * it does under Temporal.
    */
   private LockSet stamped(List<HeldLock> held) {
-    long epoch = (System.currentTimeMillis() << 20) | ((stamps++ & 0x3FF) << 10);
-    return new LockSet(held.stream().map(HeldLock::token).toList()).withEpoch(epoch);
+    return new LockSet(held.stream().map(HeldLock::token).toList()).stampedForStep(System.currentTimeMillis(),
+        stamps++);
   }
 
   private static LockOptions options(Duration ttl) {

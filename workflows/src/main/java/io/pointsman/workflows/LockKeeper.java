@@ -157,8 +157,7 @@ final class LockKeeper {
     if (all == null || !Versions.stepEpochs()) {
       return all;
     }
-    long epoch = (Workflow.currentTimeMillis() << 20) | ((stamps++ & 0x3FF) << 10);
-    return all.withEpoch(epoch);
+    return all.stampedForStep(Workflow.currentTimeMillis(), stamps++);
   }
 
   boolean held() {

@@ -39,6 +39,15 @@ public record LockSet(List<LockToken> locks, long epoch) {
     return new LockSet(locks, epoch);
   }
 
+  /**
+   * The same locks, stamped with the epoch of the {@code step}-th step of a run stamped at
+   * {@code millis}: the time in the high bits, so a pass re-run later stamps higher; the step's
+   * order within the run in the next ten bits; the low ten left for the activity's attempt.
+   */
+  public LockSet stampedForStep(long millis, long step) {
+    return withEpoch((millis << 20) | ((step & 0x3FF) << 10));
+  }
+
   /** The highest fencing token of the set, for progress and logs; each MySQL fence row compares its own lock's token. */
   public long fencingToken() {
     return locks.stream().mapToLong(LockToken::fencingToken).max().orElse(0);

@@ -52,7 +52,7 @@ class LocalReadsTest {
   void theProgressStillListsEveryLocalStepWithItsTimes() {
     assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
 
-    Progress progress = h.env.getWorkflowClient().newWorkflowStub(ProgressQuery.class, SwitchHarness.WORKFLOW_ID)
+    Progress progress = h.env.getWorkflowClient().newWorkflowStub(ProgressQuery.class, h.workflowId)
         .progress();
     List<String> names = progress.steps().stream().map(StepProgress::name).toList();
     assertThat(names).startsWith("buildTrafficSwitcher", "getWorkflowState", "acquireLocks", "buildTrafficSwitcher",
@@ -89,7 +89,7 @@ class LocalReadsTest {
 
     assertThat(events()).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED)
         .hasSize(2);
-    Progress progress = h.env.getWorkflowClient().newWorkflowStub(ProgressQuery.class, SwitchHarness.WORKFLOW_ID)
+    Progress progress = h.env.getWorkflowClient().newWorkflowStub(ProgressQuery.class, h.workflowId)
         .progress();
     assertThat(progress.steps()).filteredOn(s -> s.name().equals("releaseLocks")).singleElement()
         .satisfies(s -> assertThat(s.status()).isEqualTo(StepStatus.FAILED))
@@ -157,7 +157,7 @@ class LocalReadsTest {
   }
 
   private List<HistoryEvent> events() {
-    return h.env.getWorkflowClient().fetchHistory(SwitchHarness.WORKFLOW_ID).getEvents();
+    return h.env.getWorkflowClient().fetchHistory(h.workflowId).getEvents();
   }
 
   /** The activity types the run scheduled, in order. */

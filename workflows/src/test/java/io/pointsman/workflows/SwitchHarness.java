@@ -61,15 +61,14 @@ import org.mockito.invocation.InvocationOnMock;
 import org.mockito.stubbing.Answer;
 
 /**
- * SwitchTraffic, ReverseTraffic, CompleteMigration and CancelMigration on a test Temporal service
- * with Mockito mocks for all three activity interfaces, registered once for activities and local
- * activities alike. Every mock answers the happy path unless a test overrides one call, by its
+ * SwitchTraffic, ReverseTraffic, CompleteMigration and CancelMigration on the {@link
+ * SharedTestService}, with Mockito mocks of all four activity interfaces of this harness's own,
+ * answering for activities and local activities alike. Every mock answers the happy path unless a test overrides one call, by its
  * {@link #label} or its method name; the calls all mocks received, in the order they received
  * them, are {@link #calls}.
  */
 final class SwitchHarness implements AutoCloseable {
-  static final String TASK_QUEUE = "switch-test";
-  static final String WORKFLOW_ID = "switch-test-workflow";
+  private static final AtomicInteger WORKFLOW_IDS = new AtomicInteger();
   private static final ObjectMapper JSON = new ObjectMapper();
 
   static final MigrationInfo INFO = new MigrationInfo("commerce2customer", "commerce", "customer",
@@ -91,7 +90,9 @@ final class SwitchHarness implements AutoCloseable {
   static final WorkflowState ALL_SWITCHED = new WorkflowState("commerce2customer", "commerce", "customer",
       MigrationType.TABLES, List.of("zone1"), List.of(), List.of("zone1"), List.of(), true);
 
-  final TestWorkflowEnvironment env;
+  final TestWorkflowEnvironment env = SharedTestService.environment();
+  /** This test's workflow: each harness draws its own, so that runs of earlier tests stay apart. */
+  final String workflowId = "switch-test-workflow-" + WORKFLOW_IDS.incrementAndGet();
   final SwitchActivities switching;
   final LockActivities locking;
   final FailoverToolActivities failoverTools;
@@ -102,22 +103,15 @@ final class SwitchHarness implements AutoCloseable {
   private final AtomicBoolean loseNext = new AtomicBoolean();
   private volatile CountDownLatch lost = new CountDownLatch(1);
   private Duration workflowTaskTimeout = Duration.ofSeconds(10);
+  private volatile boolean closed;
 
   SwitchHarness() {
-    TestEnvironmentOptions.Builder options = TestEnvironmentOptions.newBuilder();
-    for (var key : Pointsman.SEARCH_ATTRIBUTES) {
-      options.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
-    }
-    env = TestWorkflowEnvironment.newInstance(options.build());
     Answer<Object> dispatch = this::answer;
     switching = mock(SwitchActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
     locking = mock(LockActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
     cleanup = mock(CleanupActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
     failoverTools = mock(FailoverToolActivities.class, withSettings().withoutAnnotations().defaultAnswer(dispatch));
-    Worker worker = env.newWorker(TASK_QUEUE);
-    WorkflowRegistration.registerWorkflows(worker);
-    worker.registerActivitiesImplementations(switching, locking, cleanup, failoverTools);
-    env.start();
+    SharedTestService.register(workflowId, this);
   }
 
   /** A request every test starts from: reads and writes, a short lock TTL so holdLocks heartbeats often. */
@@ -192,7 +186,7 @@ final class SwitchHarness implements AutoCloseable {
 
   private <W> Object run(Class<W> type, Consumer<W> start) {
     W workflow = env.getWorkflowClient().newWorkflowStub(type,
-        WorkflowOptions.newBuilder().setTaskQueue(TASK_QUEUE).setWorkflowId(WORKFLOW_ID)
+        WorkflowOptions.newBuilder().setTaskQueue(SharedTestService.TASK_QUEUE).setWorkflowId(workflowId)
             .setWorkflowTaskTimeout(workflowTaskTimeout).setWorkflowExecutionTimeout(Duration.ofMinutes(5)).build());
     start.accept(workflow);
     try {
@@ -215,13 +209,13 @@ final class SwitchHarness implements AutoCloseable {
   }
 
   void cancelWorkflow() {
-    env.getWorkflowClient().newUntypedWorkflowStub(WORKFLOW_ID).cancel();
+    env.getWorkflowClient().newUntypedWorkflowStub(workflowId).cancel();
   }
 
   /** Waits, polling the history, until it satisfies {@code condition}. */
   void awaitHistory(Predicate<List<HistoryEvent>> condition) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.test(env.getWorkflowClient().fetchHistory(WORKFLOW_ID).getEvents())) {
+    while (!condition.test(env.getWorkflowClient().fetchHistory(workflowId).getEvents())) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("history never reached the expected state");
       }
@@ -350,11 +344,14 @@ final class SwitchHarness implements AutoCloseable {
         revision, revision, request.ttl(), Instant.now(), request.maxHold()));
   }
 
-  /** Heartbeats until released (returns), cancelled (the heartbeat throws) or told to lose the lock. */
+  /**
+   * Heartbeats until released or the test ends (returns), cancelled (the heartbeat throws) or told
+   * to lose the lock.
+   */
   private void hold(LockSet locks) throws InterruptedException {
     ActivityExecutionContext context = Activity.getExecutionContext();
     // the write window's shard locks are released together with the action's other locks
-    while (released.stream().noneMatch(r -> r.locks().containsAll(locks.locks()))) {
+    while (!closed && released.stream().noneMatch(r -> r.locks().containsAll(locks.locks()))) {
       if (loseNext.compareAndSet(true, false)) {
         lost.countDown();
         throw ApplicationFailure.newNonRetryableFailure("lease of " + locks.locks().get(0).key() + " lost",
@@ -365,8 +362,16 @@ final class SwitchHarness implements AutoCloseable {
     }
   }
 
+  /** This harness's mock of one activity interface, which the shared worker forwards its workflow's calls to. */
+  Object mockOf(Class<?> activityInterface) {
+    return Stream.of(switching, locking, cleanup, failoverTools).filter(activityInterface::isInstance).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("no mock of " + activityInterface));
+  }
+
+  /** Ends this test's part of the shared service: a holdLocks still running stops, later calls are refused. */
   @Override
   public void close() {
-    env.close();
+    closed = true;
+    SharedTestService.release(workflowId);
   }
 }

@@ -33,7 +33,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * SwitchTraffic against mocked activities: the order of its steps, what it undoes when each fails,
  * the journal as the point of no return, a lost lock and a cancellation on either side of it, and a
- * dry run. No etcd, no MySQL: each case runs in about a second.
+ * dry run. No etcd, no MySQL: most cases take a tenth of a second, those that wait out a backoff or a
+ * workflow task timeout a few seconds.
  */
 @Timeout(60)
 class TrafficSwitchTest {

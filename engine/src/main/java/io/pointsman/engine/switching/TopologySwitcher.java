@@ -109,14 +109,13 @@ public final class TopologySwitcher {
       // As Vitess, in either direction: the moved tables stop being mirrored for these types.
       removeMirrorRules(info, types, locks);
       String to = direction == Direction.FORWARD ? info.targetKeyspace() : info.sourceKeyspace();
-      upsertRoutingRules(rules -> {
+      srvVSchema.rebuild(rules -> {
         RoutingRules r = rules;
         for (TabletType type : types) {
           r = RoutingRuleEdits.switchReads(r, info.tables(), type, info.sourceKeyspace(), info.targetKeyspace(), to);
         }
         return r;
-      }, locks);
-      srvVSchema.rebuild(cells, locks);
+      }, cells, locks);
       return;
     }
     List<String> from = direction == Direction.FORWARD ? info.sourceShards() : info.targetShards();
@@ -169,15 +168,14 @@ public final class TopologySwitcher {
 
   /**
    * Points writes at the target. TABLES: routing rules ({@code t} and {@code src.t} to
-   * {@code tgt.t}), then SrvVSchema in every cell. SHARDS: source shards stop and target shards
+   * {@code tgt.t}) and SrvVSchema in every cell, in one commit. SHARDS: source shards stop and target shards
    * start serving PRIMARY, in the shard records and in every cell's SrvKeyspace.
    */
   public void changeRouting(MigrationInfo info, LockSet locks) {
     if (info.migrationType() == MigrationType.TABLES) {
       removeMirrorRules(info, List.of(TabletType.PRIMARY), locks);
-      upsertRoutingRules(rules -> RoutingRuleEdits.switchWrites(rules, info.tables(), info.sourceKeyspace(),
-          info.targetKeyspace()), locks);
-      srvVSchema.rebuild(List.of(), locks);
+      srvVSchema.rebuild(rules -> RoutingRuleEdits.switchWrites(rules, info.tables(), info.sourceKeyspace(),
+          info.targetKeyspace()), List.of(), locks);
       return;
     }
     List<RecordWrite<?>> writes = new ArrayList<>();
@@ -222,9 +220,8 @@ public final class TopologySwitcher {
 
   /** Complete/Cancel: deletes the nine routing rules of every moved table and rebuilds SrvVSchema. */
   public void deleteRoutingRules(MigrationInfo info, LockSet locks) {
-    upsertRoutingRules(rules -> RoutingRuleEdits.delete(rules, info.tables(), info.sourceKeyspace(),
-        info.targetKeyspace()), locks);
-    srvVSchema.rebuild(List.of(), locks);
+    srvVSchema.rebuild(rules -> RoutingRuleEdits.delete(rules, info.tables(), info.sourceKeyspace(),
+        info.targetKeyspace()), List.of(), locks);
   }
 
   public void rebuildSrvVSchema(List<String> cells, LockSet locks) {
@@ -258,14 +255,6 @@ public final class TopologySwitcher {
     }
     store.commit(List.of(next.rules().isEmpty() ? RecordWrite.delete(current.get())
         : RecordWrite.replace(current.get(), next)), locks);
-  }
-
-  private void upsertRoutingRules(UnaryOperator<RoutingRules> edit, LockSet locks) {
-    store.upsert(store.keys().routingRules(), current -> {
-      RoutingRules next = edit.apply(current.orElse(RoutingRules.EMPTY));
-      // Vitess deletes the record when no rule is left; keep that, so Complete leaves nothing behind.
-      return next.rules().isEmpty() ? null : next;
-    }, locks);
   }
 
   private void updateSrvKeyspaces(String keyspace, List<String> requestedCells, UnaryOperator<SrvKeyspace> edit,

@@ -14,8 +14,10 @@ import io.pointsman.engine.topo.model.ShardRoutingRule;
 import io.pointsman.engine.topo.model.ShardRoutingRules;
 import io.pointsman.engine.topo.model.SrvVSchema;
 import io.pointsman.engine.topo.model.VSchema;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -91,6 +93,69 @@ class SrvVSchemaRebuildRaceTest {
     builder.rebuild(List.of(), NO_LOCKS);
     assertThat(servedVSchema("zone2", "inventory").sharded()).isTrue();
     assertThat(store.getRequired(store.keys().srvVSchema("zone2")).value().shardRoutingRules().rules()).hasSize(1);
+  }
+
+  @Test
+  void editedRulesAreSavedAndServedInEveryCellInOneRevision() {
+    SrvVSchemaBuilder builder = new SrvVSchemaBuilder(store);
+    RoutingRules rules = RoutingRules.fromMap(Map.of("customer", List.of("customer.customer")));
+
+    builder.rebuild(current -> rules, List.of(), NO_LOCKS);
+
+    var saved = store.getRequired(store.keys().routingRules());
+    assertThat(saved.value()).isEqualTo(rules);
+    for (String cell : CELLS) {
+      var served = store.getRequired(store.keys().srvVSchema(cell));
+      assertThat(served.value().routingRules()).as("rules served in %s", cell).isEqualTo(rules);
+      assertThat(served.modRevision()).as("%s written with the rules, in the same transaction", cell)
+          .isEqualTo(saved.modRevision());
+    }
+  }
+
+  @Test
+  void anEditAfterALostRaceIsAppliedToTheRulesThatWonAndTheirOwnerKeepsThem() {
+    RoutingRules theirs = RoutingRules.fromMap(Map.of("product", List.of("inventory.product")));
+    AtomicInteger edits = new AtomicInteger();
+    new SrvVSchemaBuilder(store).rebuild(current -> {
+      if (edits.incrementAndGet() == 1) {
+        // another switch saves its rules between this build's read and its write
+        store.upsert(store.keys().routingRules(), c -> theirs, NO_LOCKS);
+      }
+      return withRule(current, "customer", "customer.customer");
+    }, List.of(), NO_LOCKS);
+
+    assertThat(edits).hasValue(2);
+    RoutingRules both = withRule(theirs, "customer", "customer.customer");
+    assertThat(store.getRequired(store.keys().routingRules()).value()).isEqualTo(both);
+    assertThat(routingRulesIn("zone2")).isEqualTo(both);
+  }
+
+  @Test
+  void removingTheLastRuleDeletesTheRecordAndTheCellsServeNone() {
+    SrvVSchemaBuilder builder = new SrvVSchemaBuilder(store);
+    builder.rebuild(current -> RoutingRules.fromMap(Map.of("customer", List.of("customer.customer"))), List.of(),
+        NO_LOCKS);
+
+    builder.rebuild(current -> RoutingRules.EMPTY, List.of(), NO_LOCKS);
+
+    assertThat(store.get(store.keys().routingRules())).isEmpty();
+    assertThat(routingRulesIn("zone1")).isEqualTo(RoutingRules.EMPTY);
+  }
+
+  @Test
+  void rulesEditedForSomeCellsAreSavedGloballyAndServedOnlyThere() {
+    new SrvVSchemaBuilder(store).rebuild(
+        current -> RoutingRules.fromMap(Map.of("customer", List.of("customer.customer"))), List.of("zone1"), NO_LOCKS);
+
+    assertThat(store.getRequired(store.keys().routingRules()).value().rules()).hasSize(1);
+    assertThat(routingRulesIn("zone1").rules()).hasSize(1);
+    assertThat(routingRulesIn("zone2")).as("a cell not rebuilt keeps serving what it served").isEqualTo(RoutingRules.EMPTY);
+  }
+
+  private static RoutingRules withRule(RoutingRules rules, String from, String to) {
+    Map<String, List<String>> map = new LinkedHashMap<>(rules.asMap());
+    map.put(from, List.of(to));
+    return RoutingRules.fromMap(map);
   }
 
   private VSchema servedVSchema(String cell, String keyspace) {

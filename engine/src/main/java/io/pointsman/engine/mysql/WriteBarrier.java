@@ -231,11 +231,22 @@ public final class WriteBarrier {
     String db = endpoint.dbName();
     String action = "denying writes to " + scope + " of " + db;
     return onSession(endpoint, locks, action, drainTimeout, true, (c, w) -> {
-      List<String> tables = tablesToDeny(c, endpoint, scope);
-      List<String> created = CheckedTables.allChecked(c, endpoint, tables, CheckedTables.tableIds(c, db))
-          ? List.of() // prepared, and seen complete since under the same table ids
-          : install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), true, WriteGateRows.IN_WINDOW,
-              w.deadline(), drainTimeout);
+      Map<String, Long> ids = CheckedTables.tableIds(c, db);
+      List<String> tables;
+      List<String> created;
+      if (scope instanceof WriteScope.Tables named && CheckedTables.allChecked(c, endpoint, named.names(), ids)) {
+        // Prepared, and seen complete since under the table ids they have now: they are the base
+        // tables the prepare checked, so the table catalog is not read again here, in the window
+        // (information_schema.TABLES takes 15-25 ms for a thousand tables on MariaDB).
+        tables = List.copyOf(named.names());
+        created = List.of();
+      } else {
+        tables = tablesToDeny(c, endpoint, scope);
+        created = CheckedTables.allChecked(c, endpoint, tables, ids)
+            ? List.of() // prepared, and seen complete since under the same table ids
+            : install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), true,
+                WriteGateRows.IN_WINDOW, w.deadline(), drainTimeout);
+      }
       if (!tables.isEmpty()) {
         gate.deny(endpoint, locks, tables, left(w.deadline()), drainTimeout);
       }

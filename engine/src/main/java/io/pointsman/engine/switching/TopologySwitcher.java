@@ -17,8 +17,10 @@ import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.SrvKeyspace;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
@@ -148,8 +150,12 @@ public final class TopologySwitcher {
 
   private void setSourceWritesStopped(MigrationInfo info, boolean stopped, LockSet locks) {
     if (info.migrationType() == MigrationType.TABLES) {
-      denyTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), !stopped, locks);
-      denyTables(info.targetKeyspace(), info.targetShards(), info.tables(), stopped, locks);
+      // Source and target shard records in one commit: each etcd read and write of a shard that
+      // lists a thousand denied tables counts inside the write window.
+      Map<RecordKey<Shard>, UnaryOperator<Shard>> edits = new LinkedHashMap<>();
+      denyEdits(edits, info.sourceKeyspace(), info.sourceShards(), info.tables(), !stopped);
+      denyEdits(edits, info.targetKeyspace(), info.targetShards(), info.tables(), stopped);
+      store.updateAll(edits, locks);
     } else {
       updateSrvKeyspaces(info.sourceKeyspace(), List.of(), srv ->
           SrvKeyspaceEdits.setQueryServiceDisabled(srv, TabletType.PRIMARY, info.sourceShards(), stopped), locks);
@@ -229,6 +235,15 @@ public final class TopologySwitcher {
   }
 
   // ---- helpers -------------------------------------------------------------------------------
+
+  /** Adds to {@code edits} the denied-table change of each shard; a shard edited twice gets both, in order. */
+  private void denyEdits(Map<RecordKey<Shard>, UnaryOperator<Shard>> edits, String keyspace, List<String> shards,
+      List<String> tables, boolean remove) {
+    for (String shard : shards) {
+      UnaryOperator<Shard> edit = s -> s.withDeniedTables(TabletType.PRIMARY, tables, remove);
+      edits.merge(store.keys().shard(keyspace, shard), edit, (first, then) -> s -> then.apply(first.apply(s)));
+    }
+  }
 
   private void denyTables(String keyspace, List<String> shards, List<String> tables, boolean remove, LockSet locks) {
     store.updateAll(shards.stream().map(shard -> store.keys().shard(keyspace, shard)).toList(),

@@ -12,7 +12,9 @@ import io.pointsman.api.errors.RecordChangedException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.etcd.EtcdClients;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
@@ -95,11 +97,19 @@ public final class EtcdTopologyStore implements TopologyStore {
 
   @Override
   public <T> void updateAll(List<RecordKey<T>> keys, UnaryOperator<T> mutator, LockSet locks) {
+    Map<RecordKey<T>, UnaryOperator<T>> edits = new LinkedHashMap<>();
+    keys.forEach(k -> edits.put(k, mutator));
+    updateAll(edits, locks);
+  }
+
+  @Override
+  public <T> void updateAll(Map<RecordKey<T>, UnaryOperator<T>> edits, LockSet locks) {
+    List<RecordKey<T>> keys = List.copyOf(edits.keySet());
     RecordChangedException last = null;
     for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
       List<RecordWrite<?>> writes = new ArrayList<>();
       for (Versioned<T> current : getAll(keys)) {
-        T next = mutator.apply(current.value());
+        T next = edits.get(current.key()).apply(current.value());
         if (!Objects.equals(next, current.value())) {
           writes.add(RecordWrite.replace(current, next));
         }

@@ -2,6 +2,7 @@ package io.pointsman.engine.topo;
 
 import io.pointsman.api.lock.LockSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -52,6 +53,12 @@ public interface TopologyStore {
    * @throws io.pointsman.api.errors.PointsmanException NOT_FOUND naming the first record that does not exist
    */
   <T> void updateAll(List<RecordKey<T>> keys, UnaryOperator<T> mutator, LockSet locks);
+
+  /**
+   * {@link #updateAll(List, UnaryOperator, LockSet)} with a mutator of each record's own: the
+   * records are read at once and the changed ones written in one commit.
+   */
+  <T> void updateAll(Map<RecordKey<T>, UnaryOperator<T>> edits, LockSet locks);
 
   /**
    * Read-modify-write of a record that may not exist; the mutator returns null to delete it (as

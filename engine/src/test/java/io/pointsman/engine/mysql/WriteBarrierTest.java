@@ -819,6 +819,22 @@ class WriteBarrierTest {
         .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
   }
 
+  /**
+   * A prepared deny skips the table catalog only while every named table still has the id it was
+   * checked under; a table dropped since sends it back to the catalog, which refuses the deny.
+   */
+  @Test
+  void aTableDroppedAfterPrepareIsRefusedByDenyAndNothingIsDenied() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    MySqlTestSupport.exec("DROP TABLE " + db.table("u"));
+
+    assertThatThrownBy(() -> barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION))
+        .hasMessageContaining("[u]");
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)");
+  }
+
   /** Once the barrier is removed, what prepare saw is forgotten: a later deny installs again. */
   @Test
   void aDenyAfterTheBarrierWasRemovedInstallsItAgain() throws Exception {

@@ -137,17 +137,20 @@ public final class SrvVSchemaBuilder {
   public void write(Build build, List<String> cells, LockSet locks) {
     List<String> targets = cells.isEmpty() ? store.listCells() : cells;
     SrvVSchema srv = build.srvVSchema();
-    List<RecordWrite<?>> writes = new ArrayList<>();
+    List<RecordWrite<?>> cellWrites = new ArrayList<>();
     for (String cell : targets) {
       Optional<Versioned<SrvVSchema>> current = store.get(store.keys().srvVSchema(cell));
       if (current.isPresent() && current.get().value().equals(srv)) {
         continue;
       }
-      writes.add(current.map(v -> RecordWrite.replace(v, srv))
+      cellWrites.add(current.map(v -> RecordWrite.replace(v, srv))
           .orElseGet(() -> RecordWrite.create(store.keys().srvVSchema(cell), srv)));
     }
-    if (!writes.isEmpty() || build.inputs().stream().anyMatch(w -> !w.guardOnly())) {
-      writes.addAll(build.inputs());
+    if (!cellWrites.isEmpty() || build.inputs().stream().anyMatch(w -> !w.guardOnly())) {
+      // The inputs first: records too large for one etcd transaction are split over several in
+      // this order, and then the rules are saved before any cell serves them, as Vitess orders it.
+      List<RecordWrite<?>> writes = new ArrayList<>(build.inputs());
+      writes.addAll(cellWrites);
       store.commit(writes, locks);
     }
   }

@@ -174,8 +174,8 @@ public final class TopologySwitcher {
 
   /**
    * Points writes at the target. TABLES: routing rules ({@code t} and {@code src.t} to
-   * {@code tgt.t}) and SrvVSchema in every cell, in one commit. SHARDS: source shards stop and target shards
-   * start serving PRIMARY, in the shard records and in every cell's SrvKeyspace.
+   * {@code tgt.t}) and SrvVSchema in every cell, in one commit. SHARDS: source shards stop and
+   * target shards start serving PRIMARY, in the shard records and in every cell's SrvKeyspace.
    */
   public void changeRouting(MigrationInfo info, LockSet locks) {
     if (info.migrationType() == MigrationType.TABLES) {

@@ -27,21 +27,17 @@ import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.CancelMigrationWorkflow;
 import io.pointsman.api.workflows.CompleteMigrationWorkflow;
-import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.api.enums.v1.EventType;
-import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
-import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -63,9 +59,9 @@ import org.mockito.stubbing.Answer;
 /**
  * SwitchTraffic, ReverseTraffic, CompleteMigration and CancelMigration on the {@link
  * SharedTestService}, with Mockito mocks of all four activity interfaces of this harness's own,
- * answering for activities and local activities alike. Every mock answers the happy path unless a test overrides one call, by its
- * {@link #label} or its method name; the calls all mocks received, in the order they received
- * them, are {@link #calls}.
+ * answering for activities and local activities alike. Every mock answers the happy path unless
+ * a test overrides one call, by its {@link #label} or its method name; the calls all mocks
+ * received, in the order they received them, are {@link #calls}.
  */
 final class SwitchHarness implements AutoCloseable {
   private static final AtomicInteger WORKFLOW_IDS = new AtomicInteger();

@@ -15,7 +15,6 @@ import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /**
  * One test Temporal service, with one worker, for every {@link SwitchHarness} of this JVM.
@@ -68,14 +67,14 @@ final class SharedTestService {
     Worker worker = created.newWorker(TASK_QUEUE);
     WorkflowRegistration.registerWorkflows(worker);
     worker.registerActivitiesImplementations(ACTIVITY_INTERFACES.stream()
-        .map(type -> forwarder(type, harness -> harness.mockOf(type))).toArray());
+        .map(SharedTestService::forwarder).toArray());
     created.start();
     Runtime.getRuntime().addShutdownHook(new Thread(created::close, "shared-test-service-close"));
     return created;
   }
 
   /** An implementation of {@code type} that runs each call on the calling workflow's harness's mock. */
-  private static Object forwarder(Class<?> type, Function<SwitchHarness, Object> target) {
+  private static Object forwarder(Class<?> type) {
     return Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, (proxy, method, args) -> {
       if (method.getDeclaringClass() == Object.class) {
         return switch (method.getName()) {
@@ -90,7 +89,7 @@ final class SharedTestService {
         throw new IllegalStateException("no test owns workflow " + workflowId + " any more");
       }
       try {
-        return method.invoke(target.apply(harness), args);
+        return method.invoke(harness.mockOf(type), args);
       } catch (InvocationTargetException e) {
         throw e.getCause();
       }

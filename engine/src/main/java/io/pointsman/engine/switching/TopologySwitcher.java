@@ -246,8 +246,9 @@ public final class TopologySwitcher {
   }
 
   private void denyTables(String keyspace, List<String> shards, List<String> tables, boolean remove, LockSet locks) {
-    store.updateAll(shards.stream().map(shard -> store.keys().shard(keyspace, shard)).toList(),
-        s -> s.withDeniedTables(TabletType.PRIMARY, tables, remove), locks);
+    Map<RecordKey<Shard>, UnaryOperator<Shard>> edits = new LinkedHashMap<>();
+    denyEdits(edits, keyspace, shards, tables, remove);
+    store.updateAll(edits, locks);
   }
 
   /**

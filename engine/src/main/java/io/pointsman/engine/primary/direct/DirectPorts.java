@@ -19,9 +19,10 @@ public final class DirectPorts {
   public static PrimaryPorts create(PrimaryResolver primaries, VReplicationStreams streams, SavedStreams saved,
       StreamWaiter waiter, PrimaryPositions positions, ReshardingJournals journals, JournalTimes times,
       WriteBarrier barrier, TableDrops tables, ConnectionPools pools) {
-    return new PrimaryPorts(new DirectStreams(primaries, streams, saved), new DirectPositions(primaries, positions, waiter),
-        new DirectJournals(primaries, journals, times), new DirectWriteGate(primaries, barrier),
-        new DirectTables(primaries, tables, barrier), new DirectSequences(primaries, pools),
-        new DirectStreamReadiness(primaries));
+    DirectPort.Shared shared = new DirectPort.Shared(primaries, streams, saved, waiter, positions, journals, times,
+        barrier, tables, pools);
+    return new PrimaryPorts(new DirectStreams(shared), new DirectPositions(shared), new DirectJournals(shared),
+        new DirectWriteGate(shared), new DirectTables(shared), new DirectSequences(shared),
+        new DirectStreamReadiness(shared));
   }
 }

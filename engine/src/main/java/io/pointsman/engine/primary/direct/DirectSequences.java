@@ -1,9 +1,7 @@
 package io.pointsman.engine.primary.direct;
 
 import io.pointsman.api.model.SequenceMetadata;
-import io.pointsman.engine.mysql.ConnectionPools;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
-import io.pointsman.engine.mysql.PrimaryResolver;
 import io.pointsman.engine.mysql.SqlErrors;
 import io.pointsman.engine.mysql.SqlIdentifiers;
 import io.pointsman.engine.primary.SequencesPort;
@@ -16,7 +14,6 @@ import java.sql.Statement;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 
@@ -25,23 +22,19 @@ import java.util.TreeMap;
  * sequence RPCs. No vttablet caches ids here, so there is no cache to reset; and a missing sequence
  * table is an error rather than created, since no tablet would serve it.
  */
-final class DirectSequences implements SequencesPort {
-  private final PrimaryResolver primaries;
-  private final ConnectionPools pools;
-
-  DirectSequences(PrimaryResolver primaries, ConnectionPools pools) {
-    this.primaries = Objects.requireNonNull(primaries, "primaries");
-    this.pools = Objects.requireNonNull(pools, "pools");
+final class DirectSequences extends DirectPort implements SequencesPort {
+  DirectSequences(Shared shared) {
+    super(shared);
   }
 
   @Override
   public Map<String, Long> maxValues(ShardRef shard, List<SequenceMetadata> sequences) {
-    PrimaryEndpoint at = resolve(shard);
+    PrimaryEndpoint primary = at(shard);
     Map<String, Long> out = new TreeMap<>();
-    try (Connection c = pools.connection(at); Statement st = c.createStatement()) {
+    try (Connection c = pools.connection(primary); Statement st = c.createStatement()) {
       for (SequenceMetadata s : sequences) {
         try (ResultSet rs = st.executeQuery("SELECT MAX(" + SqlIdentifiers.column(s.usingColumn()) + ") FROM "
-            + SqlIdentifiers.qualified(at.dbName(), s.usingTable()))) {
+            + SqlIdentifiers.qualified(primary.dbName(), s.usingTable()))) {
           rs.next();
           out.merge(s.backingTable(), rs.getLong(1), Math::max); // NULL (no rows) reads as 0
         }
@@ -49,15 +42,15 @@ final class DirectSequences implements SequencesPort {
       return out;
     } catch (SQLException e) {
       throw SqlErrors.translate("reading the highest ids of " + sequences.stream().map(SequenceMetadata::usingTable)
-          .toList() + " on " + at, e);
+          .toList() + " on " + primary, e);
     }
   }
 
   @Override
   public OptionalLong nextValue(ShardRef shard, String backingTable) {
-    PrimaryEndpoint at = resolve(shard);
-    try (Connection c = pools.connection(at); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT next_id FROM " + SqlIdentifiers.qualified(at.dbName(), backingTable)
+    PrimaryEndpoint primary = at(shard);
+    try (Connection c = pools.connection(primary); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT next_id FROM " + SqlIdentifiers.qualified(primary.dbName(), backingTable)
             + " WHERE id = 0")) {
       if (!rs.next()) {
         return OptionalLong.empty();
@@ -65,17 +58,17 @@ final class DirectSequences implements SequencesPort {
       long v = rs.getLong(1);
       return rs.wasNull() ? OptionalLong.empty() : OptionalLong.of(v);
     } catch (SQLException e) {
-      throw SqlErrors.translate("reading sequence table " + backingTable + " on " + at, e);
+      throw SqlErrors.translate("reading sequence table " + backingTable + " on " + primary, e);
     }
   }
 
   @Override
   public void updateSequenceTables(ShardRef shard, Map<String, Long> highestByBackingTable) {
-    PrimaryEndpoint at = resolve(shard);
-    try (Connection c = pools.connection(at)) {
+    PrimaryEndpoint primary = at(shard);
+    try (Connection c = pools.connection(primary)) {
       for (Map.Entry<String, Long> e : highestByBackingTable.entrySet()) {
         long next = e.getValue() + 1;
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + SqlIdentifiers.qualified(at.dbName(), e.getKey())
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + SqlIdentifiers.qualified(primary.dbName(), e.getKey())
             + " (id, next_id, cache) VALUES (0, ?, 1000) ON DUPLICATE KEY UPDATE next_id = IF(next_id < ?, ?, next_id)")) {
           ps.setLong(1, next);
           ps.setLong(2, next);
@@ -84,16 +77,12 @@ final class DirectSequences implements SequencesPort {
         }
       }
     } catch (SQLException e) {
-      throw SqlErrors.translate("moving sequence tables " + highestByBackingTable.keySet() + " on " + at, e);
+      throw SqlErrors.translate("moving sequence tables " + highestByBackingTable.keySet() + " on " + primary, e);
     }
   }
 
   @Override
   public void resetSequences(ShardRef shard, Collection<String> tables) {
     // nothing cached: only a vttablet caches sequence values
-  }
-
-  private PrimaryEndpoint resolve(ShardRef shard) {
-    return primaries.resolve(shard.keyspace(), shard.shard());
   }
 }

@@ -2,11 +2,9 @@ package io.pointsman.engine.primary.direct;
 
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.model.TabletType;
-import io.pointsman.engine.mysql.PrimaryResolver;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.StreamReadinessPort;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -14,11 +12,9 @@ import java.util.Optional;
  * grants are checked when the worker starts), and the sandbox's streams read the primary's binlog,
  * so a shard can be streamed from when its primary resolves.
  */
-final class DirectStreamReadiness implements StreamReadinessPort {
-  private final PrimaryResolver primaries;
-
-  DirectStreamReadiness(PrimaryResolver primaries) {
-    this.primaries = Objects.requireNonNull(primaries, "primaries");
+final class DirectStreamReadiness extends DirectPort implements StreamReadinessPort {
+  DirectStreamReadiness(Shared shared) {
+    super(shared);
   }
 
   @Override
@@ -29,7 +25,7 @@ final class DirectStreamReadiness implements StreamReadinessPort {
   @Override
   public Optional<String> noTabletToStreamFrom(ShardRef shard, List<String> cells, List<TabletType> tabletTypes) {
     try {
-      primaries.resolve(shard.keyspace(), shard.shard());
+      at(shard);
       return Optional.empty();
     } catch (PointsmanException e) {
       return Optional.of("no primary to source data in keyspace " + shard.keyspace() + ", shard " + shard.shard()

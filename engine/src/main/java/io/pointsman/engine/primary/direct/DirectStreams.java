@@ -4,31 +4,16 @@ import io.pointsman.api.gtid.Position;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.SavedStream;
 import io.pointsman.engine.mysql.NewStream;
-import io.pointsman.engine.mysql.PrimaryEndpoint;
-import io.pointsman.engine.mysql.PrimaryResolver;
-import io.pointsman.engine.mysql.SavedStreams;
 import io.pointsman.engine.mysql.Stream;
-import io.pointsman.engine.mysql.VReplicationStreams;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.StreamsPort;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 
 /** {@link StreamsPort} on the primary's {@code _vt.vreplication}, written directly (fenced in one transaction). */
-final class DirectStreams implements StreamsPort {
-  private final PrimaryResolver primaries;
-  private final VReplicationStreams streams;
-  private final SavedStreams saved;
-
-  DirectStreams(PrimaryResolver primaries, VReplicationStreams streams, SavedStreams saved) {
-    this.primaries = Objects.requireNonNull(primaries, "primaries");
-    this.streams = Objects.requireNonNull(streams, "streams");
-    this.saved = Objects.requireNonNull(saved, "saved");
-  }
-
-  private PrimaryEndpoint at(ShardRef shard) {
-    return primaries.resolve(shard.keyspace(), shard.shard());
+final class DirectStreams extends DirectPort implements StreamsPort {
+  DirectStreams(Shared shared) {
+    super(shared);
   }
 
   @Override

@@ -6,13 +6,10 @@ import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.mysql.Journal;
 import io.pointsman.engine.mysql.SidecarText;
-import io.pointsman.engine.primary.FencePort;
 import io.pointsman.engine.primary.JournalsPort;
 import io.pointsman.engine.primary.ShardRef;
-import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.tablet.TabletQueryResult;
 import io.pointsman.engine.tablet.VReplicationStatements;
-import java.util.Objects;
 import io.pointsman.engine.mysql.JournalTimes.JournalTime;
 import io.pointsman.engine.tablet.DbaQuery;
 import java.time.Duration;
@@ -24,17 +21,11 @@ import java.util.Optional;
  * writes and reads it, with {@code val} in protobuf text form ({@link SidecarText}). The direct-MySQL
  * counterpart is {@link io.pointsman.engine.mysql.ReshardingJournals}.
  */
-public final class TabletJournals implements JournalsPort {
-
-  private final TabletManagerClient client;
-  private final TabletPrimaries primaries;
-  private final FencePort fence;
+public final class TabletJournals extends TabletPort implements JournalsPort {
   private final OwnTable times;
 
-  public TabletJournals(TabletManagerClient client, TabletPrimaries primaries, FencePort fence) {
-    this.client = Objects.requireNonNull(client, "client");
-    this.primaries = Objects.requireNonNull(primaries, "primaries");
-    this.fence = Objects.requireNonNull(fence, "fence");
+  TabletJournals(Shared shared) {
+    super(shared);
     this.times = new OwnTable(client, "journal_time", "id bigint not null, written_at bigint not null, primary key (id)");
   }
 

@@ -34,14 +34,10 @@ public record TabletPorts(
   public static TabletPorts create(TopologyStore topo, TabletManagerClient client, Optional<LockService> locks) {
     TabletPrimaries primaries = new TabletPrimaries(topo);
     TabletFence fence = new TabletFence(client, primaries, locks);
-    return new TabletPorts(primaries, fence,
-        new TabletStreams(client, primaries, fence, Clock.systemUTC()),
-        new TabletPositions(client, primaries),
-        new TabletJournals(client, primaries, fence),
-        new TabletWriteGate(topo, client, primaries, fence),
-        new TabletTables(client, primaries, fence),
-        new TabletSequences(client, primaries),
-        new TabletStreamReadiness(topo, client, primaries));
+    TabletPort.Shared shared = new TabletPort.Shared(topo, client, primaries, fence, Clock.systemUTC());
+    return new TabletPorts(primaries, fence, new TabletStreams(shared), new TabletPositions(shared),
+        new TabletJournals(shared), new TabletWriteGate(shared), new TabletTables(shared),
+        new TabletSequences(shared), new TabletStreamReadiness(shared));
   }
 
   /** The ports a switch uses, as one {@link PrimaryPorts}. */

@@ -6,7 +6,6 @@ import io.pointsman.api.gtid.Position;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.primary.PositionsPort;
 import io.pointsman.engine.primary.ShardRef;
-import io.pointsman.engine.tablet.TabletManagerClient;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -15,16 +14,12 @@ import java.util.Objects;
  * it reaches the position, failing as {@link io.pointsman.engine.mysql.StreamWaiter} does for a
  * missing or stopped stream and at the caller's deadline.
  */
-public final class TabletPositions implements PositionsPort {
+public final class TabletPositions extends TabletPort implements PositionsPort {
   /** How often a wait reads the stream's row. */
   private static final Duration POLL = Duration.ofMillis(25);
 
-  private final TabletManagerClient client;
-  private final TabletPrimaries primaries;
-
-  public TabletPositions(TabletManagerClient client, TabletPrimaries primaries) {
-    this.client = Objects.requireNonNull(client, "client");
-    this.primaries = Objects.requireNonNull(primaries, "primaries");
+  TabletPositions(Shared shared) {
+    super(shared);
   }
 
   @Override

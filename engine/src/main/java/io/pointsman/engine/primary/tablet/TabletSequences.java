@@ -5,13 +5,11 @@ import io.pointsman.engine.mysql.SqlIdentifiers;
 import io.pointsman.engine.primary.SequencesPort;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.tablet.DbaQuery;
-import io.pointsman.engine.tablet.TabletManagerClient;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import tabletmanagerdata.Tabletmanagerdata.GetMaxValueForSequencesRequest;
@@ -22,13 +20,9 @@ import tabletmanagerdata.Tabletmanagerdata.UpdateSequenceTablesRequest;
  * tablet reads the maxima, upserts the sequence row (creating a missing sequence table) and drops
  * its cache, which only the tablet can do since the cache lives in its memory.
  */
-public final class TabletSequences implements SequencesPort {
-  private final TabletManagerClient client;
-  private final TabletPrimaries primaries;
-
-  public TabletSequences(TabletManagerClient client, TabletPrimaries primaries) {
-    this.client = Objects.requireNonNull(client, "client");
-    this.primaries = Objects.requireNonNull(primaries, "primaries");
+public final class TabletSequences extends TabletPort implements SequencesPort {
+  TabletSequences(Shared shared) {
+    super(shared);
   }
 
   @Override

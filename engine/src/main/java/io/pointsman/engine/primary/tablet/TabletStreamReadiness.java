@@ -5,14 +5,11 @@ import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.StreamReadinessPort;
 import io.pointsman.engine.tablet.TabletEndpoint;
-import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.topo.TabletAlias;
-import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Tablet;
 import io.vitess.proto.Query.StreamHealthResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -21,15 +18,9 @@ import java.util.Optional;
  * asked, that answers its health stream with no health error. Vitess's tablet picker also asks
  * that it serves; see {@link #unusable} for why pointsman does not.
  */
-public final class TabletStreamReadiness implements StreamReadinessPort {
-  private final TopologyStore topo;
-  private final TabletManagerClient client;
-  private final TabletPrimaries primaries;
-
-  public TabletStreamReadiness(TopologyStore topo, TabletManagerClient client, TabletPrimaries primaries) {
-    this.topo = Objects.requireNonNull(topo, "topo");
-    this.client = Objects.requireNonNull(client, "client");
-    this.primaries = Objects.requireNonNull(primaries, "primaries");
+public final class TabletStreamReadiness extends TabletPort implements StreamReadinessPort {
+  TabletStreamReadiness(Shared shared) {
+    super(shared);
   }
 
   @Override

@@ -12,21 +12,18 @@ import io.pointsman.engine.mysql.NewStream;
 import io.pointsman.engine.mysql.SidecarText;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.mysql.StreamState;
-import io.pointsman.engine.primary.FencePort;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.StreamsPort;
 import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.tablet.TabletQueryResult;
 import io.pointsman.engine.tablet.VReplicationWorkflow;
 import io.pointsman.engine.tablet.WorkflowUpdate;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Objects;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -39,17 +36,9 @@ import java.util.stream.Collectors;
  * read back ({@link Outcomes}). The direct-MySQL counterpart is
  * {@link io.pointsman.engine.mysql.VReplicationStreams}.
  */
-public final class TabletStreams implements StreamsPort {
-  private final TabletManagerClient client;
-  private final TabletPrimaries primaries;
-  private final FencePort fence;
-  private final Clock clock;
-
-  public TabletStreams(TabletManagerClient client, TabletPrimaries primaries, FencePort fence, Clock clock) {
-    this.client = Objects.requireNonNull(client, "client");
-    this.primaries = Objects.requireNonNull(primaries, "primaries");
-    this.fence = Objects.requireNonNull(fence, "fence");
-    this.clock = Objects.requireNonNull(clock, "clock");
+public final class TabletStreams extends TabletPort implements StreamsPort {
+  TabletStreams(Shared shared) {
+    super(shared);
   }
 
   @Override

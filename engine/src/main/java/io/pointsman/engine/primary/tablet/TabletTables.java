@@ -6,15 +6,12 @@ import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.names.Names;
 import io.pointsman.engine.mysql.SqlIdentifiers;
 import io.pointsman.engine.mysql.TableDrops;
-import io.pointsman.engine.primary.FencePort;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.TablesPort;
 import io.pointsman.engine.tablet.DbaQuery;
-import io.pointsman.engine.tablet.TabletManagerClient;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Objects;
 import java.util.TreeSet;
 
 /**
@@ -24,15 +21,9 @@ import java.util.TreeSet;
  * Unlike vtctld it does not turn foreign key checks off: DbaQuery has no such setting yet, so
  * moved tables that reference each other must be dropped children first.
  */
-public final class TabletTables implements TablesPort {
-  private final TabletManagerClient client;
-  private final TabletPrimaries primaries;
-  private final FencePort fence;
-
-  public TabletTables(TabletManagerClient client, TabletPrimaries primaries, FencePort fence) {
-    this.client = Objects.requireNonNull(client, "client");
-    this.primaries = Objects.requireNonNull(primaries, "primaries");
-    this.fence = Objects.requireNonNull(fence, "fence");
+public final class TabletTables extends TabletPort implements TablesPort {
+  TabletTables(Shared shared) {
+    super(shared);
   }
 
   @Override

@@ -6,18 +6,14 @@ import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.SqlIdentifiers;
 import io.pointsman.engine.mysql.WriteScope;
-import io.pointsman.engine.primary.FencePort;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.primary.WriteGatePort;
 import io.pointsman.engine.tablet.DbaQuery;
-import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.topo.RecordKey;
-import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Shard;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
-import java.util.Objects;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -33,17 +29,9 @@ import java.util.stream.Collectors;
  * changes nothing but that. The direct-MySQL counterpart is
  * {@link io.pointsman.engine.mysql.WriteBarrier} (deny triggers).
  */
-public final class TabletWriteGate implements WriteGatePort {
-  private final TopologyStore topo;
-  private final TabletManagerClient client;
-  private final TabletPrimaries primaries;
-  private final FencePort fence;
-
-  public TabletWriteGate(TopologyStore topo, TabletManagerClient client, TabletPrimaries primaries, FencePort fence) {
-    this.topo = Objects.requireNonNull(topo, "topo");
-    this.client = Objects.requireNonNull(client, "client");
-    this.primaries = Objects.requireNonNull(primaries, "primaries");
-    this.fence = Objects.requireNonNull(fence, "fence");
+public final class TabletWriteGate extends TabletPort implements WriteGatePort {
+  TabletWriteGate(Shared shared) {
+    super(shared);
   }
 
   @Override

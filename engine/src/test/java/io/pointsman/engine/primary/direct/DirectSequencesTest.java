@@ -5,8 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.pointsman.api.model.SequenceMetadata;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.ConnectionPools;
+import io.pointsman.engine.mysql.JournalTimes;
+import io.pointsman.engine.mysql.MySqlFence;
 import io.pointsman.engine.mysql.MySqlOptions;
+import io.pointsman.engine.mysql.PrimaryPositions;
 import io.pointsman.engine.mysql.PrimaryResolver;
+import io.pointsman.engine.mysql.ReshardingJournals;
+import io.pointsman.engine.mysql.SavedStreams;
+import io.pointsman.engine.mysql.SidecarSchema;
+import io.pointsman.engine.mysql.StreamWaiter;
+import io.pointsman.engine.mysql.TableDrops;
+import io.pointsman.engine.mysql.VReplicationStreams;
+import io.pointsman.engine.mysql.WriteBarrier;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.testing.EtcdTestFixture;
 import io.pointsman.engine.testing.TestServices;
@@ -59,7 +69,13 @@ class DirectSequencesTest extends EtcdTestFixture {
     pools = new ConnectionPools(MySqlOptions.builder().user(TestServices.mysqlUser())
         .password(TestServices.mysqlPassword()).tlsMode(MySqlOptions.TlsMode.DISABLED).poolSize(2)
         .connectTimeout(Duration.ofSeconds(5)).build());
-    sequences = new DirectSequences(new PrimaryResolver(store), pools);
+    SidecarSchema schema = new SidecarSchema(pools);
+    MySqlFence fence = new MySqlFence(pools, schema);
+    VReplicationStreams streams = new VReplicationStreams(pools, fence, schema);
+    sequences = new DirectSequences(new DirectPort.Shared(new PrimaryResolver(store), streams,
+        new SavedStreams(pools, fence, schema), new StreamWaiter(streams), new PrimaryPositions(pools),
+        new ReshardingJournals(pools, fence, schema), new JournalTimes(pools, schema), new WriteBarrier(pools, fence),
+        new TableDrops(pools, fence), pools));
   }
 
   @AfterEach

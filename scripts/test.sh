@@ -2,7 +2,7 @@
 # Runs every test of pointsman on real components: installs etcd, MariaDB, Chromium and its driver
 # when missing; builds the Vitess 24 and Temporal dev-server binaries from Go modules once (cached
 # by version under ~/.cache/pointsman, both builds at once; a cold build takes about 15 minutes);
-# starts etcd and MariaDB on loopback with data in a temporary folder, runs `mvn -B verify`, and
+# starts etcd and MariaDB on loopback with data in a temporary folder, runs `mvn -B -T 2 verify`, and
 # stops them (by PID, also on failure or Ctrl-C). Extra arguments go to Maven, e.g. -pl engine -Dtest=...
 # First it checks that docker/docker-compose.yml parses, with Debian's docker-compose, which reads
 # and validates compose files without a Docker engine (installed with apt-get when missing).
@@ -45,4 +45,7 @@ check_compose_file
 build_go_binaries
 trap stop_services EXIT INT TERM
 start_services
-mvn -B verify "$@"
+# Two modules at a time (-T 2): modules that do not depend on each other test side by side, e.g. the
+# workflows and the engine, or the demo and the bench beside the end-to-end tests, whose time is mostly
+# spent waiting on real processes. POINTSMAN_MAVEN_THREADS=1 builds one module after another.
+mvn -B -T "${POINTSMAN_MAVEN_THREADS:-2}" verify "$@"

@@ -162,7 +162,7 @@ final class TrafficSwitch extends LockedAction<Plan> {
       writes.settlePointOfNoReturn(plan.w());
       if (cancelled || !writes.pastPointOfNoReturn()) {
         undoOrFinish(plan.w(), why);
-      } else if (WriteSwitch.keepFinishing()) {
+      } else if (PointOfNoReturn.keepFinishing()) {
         log.warn("{}: {} after the journal; finishing the switch", action, why);
         writes.finishAfterFailure(plan.w());
         finished[0] = true;

@@ -21,19 +21,12 @@ import org.slf4j.Logger;
 
 /**
  * The write switch of one locked run, step by step as Vitess orders them (docs/vitess-switching.md §4–§5), with
- * compensation registered before each step and the journal as the point of no return, which this
- * class owns: before it a failure is undone, after it the switch only goes forward.
+ * compensation registered before each step, up to the journal; the journal and what follows it are
+ * its {@link PointOfNoReturn}, which tells whether this run is past it: before it a failure is undone,
+ * after it the switch only goes forward.
  */
 final class WriteSwitch {
   private static final Logger log = Workflow.getLogger(WriteSwitch.class);
-  /** Version marker: a failed createJournals is settled by reading the journal back, and completed after it. */
-  static final String JOURNAL_READ_BACK = "journal-read-back-and-completed";
-  /**
-   * Version marker: past the journal a failed step no longer ends the switch unfinished (the source
-   * denied, routing still on it); the switch tries again, with backoff shown in its progress,
-   * until it finishes or its locks are lost for good.
-   */
-  static final String KEEP_FINISHING = "keep-finishing-past-the-journal";
   /**
    * Version marker: the write window also holds the Vitess shard lock of every source and target
    * shard, so no reparent runs between the positions, the barrier and the journal.
@@ -50,8 +43,6 @@ final class WriteSwitch {
    * step. Before the journal the switch then undoes; after it, it plans again on the new primaries.
    */
   static final String PLAN_PRIMARIES = "plan-primaries-in-the-write-window";
-  private static final Duration FIRST_RETRY = Duration.ofSeconds(2);
-  private static final Duration LONGEST_RETRY = Duration.ofMinutes(1);
 
   private final String action;
   private final SwitchTrafficRequest request;
@@ -59,8 +50,6 @@ final class WriteSwitch {
   private final Compensations compensations;
   private final LockKeeper keeper;
   private final Steps steps;
-  /** Read-only steps that must not race the locks: reading the journal back after a failure. */
-  private final Steps unlocked;
   private final SwitchActivities quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
   /** The reads before the window's first change (planSequences, checkFailoverTools, planPrimaries). */
   private final SwitchActivities reads = ReadStubs.of(SwitchActivities.class);
@@ -73,16 +62,9 @@ final class WriteSwitch {
   /** prepareSourceWrites: bounded by the request's timeout, and not retried once it ran out of it. */
   private final SwitchActivities preparing;
 
-  private boolean pastPointOfNoReturn;
   /** This run bound its steps to the primaries it planned ({@link #PLAN_PRIMARIES}). */
   private boolean primariesPlanned;
-  /** createJournals was started: from then on a failure may have left a journal behind. */
-  private boolean journalAttempted;
-  /** The positions the journal is written with, kept to write it again where it is missing. */
-  private Map<String, String> journalSourcePositions;
-  private Map<String, String> journalTargetPositions;
-  /** The workflows whose streams this run migrated, which the journal names. */
-  private List<String> migratedWorkflows = List.of();
+  private final PointOfNoReturn noReturn;
 
   /** @param localChain the critical section as local activities (Versions.LOCAL_CRITICAL_SECTION) */
   WriteSwitch(String action, SwitchTrafficRequest request, ProgressTracker progress, Compensations compensations,
@@ -93,7 +75,6 @@ final class WriteSwitch {
     this.compensations = compensations;
     this.keeper = keeper;
     this.steps = steps;
-    this.unlocked = unlocked;
     this.localChain = localChain;
     preparing = Workflow.newActivityStub(SwitchActivities.class, StepOptions.stepWithinTimeout(request.timeout()));
     if (localChain) {
@@ -105,10 +86,12 @@ final class WriteSwitch {
       criticalWithinTimeout = Workflow.newActivityStub(SwitchActivities.class,
           StepOptions.step(request.timeout().plus(Duration.ofMinutes(1))));
     }
+    noReturn = new PointOfNoReturn(action, request, progress, compensations, keeper, steps, unlocked, quick,
+        (w, attempt) -> primariesPlanned ? planPrimaries(w, "again, attempt " + attempt) : w);
   }
 
   boolean pastPointOfNoReturn() {
-    return pastPointOfNoReturn;
+    return noReturn.past();
   }
 
   /**
@@ -159,6 +142,7 @@ final class WriteSwitch {
         () -> critical.checkJournals(f));
     Map<String, String> sourcePositions;
     Map<String, String> targetPositions;
+    List<String> migrated = List.of();
     if (!journaled) {
       if (!migration.isEmpty()) {
         // Registered before stopSourceWrites' undo, so it runs after it: the migrated streams start
@@ -201,7 +185,7 @@ final class WriteSwitch {
         steps.run("migrateStreams", stopped.workflows() + " created Stopped on " + w.targetKeyspace() + " "
             + w.targetShards(), () -> critical.migrateStreams(f, stopped, keeper.locks()));
       }
-      migratedWorkflows = stopped.workflows();
+      migrated = stopped.workflows();
       if (sequences.resetSourceSequences()) {
         // No undo: a dropped cache is reloaded from the sequence table on the next id asked for.
         steps.run("resetSequences", "cached ids of the moved sequence tables dropped on " + w.sourceKeyspace(),
@@ -230,13 +214,8 @@ final class WriteSwitch {
     }
     // The point of no return: once a journal row exists the switch only goes forward, and a
     // rerun resumes here. Whether a failed createJournals wrote one is settled by reading it back.
-    journalSourcePositions = sourcePositions;
-    journalTargetPositions = targetPositions;
-    journalAttempted = true;
-    createJournals(f, "point of no return, migration id " + w.migrationId(), critical);
-    pastPointOfNoReturn = true;
-    compensations.clear();
-    finishForward(f, critical);
+    noReturn.cross(f, "point of no return, migration id " + w.migrationId(), sourcePositions, targetPositions,
+        migrated, critical);
   }
 
   /**
@@ -287,109 +266,13 @@ final class WriteSwitch {
         () -> via.readReverseStreams(w));
   }
 
-  private void createJournals(MigrationInfo w, String detail, SwitchActivities via) {
-    Map<String, String> sources = journalSourcePositions;
-    Map<String, String> targets = journalTargetPositions;
-    List<String> workflows = migratedWorkflows;
-    steps.run("createJournals", detail, () -> via.createJournals(w, sources, targets, workflows, keeper.locks()));
-  }
-
-  /**
-   * After a failure, cancellation or lost lock from createJournals on: a journal may have been
-   * written on some sources although the step did not report success (it failed after an insert,
-   * or its result was lost to a cancellation). Compensating then would reopen the sources under a
-   * journal that a rerun trusts, so read the journals back; when that read fails too, assume the
-   * worst and only go forward. Runs detached from cancellation; read-only, so without the locks.
-   */
+  /** See {@link PointOfNoReturn#settle}. */
   void settlePointOfNoReturn(MigrationInfo w) {
-    if (!journalAttempted || pastPointOfNoReturn
-        || Workflow.getVersion(JOURNAL_READ_BACK, Workflow.DEFAULT_VERSION, 1) < 1) {
-      return;
-    }
-    boolean journaled;
-    try {
-      journaled = unlocked.run("checkJournals", "did createJournals write before it stopped?",
-          () -> quick.checkJournals(w));
-    } catch (RuntimeException e) {
-      log.warn("{}: cannot tell whether a journal was written, treating it as written: {}", action,
-          Failures.message(e));
-      journaled = true;
-    }
-    if (journaled) {
-      pastPointOfNoReturn = true;
-      compensations.clear();
-    }
+    noReturn.settle(w);
   }
 
-  /**
-   * Past the point of no return after a failure, a cancellation or a lost lock: finish the switch
-   * with activities, under the (possibly re-acquired) locks, re-acquiring them up to twice more.
-   * Runs in a detached scope.
-   */
+  /** See {@link PointOfNoReturn#finishAfterFailure}. */
   void finishAfterFailure(MigrationInfo w) {
-    progress.phase("finishing after the point of no return");
-    boolean keepTrying = keepFinishing();
-    Duration wait = FIRST_RETRY;
-    for (int attempt = 1, locksLost = 0; ; attempt++) {
-      try {
-        // A primary that changed since the plan fails the steps bound to it; past the journal the
-        // switch does not undo, so it plans again on the primaries there are now.
-        MigrationInfo current = primariesPlanned ? planPrimaries(w, "again, attempt " + attempt) : w;
-        if (journalSourcePositions != null
-            && Workflow.getVersion(JOURNAL_READ_BACK, Workflow.DEFAULT_VERSION, 1) >= 1) {
-          // idempotent: writes the journal only on sources that lack it (a createJournals cut short)
-          createJournals(current, "ensuring every source has the journal", quick);
-        }
-        finishForward(current, quick);
-        return;
-      } catch (LockLostSignal again) {
-        if (++locksLost >= 3) {
-          // A workflow must fail with a Temporal failure: anything else retries its task forever.
-          throw ApplicationFailure.newNonRetryableFailure(again.getMessage() + "; the journal is written:"
-              + " rerun " + action + " to finish the switch.", ErrorCode.LOCK_LOST.name());
-        }
-        keeper.reacquire();
-      } catch (RuntimeException failed) {
-        if (!keepTrying) {
-          throw failed;
-        }
-        // Giving up here would leave the sources denied and routing on them: an outage until a
-        // rerun. Every step after the journal is idempotent, so try again, longer apart each time.
-        progress.phase("past the point of no return: attempt " + attempt + " failed (" + Failures.message(failed)
-            + "); trying again in " + GoDurations.format(wait));
-        log.warn("{}: finishing after the journal failed (attempt {}), trying again in {}: {}", action, attempt,
-            wait, Failures.message(failed));
-        Workflow.sleep(wait);
-        wait = wait.multipliedBy(2).compareTo(LONGEST_RETRY) > 0 ? LONGEST_RETRY : wait.multipliedBy(2);
-        progress.phase("finishing after the point of no return");
-      }
-    }
-  }
-
-  static boolean keepFinishing() {
-    return Workflow.getVersion(KEEP_FINISHING, Workflow.DEFAULT_VERSION, 1) >= 1;
-  }
-
-  /**
-   * The idempotent steps after the journal; {@code via} runs them as local activities on the happy
-   * path, as activities when finishing after a failure.
-   */
-  private void finishForward(MigrationInfo w, SwitchActivities via) {
-    progress.phase("past the point of no return");
-    steps.run("allowTargetWrites", "writes allowed on " + w.targetKeyspace(),
-        () -> via.allowTargetWrites(w, keeper.locks()));
-    steps.run("changeRouting", w.sourceKeyspace() + " → " + w.targetKeyspace(),
-        () -> via.changeRouting(w, keeper.locks()));
-    if (w.migrationType() == MigrationType.SHARDS && Versions.migrateStreams()) {
-      // Reads the workflows from the journal, so a rerun after the journal finishes them too.
-      steps.run("finalizeStreamMigration", "migrated streams off " + w.sourceShards() + ", started on "
-          + w.targetShards(), () -> via.finalizeStreamMigration(w, keeper.locks()));
-    }
-    if (request.enableReverseReplication()) {
-      steps.run("startReverseVReplication", w.reverseWorkflow(),
-          () -> via.startReverseVReplication(w, keeper.locks()));
-    }
-    steps.run("freezeTargetVReplication", w.workflow() + " FROZEN",
-        () -> via.freezeTargetVReplication(w, keeper.locks()));
+    noReturn.finishAfterFailure(w);
   }
 }

@@ -53,7 +53,7 @@ class CleanupTest {
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(((ActionResult) result).summary()).isEqualTo(
         "Successfully completed the commerce2customer workflow in the customer keyspace");
-    assertThat(steps()).containsExactlyElementsOf(concat(FIRST_READ, List.of("acquireLocks"), READ,
+    assertThat(h.steps()).containsExactlyElementsOf(concat(FIRST_READ, List.of("acquireLocks"), READ,
         List.of("recordUnfinishedCleanup", "dropSources", "deleteRoutingRules", "deleteStreams",
             "deleteUnfinishedCleanup", "releaseLocks")));
     assertThat(h.calls()).contains("holdLocks");
@@ -78,7 +78,7 @@ class CleanupTest {
     assertThat(result).isInstanceOf(ActionResult.class);
     assertThat(((ActionResult) result).summary()).isEqualTo(
         "Successfully cancelled the commerce2customer workflow in the customer keyspace");
-    assertThat(steps()).containsExactlyElementsOf(concat(FIRST_READ_CANCEL, List.of("acquireLocks"), READ_CANCEL,
+    assertThat(h.steps()).containsExactlyElementsOf(concat(FIRST_READ_CANCEL, List.of("acquireLocks"), READ_CANCEL,
         List.of("recordUnfinishedCleanup", "dropTargets", "deleteRoutingRules", "deleteStreams",
             "deleteUnfinishedCleanup", "releaseLocks")));
   }
@@ -236,14 +236,9 @@ class CleanupTest {
     assertThat(after(failing)).containsExactly("releaseLocks");
   }
 
-  /** The calls but holdLocks, which runs beside the steps for as long as the locks are held. */
-  private List<String> steps() {
-    return h.calls().stream().filter(c -> !c.equals("holdLocks")).toList();
-  }
-
   /** The steps after the first call of {@code label}. */
   private List<String> after(String label) {
-    List<String> calls = steps();
+    List<String> calls = h.steps();
     return calls.subList(calls.indexOf(label) + 1, calls.size());
   }
 

@@ -228,6 +228,14 @@ final class SwitchHarness implements AutoCloseable {
     return invocations().map(SwitchHarness::label).toList();
   }
 
+  /**
+   * The calls but holdLocks: it runs beside the steps for as long as the locks are held, so when
+   * its activity starts against the local steps after it is up to the worker's threads.
+   */
+  List<String> steps() {
+    return calls().stream().filter(c -> !c.equals("holdLocks")).toList();
+  }
+
   /** The first argument of each call of this label, in call order (the MigrationInfo of a step). */
   List<Object> firstArguments(String label) {
     return invocations().filter(i -> label(i).equals(label)).map(i -> i.getArguments()[0]).toList();

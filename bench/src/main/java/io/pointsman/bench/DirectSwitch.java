@@ -76,6 +76,8 @@ final class DirectSwitch {
       SequencePlan sequences = w.migrationType() == MigrationType.TABLES
           ? timed(timings, "planSequences", () -> steps.planSequences(w, false)) : SequencePlan.NONE;
       run(timings, "prepareSourceWrites", () -> steps.prepareSourceWrites(w, OWNER, TIMEOUT, stamped(held)));
+      // read where the workflow reads it, for the undo that this executor does not have
+      timed(timings, "readReverseStreams", () -> steps.readReverseStreams(w));
       long shardStart = System.nanoTime();
       for (String shard : w.sourceShards()) {
         held.add(services.locks().lockShard(w.sourceKeyspace(), shard, options(lockTtl)));
@@ -85,8 +87,6 @@ final class DirectSwitch {
       }
       timings.add(new StepTiming("acquireShardLocks", shardStart, System.nanoTime()));
       MigrationInfo f = timed(timings, "planPrimaries", () -> steps.planPrimaries(w));
-      // read where the workflow reads it, for the undo that this executor does not have
-      timed(timings, "readReverseStreams", () -> steps.readReverseStreams(w));
       if (timed(timings, "checkJournals", () -> steps.checkJournals(f))) {
         throw new IllegalStateException("a journal of " + w.qualifiedName() + " exists already");
       }

@@ -47,7 +47,7 @@ class SwitchRollbackTest {
   private static final String WORKFLOW = "commerce2customer";
   private static final String TARGET = "customer";
   /** The steps before the journal, in the order they run. */
-  private static final List<String> ORDER = List.of("switchReads", "planPrimaries", "readReverseStreams",
+  private static final List<String> ORDER = List.of("switchReads", "readReverseStreams", "planPrimaries",
       "stopSourceWrites", "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals");
   /** Those of them that change something, each with a compensation registered before it runs. */
   private static final Set<String> COMPENSATED = Set.of("switchReads", "stopSourceWrites", "waitForCatchup",

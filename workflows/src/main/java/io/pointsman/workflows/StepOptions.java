@@ -68,8 +68,10 @@ final class StepOptions {
   }
 
   /**
-   * A local step bounded by the request's timeout before the journal (the drain, the catch-up):
-   * running out of it rolls the switch back instead of holding writes for another timeout per retry.
+   * A local step bounded by the request's timeout before the journal (the drain, the catch-up, and
+   * the prepared barrier since Versions.LOCAL_CHECKS): running out of it rolls the switch back
+   * instead of holding writes (or, preparing, the table's writers behind its DDL) for another
+   * timeout per retry.
    */
   static LocalActivityOptions localWithinTimeout(Duration timeout) {
     return LocalActivityOptions.newBuilder()

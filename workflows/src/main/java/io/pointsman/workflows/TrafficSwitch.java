@@ -40,9 +40,14 @@ final class TrafficSwitch extends LockedAction<Plan> {
   private final SwitchPlanner planner;
   private final Compensations compensations;
   private final SwitchActivities quick = Workflow.newActivityStub(SwitchActivities.class, StepOptions.step());
+  /** canSwitch in runs since Versions.LOCAL_CHECKS. */
+  private final SwitchActivities checks = Workflow.newLocalActivityStub(SwitchActivities.class,
+      StepOptions.localRead());
   /** The read of the state after the locks are given back. */
   private final SwitchActivities reads = ReadStubs.of(SwitchActivities.class);
   private WriteSwitch writes;
+  /** This run's checks under the locks are local activities (Versions.LOCAL_CHECKS). */
+  private boolean localChecks;
 
   TrafficSwitch(String action, SwitchTrafficRequest request, Direction direction, ProgressTracker progress) {
     super(action, progress, new RunSettings(request.dryRun(), request.lockTtl(), request.maxLockHold()));
@@ -87,8 +92,10 @@ final class TrafficSwitch extends LockedAction<Plan> {
   @Override
   protected void beforeLocking() {
     // Where the critical section runs: local activities, or (runs started before that change) activities.
-    writes = new WriteSwitch(action, request, progress, compensations, keeper, locked, unlocked,
-        Versions.localCriticalSection());
+    boolean localChain = Versions.localCriticalSection();
+    localChecks = localChain && Versions.localChecks();
+    writes = new WriteSwitch(action, request, progress, compensations, keeper, locked, unlocked, localChain,
+        localChecks);
   }
 
   @Override
@@ -108,12 +115,15 @@ final class TrafficSwitch extends LockedAction<Plan> {
     if (!plan.writesAlreadySwitched()) {
       progress.phase("pre-checks");
       migration = planner.planStreamMigration(plan, locked, x -> "again under the locks");
-      // An activity even when the critical section is local: a replacement worker re-running the
-      // chain would otherwise re-ask, and a refusal then (lag grows while the dead worker's
-      // streams stand still) would leave whatever the dead pass changed with nothing to undo it.
-      // The local reads before it (Versions.LOCAL_READS) change nothing: re-running them is harmless.
+      // Its answer must be recorded before the first change: a replacement worker asking again
+      // after a change it cannot see could be refused (lag grows while the dead worker's streams
+      // stand still) and leave that change with nothing to undo it. An activity did that in older
+      // runs; a local one does it too (Versions.LOCAL_CHECKS), since the task that runs it ends by
+      // scheduling the first change, and its completion records both. The local reads before it
+      // (Versions.LOCAL_READS) change nothing: re-running them is harmless.
+      SwitchActivities asking = localChecks ? checks : quick;
       String reason = locked.run("canSwitch", "max lag " + GoDurations.format(request.maxReplicationLagAllowed()),
-          () -> quick.canSwitch(w, request.maxReplicationLagAllowed()));
+          () -> asking.canSwitch(w, request.maxReplicationLagAllowed()));
       if (reason != null && !reason.isEmpty()) {
         throw ApplicationFailure.newNonRetryableFailure("cannot switch traffic for workflow "
             + w.qualifiedName() + " at this time: " + reason, ErrorCode.FAILED_PRECONDITION.name());

@@ -18,12 +18,12 @@ final class Versions {
   /**
    * The steps outside the write window that used to cost a server round trip each, as local
    * activities: the reads before the locks (a dry run's too), the reads again under them before any
-   * change (canSwitch stays an activity), the write switch's reads before its window's first change
-   * (planSequences, checkFailoverTools, planPrimaries; readReverseStreams stays an activity, recorded
-   * before the local chain), the revoke of the leases at the end and the read of the state after
-   * it. Each is still a recorded step (a marker with its name and result). The revoke runs with
-   * holdLocks still going, which ends on its own once it sees it; holdLocks is cancelled only when
-   * the revoke failed (LockKeeper.releaseLocally).
+   * change (canSwitch stayed an activity until LOCAL_CHECKS), the write switch's reads before its
+   * window's first change (planSequences, checkFailoverTools, planPrimaries; readReverseStreams
+   * stayed an activity, recorded before the local chain, until LOCAL_CHECKS), the revoke of the
+   * leases at the end and the read of the state after it. Each is still a recorded step (a marker
+   * with its name and result). The revoke runs with holdLocks still going, which ends on its own
+   * once it sees it; holdLocks is cancelled only when the revoke failed (LockKeeper.releaseLocally).
    */
   static final String LOCAL_READS = "local-reads-outside-the-write-window";
 
@@ -60,6 +60,18 @@ final class Versions {
    */
   static final String PREPARED_BARRIER = "prepared-source-barrier";
 
+  /**
+   * The checks under the keyspace locks that were activities only to be recorded before what
+   * follows them (canSwitch; readReverseStreams, now read before the shard locks) and the prepared
+   * barrier (prepareSourceWrites), as local activities. A local step's marker is recorded when its
+   * workflow task completes, and each of these tasks completes by scheduling the next activity
+   * (switchReads, or acquireShardLocks): so every one is in the history before any change after
+   * it, and above all before the window's local chain. A worker that dies first leaves nothing of
+   * this pass changed but the prepared barrier, which the next one prepares again (it is
+   * idempotent for its run) and whose undo is registered before it.
+   */
+  static final String LOCAL_CHECKS = "local-checks-under-the-locks";
+
   private Versions() {}
 
   static boolean preparedBarrier() {
@@ -93,6 +105,10 @@ final class Versions {
 
   static boolean localReads() {
     return Workflow.getVersion(LOCAL_READS, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  static boolean localChecks() {
+    return Workflow.getVersion(LOCAL_CHECKS, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   static boolean localCriticalSection() {

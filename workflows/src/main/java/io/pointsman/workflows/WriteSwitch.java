@@ -61,14 +61,21 @@ final class WriteSwitch {
   private final boolean localChain;
   /** prepareSourceWrites: bounded by the request's timeout, and not retried once it ran out of it. */
   private final SwitchActivities preparing;
+  /** readReverseStreams, before the shard locks, in runs since Versions.LOCAL_CHECKS. */
+  private final SwitchActivities checks;
+  private final boolean localChecks;
 
   /** This run bound its steps to the primaries it planned ({@link #PLAN_PRIMARIES}). */
   private boolean primariesPlanned;
   private final PointOfNoReturn noReturn;
 
-  /** @param localChain the critical section as local activities (Versions.LOCAL_CRITICAL_SECTION) */
+  /**
+   * @param localChain the critical section as local activities (Versions.LOCAL_CRITICAL_SECTION)
+   * @param localChecks the prepared barrier and the read of the reverse streams as local
+   *     activities before the shard locks (Versions.LOCAL_CHECKS); only with {@code localChain}
+   */
   WriteSwitch(String action, SwitchTrafficRequest request, ProgressTracker progress, Compensations compensations,
-      LockKeeper keeper, Steps steps, Steps unlocked, boolean localChain) {
+      LockKeeper keeper, Steps steps, Steps unlocked, boolean localChain, boolean localChecks) {
     this.action = action;
     this.request = request;
     this.progress = progress;
@@ -76,7 +83,11 @@ final class WriteSwitch {
     this.keeper = keeper;
     this.steps = steps;
     this.localChain = localChain;
-    preparing = Workflow.newActivityStub(SwitchActivities.class, StepOptions.stepWithinTimeout(request.timeout()));
+    this.localChecks = localChecks;
+    preparing = localChecks
+        ? Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.localWithinTimeout(request.timeout()))
+        : Workflow.newActivityStub(SwitchActivities.class, StepOptions.stepWithinTimeout(request.timeout()));
+    checks = localChecks ? Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.localRead()) : null;
     if (localChain) {
       critical = Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.local(Duration.ofMinutes(2)));
       criticalWithinTimeout = Workflow.newLocalActivityStub(SwitchActivities.class,
@@ -109,6 +120,11 @@ final class WriteSwitch {
     if (Versions.preparedBarrier()) {
       prepareSourceBarrier(w);
     }
+    // What the undo of createReverseVReplication restores, read under the keyspace locks (only
+    // switches change these streams, and they take the same locks). The task running it ends by
+    // scheduling acquireShardLocks, which records it before the window (Versions.LOCAL_CHECKS: a
+    // run that asks it asks SHARD_LOCKS after it, so gets the shard locks too).
+    List<SavedStream> savedEarly = localChecks ? readReverseStreams(w, checks) : null;
     if (Workflow.getVersion(SHARD_LOCKS, Workflow.DEFAULT_VERSION, 1) >= 1) {
       progress.phase("locking shards");
       List<String> shards = shardsOf(w);
@@ -135,9 +151,9 @@ final class WriteSwitch {
     MigrationInfo f = primariesPlanned ? planPrimaries(w, "the primaries of the write window") : w;
     // A local chain is recorded only when its workflow task completes; a worker that dies before
     // leaves it unrecorded, and the next one runs it again from checkJournals against what the
-    // dead pass changed. So what its undo needs is read by an activity, recorded, before it, and
-    // checkJournals opens it (a dead pass may have written the journal).
-    List<SavedStream> savedFirst = localChain ? readReverseStreams(w, quick) : null;
+    // dead pass changed. So what its undo needs is read and recorded before it (above, or here by
+    // an activity in older runs), and checkJournals opens it (a dead pass may have written the journal).
+    List<SavedStream> savedFirst = localChain && savedEarly == null ? readReverseStreams(w, quick) : savedEarly;
     boolean journaled = steps.run("checkJournals", "migration id " + w.migrationId(),
         () -> critical.checkJournals(f));
     Map<String, String> sourcePositions;

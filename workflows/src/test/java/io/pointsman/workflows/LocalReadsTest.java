@@ -20,9 +20,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The steps outside the write window as local activities (Versions.LOCAL_READS): the reads before
- * the locks, the reads again under them before any change, the revoke at the end and the read of
- * the state after it leave no activity in the history, each a marker instead, and still a step of
- * the progress; what fails them fails the run as it did.
+ * the locks, the reads again under them before any change, the checks under them and the prepared
+ * barrier (Versions.LOCAL_CHECKS), the revoke at the end and the read of the state after it leave no
+ * activity in the history, each a marker instead, and still a step of the progress; what fails them
+ * fails the run as it did.
  */
 @Timeout(60)
 class LocalReadsTest {
@@ -35,17 +36,62 @@ class LocalReadsTest {
   void aSwitchReadsAndReleasesInLocalStepsAndSchedulesActivitiesOnlyForTheLocksAndTheChanges() {
     assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
 
-    assertThat(scheduled()).containsExactly("acquireLocks", "holdLocks", "CanSwitch", "SwitchReads", "SwitchReads",
-        "PrepareSourceWrites", "acquireLocks", "holdLocks", "ReadReverseStreams");
+    assertThat(scheduled()).containsExactly("acquireLocks", "holdLocks", "SwitchReads", "SwitchReads",
+        "acquireLocks", "holdLocks");
     assertThat(localSteps()).containsSubsequence(
         "BuildTrafficSwitcher", "GetWorkflowState", // before the locks
         "BuildTrafficSwitcher", "GetWorkflowState", // again under them
-        "CheckReverseReplication", "PlanSequences", "checkFailoverTools", "PlanPrimaries", // before the window
+        "CanSwitch", "CheckReverseReplication", // the checks under them (Versions.LOCAL_CHECKS)
+        "PlanSequences", "PrepareSourceWrites", "ReadReverseStreams", // before the shard locks
+        "checkFailoverTools", "PlanPrimaries", // before the window
         "CheckJournals", "FreezeTargetVReplication", // the window's own local chain
         "releaseLocks", "GetWorkflowState"); // the revoke, then the state after it
     assertThat(events()).extracting(HistoryEvent::getMarkerRecordedEventAttributes)
         .filteredOn(m -> m.getMarkerName().equals("Version"))
         .anySatisfy(m -> assertThat(payload(m.getDetailsOrThrow("changeId"))).contains(Versions.LOCAL_READS));
+  }
+
+  /**
+   * What makes the checks safe as local steps: each one's marker reaches the history in the same
+   * workflow task completion that schedules the next change, so a replacement worker never asks
+   * again after a change it cannot see, and the saved reverse streams are recorded before the
+   * window's local chain, which restores them when it is undone.
+   */
+  @Test
+  void eachLocalCheckIsRecordedBeforeTheActivityOfTheChangeAfterIt() {
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    List<HistoryEvent> events = events();
+    assertThat(markerBefore(events, "CanSwitch", "SwitchReads")).isTrue();
+    assertThat(markerBefore(events, "PrepareSourceWrites", "acquireLocks")).isTrue();
+    assertThat(markerBefore(events, "ReadReverseStreams", "acquireLocks")).isTrue();
+    assertThat(localSteps()).containsSubsequence("ReadReverseStreams", "CheckJournals", "StopSourceWrites");
+    assertThat(events).extracting(HistoryEvent::getMarkerRecordedEventAttributes)
+        .filteredOn(m -> m.getMarkerName().equals("Version"))
+        .anySatisfy(m -> assertThat(payload(m.getDetailsOrThrow("changeId"))).contains(Versions.LOCAL_CHECKS));
+  }
+
+  /**
+   * Whether the local marker of {@code local} comes before the first activity of type
+   * {@code activity} scheduled after it, with no workflow task started between them (the same task's
+   * completion recorded both).
+   */
+  private static boolean markerBefore(List<HistoryEvent> events, String local, String activity) {
+    int marker = -1;
+    for (int i = 0; i < events.size(); i++) {
+      HistoryEvent e = events.get(i);
+      if (e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED
+          && e.getMarkerRecordedEventAttributes().getMarkerName().equals(LOCAL_ACTIVITY_MARKER)
+          && payload(e.getMarkerRecordedEventAttributes().getDetailsOrThrow("type")).equals(local)) {
+        marker = i;
+      } else if (marker >= 0 && e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) {
+        return false;
+      } else if (marker >= 0 && e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+          && e.getActivityTaskScheduledEventAttributes().getActivityType().getName().equals(activity)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Test

@@ -38,9 +38,8 @@ class ReverseTrafficTest {
         "buildTrafficSwitcher", "getWorkflowState", "buildTrafficSwitcher", "acquireLocks",
         "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "checkReverseReplication",
         "switchReads REPLICA BACKWARD",
-        "switchReads RDONLY BACKWARD", "planSequences", "prepareSourceWrites", "acquireLocks", "checkFailoverTools",
-        "planPrimaries",
-        "readReverseStreams", "checkJournals", "stopSourceWrites",
+        "switchReads RDONLY BACKWARD", "planSequences", "prepareSourceWrites", "readReverseStreams", "acquireLocks",
+        "checkFailoverTools", "planPrimaries", "checkJournals", "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
         "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication",
         "releaseLocks", "getWorkflowState");

@@ -69,9 +69,9 @@ class TrafficSwitchTest {
     assertThat(h.steps()).containsExactly(
         "buildTrafficSwitcher", "getWorkflowState", "acquireLocks",
         "buildTrafficSwitcher", "getWorkflowState", "canSwitch", "checkReverseReplication", "switchReads REPLICA FORWARD",
-        "switchReads RDONLY FORWARD", "planSequences", "prepareSourceWrites", "acquireLocks",
+        "switchReads RDONLY FORWARD", "planSequences", "prepareSourceWrites", "readReverseStreams", "acquireLocks",
         "checkFailoverTools",
-        "planPrimaries", "readReverseStreams", "checkJournals",
+        "planPrimaries", "checkJournals",
         "stopSourceWrites",
         "gatherSourcePositions", "waitForCatchup", "createReverseVReplication", "createJournals",
         "allowTargetWrites", "changeRouting", "startReverseVReplication", "freezeTargetVReplication",

@@ -136,9 +136,10 @@ class WorkerKilledInCriticalSectionTest {
   /**
    * The same kill where the replacement's replay of the critical section starts with a canSwitch
    * that must refuse: the dead worker stopped a target stream, whose lag grows past the allowed 5 s
-   * while the replacement takes over. canSwitch now runs as an activity before the local chain, so
-   * the replacement does not ask again (when it did, a refusal left writes stopped on the source
-   * with nothing registered to undo it).
+   * while the replacement takes over. canSwitch's answer is now in the history before the first
+   * change (an activity, or since Versions.LOCAL_CHECKS a local one recorded by the task that
+   * schedules the next activity), so the replacement does not ask again (when it did, a refusal left
+   * writes stopped on the source with nothing registered to undo it).
    */
   @Test
   @Order(Integer.MAX_VALUE)

@@ -2,6 +2,7 @@ package io.pointsman.activities;
 
 import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.errors.LockLostException;
+import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
@@ -41,6 +42,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -337,31 +339,53 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
    * (Heartbeater) while it reads every target's streams and replaces the reverse streams.
    */
   private void createReverseStreams(MigrationInfo info, Map<String, String> targetPositions, LockSet locks) {
-    VSchema sourceVSchema = services.store().get(services.store().keys().vschema(info.sourceKeyspace()))
-        .map(v -> v.value()).orElse(new VSchema(false, null, null));
-    Map<String, KeyRange> sourceRanges = new LinkedHashMap<>();
-    Map<String, PrimaryTablet> sourcePrimaries = new LinkedHashMap<>();
-    Map<String, List<NewStream>> bySourceShard = new LinkedHashMap<>();
-    for (String s : info.sourceShards()) {
-      sourceRanges.put(s, services.store().getRequired(services.store().keys().shard(info.sourceKeyspace(), s))
-          .value().keyRange());
-      sourcePrimaries.put(s, services.primaries().tablet(info.sourceKeyspace(), s));
-      bySourceShard.put(s, new ArrayList<>());
+    // Every read at once (the VSchema, each source's key range and primary, each target's streams
+    // and primary): each is a round trip, and this step runs while writes are stopped. One after
+    // another, a Reshard of two shards into four made fifteen etcd reads in a row here.
+    int sources = info.sourceShards().size();
+    int targets = info.targetShards().size();
+    VSchema[] sourceVSchema = new VSchema[1];
+    KeyRange[] sourceRanges = new KeyRange[sources];
+    PrimaryTablet[] sourcePrimaries = new PrimaryTablet[sources];
+    PrimaryTablet[] targetPrimaries = new PrimaryTablet[targets];
+    List<List<Stream>> forwardByTarget = new ArrayList<>(Collections.nCopies(targets, List.of()));
+    List<Runnable> reads = new ArrayList<>();
+    reads.add(() -> sourceVSchema[0] = services.store().get(services.store().keys().vschema(info.sourceKeyspace()))
+        .map(v -> v.value()).orElse(new VSchema(false, null, null)));
+    for (int i = 0; i < sources; i++) {
+      int at = i;
+      String s = info.sourceShards().get(i);
+      reads.add(() -> sourceRanges[at] = services.store().getRequired(services.store().keys()
+          .shard(info.sourceKeyspace(), s)).value().keyRange());
+      reads.add(() -> sourcePrimaries[at] = services.primaries().tablet(info.sourceKeyspace(), s));
     }
-    List<List<Stream>> forwardByTarget = FanOut.map(info.targetShards(), shard -> {
-      ShardRef target = target(info, shard);
-      return streams(target).read(target, info.workflow());
-    });
-    for (int i = 0; i < info.targetShards().size(); i++) {
+    for (int i = 0; i < targets; i++) {
+      int at = i;
+      String shard = info.targetShards().get(i);
+      reads.add(() -> {
+        ShardRef target = target(info, shard);
+        forwardByTarget.set(at, streams(target).read(target, info.workflow()));
+      });
+      reads.add(() -> targetPrimaries[at] = services.primaries().tablet(info.targetKeyspace(), shard));
+    }
+    FanOut.forEach(reads, Runnable::run);
+    Map<String, List<NewStream>> bySourceShard = new LinkedHashMap<>();
+    info.sourceShards().forEach(s -> bySourceShard.put(s, new ArrayList<>()));
+    for (int i = 0; i < targets; i++) {
       String targetShard = info.targetShards().get(i);
-      PrimaryTablet target = services.primaries().tablet(info.targetKeyspace(), targetShard);
+      PrimaryTablet target = targetPrimaries[i];
       for (Stream forward : forwardByTarget.get(i)) {
         String sourceShard = forward.source().shard();
-        PrimaryTablet source = sourcePrimaries.get(sourceShard);
+        int source = info.sourceShards().indexOf(sourceShard);
+        if (source < 0) {
+          throw PointsmanException.failedPrecondition("stream " + forward.id() + " of " + info.workflow() + " on "
+              + info.targetKeyspace() + "/" + targetShard + " reads from shard " + sourceShard + ", which is not a"
+              + " source shard of the workflow " + info.sourceShards() + "; nothing was changed");
+        }
         bySourceShard.get(sourceShard).add(ReverseStreams.reverse(new ReverseStreams.Spec(info.targetKeyspace(),
             targetShard, forward, Position.parse(targetPositions.get(targetShard)), info.sourceKeyspace(),
-            sourceRanges.get(sourceShard), sourceVSchema, source.tablet().dbName(), target.alias().cell(),
-            source.alias().cell())));
+            sourceRanges[source], sourceVSchema[0], sourcePrimaries[source].tablet().dbName(),
+            target.alias().cell(), sourcePrimaries[source].alias().cell())));
       }
     }
     checkHeld(locks);

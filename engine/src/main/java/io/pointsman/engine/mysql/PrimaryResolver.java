@@ -11,6 +11,8 @@ import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.Tablet;
+import io.pointsman.engine.concurrent.FanOut;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -46,8 +48,18 @@ public final class PrimaryResolver {
    * @throws PointsmanException as {@link #resolve}
    */
   public Current resolveWithTerm(String keyspace, String shard) {
-    Keyspace ks = topo.getRequired(topo.keys().keyspace(Names.keyspace(keyspace))).value();
-    PrimaryTablet p = tablet(keyspace, shard);
+    // The Keyspace record beside the Shard and Tablet reads, not before them: every step resolves
+    // its shards' primaries again, in the write window too, and a round trip less each adds up there.
+    Keyspace[] ks = new Keyspace[1];
+    PrimaryTablet[] primary = new PrimaryTablet[1];
+    // keyspace first: when both fail, FanOut throws the first item's failure, as the reads in a row did
+    FanOut.forEach(List.<Runnable>of(
+        () -> ks[0] = topo.getRequired(topo.keys().keyspace(Names.keyspace(keyspace))).value(),
+        () -> primary[0] = tablet(keyspace, shard)), Runnable::run);
+    return endpoint(keyspace, shard, ks[0], primary[0]);
+  }
+
+  private static Current endpoint(String keyspace, String shard, Keyspace ks, PrimaryTablet p) {
     return new Current(new PrimaryEndpoint(keyspace, shard, p.alias(), p.tablet().mysqlHostname(),
         p.tablet().mysqlPort(), p.tablet().dbName(), ks.sidecarDb()), p.term());
   }

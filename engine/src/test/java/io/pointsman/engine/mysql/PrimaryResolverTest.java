@@ -86,8 +86,10 @@ class PrimaryResolverTest {
 
   @Test
   void missingRecordsAreNotFound() {
+    // the keyspace is named, though its Shard and Tablet are read at the same time and are missing too
     assertThatThrownBy(() -> resolver.resolve("nowhere", "0"))
-        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+        .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND))
+        .hasMessageStartingWith("Keyspace record ");
     topo.create(keys.keyspace("commerce"), Keyspace.normal());
     topo.create(keys.shard("commerce", "0"), Shard.of(KeyRange.FULL, PRIMARY, true));
     assertThatThrownBy(() -> resolver.resolve("commerce", "0"))

@@ -121,7 +121,7 @@ final class WriteSwitch {
       prepareSourceBarrier(w);
     }
     // What the undo of createReverseVReplication restores, read under the keyspace locks (only
-    // switches change these streams, and they take the same locks). The task running it ends by
+    // actions holding them change these streams; a reparent does not). The task running it ends by
     // scheduling acquireShardLocks, which records it before the window (Versions.LOCAL_CHECKS: a
     // run that asks it asks SHARD_LOCKS after it, so gets the shard locks too).
     List<SavedStream> savedEarly = localChecks ? readReverseStreams(w, checks) : null;

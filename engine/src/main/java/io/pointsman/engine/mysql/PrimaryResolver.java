@@ -5,13 +5,13 @@ import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
 import io.pointsman.api.names.Shown;
+import io.pointsman.engine.concurrent.FanOut;
 import io.pointsman.engine.topo.TabletAlias;
 import io.pointsman.engine.topo.TopoKeys;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.Tablet;
-import io.pointsman.engine.concurrent.FanOut;
 import java.util.List;
 import java.util.Objects;
 

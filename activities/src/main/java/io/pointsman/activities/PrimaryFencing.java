@@ -1,6 +1,5 @@
 package io.pointsman.activities;
 
-import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.engine.mysql.PrimaryResolver;
@@ -14,11 +13,12 @@ import java.util.Optional;
  * Binds a write switch's changes on MySQL and tablets to the primaries it planned with. The shard
  * locks keep Vitess's own reparents out of the write window, but a failover tool that takes no
  * Vitess lock can still promote another server: positions gathered and a barrier raised on the old
- * primary say nothing about the new one. So a step resolves a shard's primary only through here,
- * and one that finds a primary other than the planned one refuses before changing anything there;
- * the switch then undoes what it did (before the journal) or plans again on the new primaries
- * (after). The check runs right before each change, so a promotion between the check and the
- * statement is not excluded; the write barrier, replicated to every replica, covers that window.
+ * primary say nothing about the new one. So a step names a shard only through here, bound to its
+ * planned primary, and the port that resolves the primary refuses another before changing anything
+ * there; the switch then undoes what it did (before the journal) or plans again on the new
+ * primaries (after). The check is on the read that gives the change its address, so a promotion
+ * after that read and before the statement is still not excluded; the write barrier, replicated to
+ * every replica, covers that window.
  */
 final class PrimaryFencing {
   private final PrimaryResolver primaries;
@@ -38,23 +38,14 @@ final class PrimaryFencing {
   }
 
   /**
-   * The shard {@code keyspace/shard}, once its primary is checked to be the one the switch planned
-   * with (any, when it planned none). The ports resolve the primary again for the change itself.
-   *
-   * @throws PointsmanException FAILED_PRECONDITION naming the shard and both primaries when it changed
+   * The shard {@code keyspace/shard}, bound to the primary the switch planned with (to any, when it
+   * planned none): the port that resolves the primary for a change checks the term on the same read
+   * of the Shard record ({@link ShardRef#checkPrimary}), so a primary that changed is refused before
+   * anything is changed on it, and none can slip in between the check and the change's address.
    */
-  ShardRef check(MigrationInfo info, String keyspace, String shard) {
+  ShardRef bind(MigrationInfo info, String keyspace, String shard) {
     ShardRef ref = new ShardRef(keyspace, shard);
     Optional<PrimaryTerm> planned = info.plannedPrimary(keyspace, shard);
-    if (planned.isEmpty()) {
-      return ref;
-    }
-    PrimaryTerm now = primaries.term(keyspace, shard);
-    if (!now.equals(planned.get())) {
-      throw PointsmanException.failedPrecondition("the primary of " + keyspace + "/" + shard
-          + " changed during the switch: planned " + planned.get() + ", now " + now
-          + " (a reparent, or a failover tool that takes no Vitess lock); nothing was changed on the new primary");
-    }
-    return ref;
+    return planned.isEmpty() ? ref : ref.expecting(planned.get());
   }
 }

@@ -582,7 +582,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   /** The current positions of the shards' primaries, read at once, by shard. */
   private Map<String, String> positions(MigrationInfo info, String keyspace, List<String> shards) {
     List<String> read = FanOut.map(shards, shard -> {
-      ShardRef ref = fencing.check(info, keyspace, shard);
+      ShardRef ref = fencing.bind(info, keyspace, shard);
       return ports(ref).positions().current(ref).encode();
     });
     Map<String, String> out = new TreeMap<>();
@@ -594,16 +594,16 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
 
   /** The shards of {@code w}, each checked against its planned primary. */
   private StreamMigrator.Shards shards(MigrationInfo w) {
-    return (keyspace, shard) -> fencing.check(w, keyspace, shard);
+    return (keyspace, shard) -> fencing.bind(w, keyspace, shard);
   }
 
   /** A source shard, once its primary is checked to be the planned one (when the switch planned them). */
   private ShardRef source(MigrationInfo info, String shard) {
-    return fencing.check(info, info.sourceKeyspace(), shard);
+    return fencing.bind(info, info.sourceKeyspace(), shard);
   }
 
   private ShardRef target(MigrationInfo info, String shard) {
-    return fencing.check(info, info.targetKeyspace(), shard);
+    return fencing.bind(info, info.targetKeyspace(), shard);
   }
 
   /**
@@ -622,7 +622,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
    * table's keyspace may be outside the switch, and a shard it planned none for passes unchecked.
    */
   private TargetSequences sequences(MigrationInfo info) {
-    return new TargetSequences(services.store(), (keyspace, shard) -> fencing.check(info, keyspace, shard),
+    return new TargetSequences(services.store(), (keyspace, shard) -> fencing.bind(info, keyspace, shard),
         shard -> ports(shard).sequences());
   }
 

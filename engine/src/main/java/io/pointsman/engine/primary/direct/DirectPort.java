@@ -48,8 +48,13 @@ abstract class DirectPort {
     this.pools = Objects.requireNonNull(shared.pools(), "pools");
   }
 
-  /** The shard's primary as the topology names it now. */
+  /**
+   * The shard's primary as the topology names it now; refused when it is not the one the ref
+   * expects, from the same read of the Shard record ({@link ShardRef#checkPrimary}).
+   */
   protected final PrimaryEndpoint at(ShardRef shard) {
-    return primaries.resolve(shard.keyspace(), shard.shard());
+    PrimaryResolver.Current now = primaries.resolveWithTerm(shard.keyspace(), shard.shard());
+    shard.checkPrimary(now.term());
+    return now.endpoint();
   }
 }

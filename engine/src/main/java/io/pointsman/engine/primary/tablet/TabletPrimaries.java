@@ -1,6 +1,7 @@
 package io.pointsman.engine.primary.tablet;
 
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.tablet.TabletEndpoint;
@@ -31,7 +32,8 @@ public final class TabletPrimaries {
    * The primary of the shard.
    *
    * @throws PointsmanException NOT_FOUND when the shard or tablet record is missing; FAILED_PRECONDITION
-   *     when the shard has no primary, the tablet is not a PRIMARY of that shard or has no gRPC port
+   *     when the shard has no primary, not the one the ref expects ({@link ShardRef#checkPrimary}), or
+   *     the tablet is not a PRIMARY of that shard or has no gRPC port
    */
   public TabletPrimary resolve(ShardRef shard) {
     TopoKeys keys = topo.keys();
@@ -39,6 +41,7 @@ public final class TabletPrimaries {
     if (s.primaryAlias() == null) {
       throw PointsmanException.failedPrecondition("shard " + shard + " has no primary");
     }
+    shard.checkPrimary(new PrimaryTerm(s.primaryAlias().toString(), s.primaryTermStartTime()));
     Tablet t = topo.getRequired(keys.tablet(s.primaryAlias())).value();
     if (!shard.keyspace().equals(t.keyspace()) || !shard.shard().equals(t.shard())) {
       throw PointsmanException.failedPrecondition("primary " + s.primaryAlias() + " of " + shard

@@ -1,7 +1,11 @@
 package io.pointsman.engine.primary.direct;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.pointsman.api.errors.ErrorCode;
+import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.SequenceMetadata;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.ConnectionPools;
@@ -99,6 +103,23 @@ class DirectSequencesTest extends EtcdTestFixture {
     exec("update " + db + ".customer_seq set next_id = 2000 where id = 0");
     sequences.updateSequenceTables(SHARD, Map.of("customer_seq", 500L));
     assertThat(sequences.nextValue(SHARD, "customer_seq")).as("never lowered").isEqualTo(OptionalLong.of(2000));
+  }
+
+  /**
+   * A ref bound to a planned primary (a write switch's) is refused when the Shard record names
+   * another, from the same read that gives the port its address, before any statement runs there.
+   */
+  @Test
+  void aRefExpectingAnotherPrimaryIsRefusedBeforeAnyStatement() throws SQLException {
+    ShardRef planned = SHARD.expecting(new PrimaryTerm(PRIMARY.toString(), ""));
+    assertThat(sequences.nextValue(planned, "customer_seq")).as("the planned primary").isEqualTo(OptionalLong.empty());
+
+    ShardRef other = SHARD.expecting(new PrimaryTerm("zone1-0000000101", ""));
+    assertThatThrownBy(() -> sequences.updateSequenceTables(other, Map.of("customer_seq", 500L)))
+        .isInstanceOfSatisfying(PointsmanException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION))
+        .hasMessageContaining("the primary of commerce/0 changed during the switch");
+    assertThat(sequences.nextValue(SHARD, "customer_seq")).as("nothing written").isEqualTo(OptionalLong.empty());
   }
 
   private static void exec(String... statements) throws SQLException {

@@ -2,6 +2,7 @@ package io.pointsman.engine.switching;
 
 import io.pointsman.api.errors.RecordChangedException;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.concurrent.FanOut;
 import io.pointsman.engine.topo.RecordWrite;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.Versioned;
@@ -12,10 +13,12 @@ import io.pointsman.engine.topo.model.ShardRoutingRules;
 import io.pointsman.engine.topo.model.SrvVSchema;
 import io.pointsman.engine.topo.model.VSchema;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 /**
@@ -63,27 +66,45 @@ public final class SrvVSchemaBuilder {
    * saves the rules and serves them in one commit.
    */
   public Build read(UnaryOperator<RoutingRules> edit) {
+    List<String> names = store.listKeyspaces();
+    // Every record at once: each read is a round trip, and a write switch rebuilds inside its window.
+    List<Optional<Versioned<VSchema>>> vschemas = new ArrayList<>(Collections.nCopies(names.size(), null));
+    AtomicReference<Optional<Versioned<RoutingRules>>> routing = new AtomicReference<>();
+    AtomicReference<Optional<Versioned<ShardRoutingRules>>> shard = new AtomicReference<>();
+    AtomicReference<Optional<Versioned<KeyspaceRoutingRules>>> keyspace = new AtomicReference<>();
+    AtomicReference<Optional<Versioned<MirrorRules>>> mirror = new AtomicReference<>();
+    List<Runnable> reads = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      int at = i;
+      reads.add(() -> vschemas.set(at, store.get(store.keys().vschema(names.get(at)))));
+    }
+    reads.add(() -> routing.set(store.get(store.keys().routingRules())));
+    reads.add(() -> shard.set(store.get(store.keys().shardRoutingRules())));
+    reads.add(() -> keyspace.set(store.get(store.keys().keyspaceRoutingRules())));
+    reads.add(() -> mirror.set(store.get(store.keys().mirrorRules())));
+    FanOut.forEach(reads, Runnable::run);
+    Optional<Versioned<RoutingRules>> read = routing.get();
+    Optional<Versioned<ShardRoutingRules>> shardRules = shard.get();
+    Optional<Versioned<KeyspaceRoutingRules>> keyspaceRules = keyspace.get();
+    Optional<Versioned<MirrorRules>> mirrorRules = mirror.get();
+
     List<RecordWrite<?>> inputs = new ArrayList<>();
     Map<String, VSchema> keyspaces = new TreeMap<>();
-    for (String ks : store.listKeyspaces()) {
-      Optional<Versioned<VSchema>> vschema = store.get(store.keys().vschema(ks));
-      inputs.add(RecordWrite.unchanged(store.keys().vschema(ks), vschema));
-      keyspaces.put(ks, vschema.map(Versioned::value).orElse(new VSchema(false, null, null)));
+    for (int i = 0; i < names.size(); i++) {
+      Optional<Versioned<VSchema>> vschema = vschemas.get(i);
+      inputs.add(RecordWrite.unchanged(store.keys().vschema(names.get(i)), vschema));
+      keyspaces.put(names.get(i), vschema.map(Versioned::value).orElse(new VSchema(false, null, null)));
     }
-    Optional<Versioned<RoutingRules>> read = store.get(store.keys().routingRules());
     RoutingRules current = read.map(Versioned::value).orElse(RoutingRules.EMPTY);
-    RoutingRules rules = edit.apply(current);
-    inputs.add(rulesWrite(read, current, rules));
-    Optional<Versioned<ShardRoutingRules>> shardRules = store.get(store.keys().shardRoutingRules());
+    RoutingRules next = edit.apply(current);
+    inputs.add(rulesWrite(read, current, next));
     inputs.add(RecordWrite.unchanged(store.keys().shardRoutingRules(), shardRules));
     // Served as their records hold them, as Vitess's rebuild does: kept from the cell's previous
     // SrvVSchema instead, a cell without one would serve none, and rules applied with
     // --skip-rebuild (or removed from the record) would never reach the cells.
-    Optional<Versioned<KeyspaceRoutingRules>> keyspaceRules = store.get(store.keys().keyspaceRoutingRules());
     inputs.add(RecordWrite.unchanged(store.keys().keyspaceRoutingRules(), keyspaceRules));
-    Optional<Versioned<MirrorRules>> mirrorRules = store.get(store.keys().mirrorRules());
     inputs.add(RecordWrite.unchanged(store.keys().mirrorRules(), mirrorRules));
-    SrvVSchema srv = new SrvVSchema(keyspaces, rules,
+    SrvVSchema srv = new SrvVSchema(keyspaces, next,
         shardRules.map(Versioned::value).orElse(ShardRoutingRules.EMPTY),
         keyspaceRules.map(Versioned::value).orElse(KeyspaceRoutingRules.EMPTY),
         mirrorRules.map(Versioned::value).orElse(MirrorRules.EMPTY));
@@ -137,9 +158,12 @@ public final class SrvVSchemaBuilder {
   public void write(Build build, List<String> cells, LockSet locks) {
     List<String> targets = cells.isEmpty() ? store.listCells() : cells;
     SrvVSchema srv = build.srvVSchema();
+    List<Optional<Versioned<SrvVSchema>>> served =
+        FanOut.map(targets, cell -> store.get(store.keys().srvVSchema(cell)));
     List<RecordWrite<?>> cellWrites = new ArrayList<>();
-    for (String cell : targets) {
-      Optional<Versioned<SrvVSchema>> current = store.get(store.keys().srvVSchema(cell));
+    for (int i = 0; i < targets.size(); i++) {
+      String cell = targets.get(i);
+      Optional<Versioned<SrvVSchema>> current = served.get(i);
       if (current.isPresent() && current.get().value().equals(srv)) {
         continue;
       }

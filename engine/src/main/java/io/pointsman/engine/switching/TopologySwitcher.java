@@ -7,6 +7,7 @@ import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
+import io.pointsman.engine.concurrent.FanOut;
 import io.pointsman.engine.topo.RecordKey;
 import io.pointsman.engine.topo.RecordWrite;
 import io.pointsman.engine.topo.TopologyStore;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 /**
@@ -184,13 +186,12 @@ public final class TopologySwitcher {
           info.targetKeyspace()), List.of(), locks);
       return;
     }
+    // Every shard record at once (in the write window, a Reshard 2 → 4 read six in a row here).
+    List<Supplier<Optional<RecordWrite<Shard>>>> reads = new ArrayList<>();
+    info.sourceShards().forEach(s -> reads.add(() -> shardWrite(info.sourceKeyspace(), s, false)));
+    info.targetShards().forEach(s -> reads.add(() -> shardWrite(info.targetKeyspace(), s, true)));
     List<RecordWrite<?>> writes = new ArrayList<>();
-    for (String s : info.sourceShards()) {
-      shardWrite(info.sourceKeyspace(), s, false).ifPresent(writes::add);
-    }
-    for (String s : info.targetShards()) {
-      shardWrite(info.targetKeyspace(), s, true).ifPresent(writes::add);
-    }
+    FanOut.map(reads, Supplier::get).forEach(w -> w.ifPresent(writes::add));
     if (!writes.isEmpty()) {
       store.commit(writes, locks);
     }

@@ -13,6 +13,7 @@ import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
+import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.lock.EtcdLockService;
@@ -41,6 +42,7 @@ import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.topo.EtcdTopologyStore;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.model.Shard;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -380,6 +382,31 @@ class TabletPortsTest {
         .isInstanceOfSatisfying(LockLostException.class, e -> assertThat(e.getMessage()).contains("no longer held"));
     assertThat(ports.fence().highestToken(t, MySqlFence.resource(token))).as("the fence was not raised").isEmpty();
     assertThat(ports.streams().read(t, WORKFLOW)).allSatisfy(s -> assertThat(s.message()).isNotEqualTo("after release"));
+  }
+
+  /**
+   * A write switch binds each shard to the primary it planned; a port call bound to another (as
+   * after a promotion the switch did not plan) is refused on the read of the Shard record that
+   * names the real one, before the tablet is asked anything, and the streams are as they were.
+   */
+  @Test
+  void aCallBoundToAnotherPrimaryIsRefusedBeforeTheTabletIsAsked() {
+    ShardRef t = TARGETS.get(1);
+    Shard record = store.getRequired(store.keys().shard(t.keyspace(), t.shard())).value();
+    PrimaryTerm actual = new PrimaryTerm(record.primaryAlias().toString(), record.primaryTermStartTime());
+    assertThat(ports.streams().read(t.expecting(actual), WORKFLOW)).as("bound to the actual primary").isNotEmpty();
+
+    PrimaryTerm planned = new PrimaryTerm(actual.alias(), "1999-01-01T00:00:00Z");
+    List<Stream> before = ports.streams().read(t, WORKFLOW);
+    assertThatThrownBy(() -> ports.streams().stop(t.expecting(planned), WORKFLOW, "bound to another primary", locks))
+        .isInstanceOfSatisfying(PointsmanException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
+          assertThat(e.getMessage()).contains("the primary of customer/80- changed during the switch",
+              "planned " + planned, "now " + actual);
+        });
+    assertThat(ports.streams().read(t, WORKFLOW)).extracting(Stream::state, Stream::message)
+        .containsExactlyElementsOf(before.stream().map(st -> org.assertj.core.groups.Tuple.tuple(st.state(),
+            st.message())).toList());
   }
 
   private static LockOptions options() {

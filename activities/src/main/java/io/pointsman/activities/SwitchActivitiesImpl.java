@@ -170,7 +170,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     return migrating(w, stepLocks, (locks, shards) -> migrator.finish(w, locks, shards));
   }
 
-  /** One step of a stream migration, given this attempt's locks and the shards checked against their primaries. */
+  /** One step of a stream migration, given this attempt's locks and the shards bound to their planned primaries. */
   @FunctionalInterface
   private interface MigrationStep<T> {
     T run(LockSet locks, StreamMigrator.Shards shards);
@@ -592,12 +592,12 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     return out;
   }
 
-  /** The shards of {@code w}, each checked against its planned primary. */
+  /** The shards of {@code w}, each bound to its planned primary. */
   private StreamMigrator.Shards shards(MigrationInfo w) {
     return (keyspace, shard) -> fencing.bind(w, keyspace, shard);
   }
 
-  /** A source shard, once its primary is checked to be the planned one (when the switch planned them). */
+  /** A source shard, bound to its planned primary (when the switch planned them); the port checks it. */
   private ShardRef source(MigrationInfo info, String shard) {
     return fencing.bind(info, info.sourceKeyspace(), shard);
   }
@@ -618,8 +618,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   /**
-   * The sequences of this switch, each shard checked against its planned primary; a sequence
-   * table's keyspace may be outside the switch, and a shard it planned none for passes unchecked.
+   * The sequences of this switch, each shard bound to its planned primary; a sequence table's
+   * keyspace may be outside the switch, and a shard it planned none for passes unchecked.
    */
   private TargetSequences sequences(MigrationInfo info) {
     return new TargetSequences(services.store(), (keyspace, shard) -> fencing.bind(info, keyspace, shard),

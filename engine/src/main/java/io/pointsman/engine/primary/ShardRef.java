@@ -43,7 +43,7 @@ public record ShardRef(String keyspace, String shard, PrimaryTerm expectedPrimar
     }
   }
 
-  /** The same shard whatever primary each expects: the expectation says how a call resolves it, not which shard. */
+  /** The same shard whatever primary each expects: the expectation is how a call resolves it, not which shard. */
   @Override
   public boolean equals(Object o) {
     return o instanceof ShardRef other && keyspace.equals(other.keyspace) && shard.equals(other.shard);

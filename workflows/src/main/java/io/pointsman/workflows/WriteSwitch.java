@@ -61,7 +61,7 @@ final class WriteSwitch {
   private final boolean localChain;
   /** prepareSourceWrites: bounded by the request's timeout, and not retried once it ran out of it. */
   private final SwitchActivities preparing;
-  /** readReverseStreams, before the shard locks, in runs since Versions.LOCAL_CHECKS. */
+  /** readReverseStreams, before the shard locks, in runs since Versions.LOCAL_CHECKS (used only then). */
   private final SwitchActivities checks;
   private final boolean localChecks;
 
@@ -87,7 +87,7 @@ final class WriteSwitch {
     preparing = localChecks
         ? Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.localWithinTimeout(request.timeout()))
         : Workflow.newActivityStub(SwitchActivities.class, StepOptions.stepWithinTimeout(request.timeout()));
-    checks = localChecks ? Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.localRead()) : null;
+    checks = Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.localRead());
     if (localChain) {
       critical = Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.local(Duration.ofMinutes(2)));
       criticalWithinTimeout = Workflow.newLocalActivityStub(SwitchActivities.class,

@@ -1,5 +1,6 @@
 package io.pointsman.engine.topo;
 
+import com.google.protobuf.Message;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
@@ -11,7 +12,9 @@ import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.errors.RecordChangedException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.topo.StoredRecords.StoredRecord;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +39,7 @@ public final class EtcdTopologyStore implements TopologyStore {
   private final KV kv;
   private final TopoKeys keys;
   private final StoreOptions options;
-  private final StoredBytes stored = new StoredBytes(4096, 64L << 20);
+  private final StoredRecords stored = new StoredRecords(4096, 64L << 20);
 
   public EtcdTopologyStore(Client client, TopoPaths paths) {
     this(client, paths, StoreOptions.DEFAULT);
@@ -78,7 +81,7 @@ public final class EtcdTopologyStore implements TopologyStore {
   @Override
   public <T> Versioned<T> create(RecordKey<T> key, T value, LockSet locks) {
     try {
-      commitPart(List.of(encode(RecordWrite.create(key, value))), locks);
+      commit(List.of(RecordWrite.create(key, value)), locks);
     } catch (RecordChangedException e) {
       throw PointsmanException.alreadyExists(key.type().getSimpleName() + " record " + key.key() + " already exists");
     }
@@ -175,7 +178,7 @@ public final class EtcdTopologyStore implements TopologyStore {
       }
       long expected = read.map(Versioned::modRevision).orElse(0L);
       try {
-        long revision = commitPart(List.of(encode(new RecordWrite<>(key, expected, next))), locks);
+        long revision = commit(List.of(new RecordWrite<>(key, expected, next)), locks);
         return next == null ? Optional.empty()
             : Optional.of(new Versioned<>(key, next, revision, read.map(Versioned::createRevision).orElse(revision)));
       } catch (RecordChangedException e) {
@@ -189,19 +192,26 @@ public final class EtcdTopologyStore implements TopologyStore {
 
   @Override
   public long commit(List<RecordWrite<?>> writes, LockSet locks) {
-    List<FencedTxn.EncodedWrite> encoded = writes.stream().<FencedTxn.EncodedWrite>map(this::encode).toList();
+    // What each write stores, kept once committed as the record at the commit's revision
+    Map<FencedTxn.EncodedWrite, StoredRecord> written = new IdentityHashMap<>();
+    List<FencedTxn.EncodedWrite> encoded = new ArrayList<>(writes.size());
+    for (RecordWrite<?> w : writes) {
+      encoded.add(encode(w, written));
+    }
     long revision = 0;
     for (List<FencedTxn.EncodedWrite> part : TxnSplitter.split(encoded, locks.locks().size(), options)) {
-      revision = commitPart(part, locks);
+      revision = commitPart(part, written, locks);
     }
     return revision;
   }
 
-  private long commitPart(List<FencedTxn.EncodedWrite> part, LockSet locks) {
+  private long commitPart(List<FencedTxn.EncodedWrite> part, Map<FencedTxn.EncodedWrite, StoredRecord> written,
+      LockSet locks) {
     long revision = FencedTxn.commit(kv, locks, part, options.callTimeout());
     for (FencedTxn.EncodedWrite w : part) {
-      if (w.value() != null) {
-        stored.put(w.key(), revision, w.value()); // the base of a write of what was just written
+      StoredRecord record = written.get(w);
+      if (record != null) {
+        stored.put(w.key(), revision, record); // the base of a write of what was just written
       }
     }
     return revision;
@@ -253,7 +263,7 @@ public final class EtcdTopologyStore implements TopologyStore {
     return EtcdRecordWatch.start(client, key, listener, this::get, this::decode);
   }
 
-  private <T> FencedTxn.EncodedWrite encode(RecordWrite<T> w) {
+  private <T> FencedTxn.EncodedWrite encode(RecordWrite<T> w, Map<FencedTxn.EncodedWrite, StoredRecord> written) {
     String key = w.key().key();
     if (w.guardOnly()) {
       return new FencedTxn.EncodedWrite(key, w.expectedModRevision(), null, true);
@@ -261,9 +271,19 @@ public final class EtcdTopologyStore implements TopologyStore {
     if (w.isDelete()) {
       return new FencedTxn.EncodedWrite(key, w.expectedModRevision(), null);
     }
-    byte[] base = w.expectedModRevision() == 0 ? null : storedAt(key, w.expectedModRevision());
-    return new FencedTxn.EncodedWrite(key, w.expectedModRevision(),
-        TopoCodec.encode(key, w.value(), base, w.key().type()));
+    Class<T> type = w.key().type();
+    TopoCodec.Encoded e;
+    if (w.expectedModRevision() == 0) {
+      e = TopoCodec.encode(key, w.value(), null, null, type);
+    } else {
+      StoredRecord base = storedAt(key, w.expectedModRevision());
+      Message message = base.message() != null || OwnRecords.owns(type) ? base.message()
+          : TopoCodec.parse(key, base.bytes(), type);
+      e = TopoCodec.encode(key, w.value(), message, base.valueIfSame(base.bytes(), type), type);
+    }
+    FencedTxn.EncodedWrite out = new FencedTxn.EncodedWrite(key, w.expectedModRevision(), e.bytes());
+    written.put(out, new StoredRecord(e.bytes(), e.message(), w.value()));
+    return out;
   }
 
   /**
@@ -271,8 +291,8 @@ public final class EtcdTopologyStore implements TopologyStore {
    * revision; if it is compacted away or the key had another version then, the write could not
    * pass its guard anyway, so it is reported as a changed record (callers re-read and re-plan).
    */
-  private byte[] storedAt(String key, long modRevision) {
-    byte[] kept = stored.get(key, modRevision);
+  private StoredRecord storedAt(String key, long modRevision) {
+    StoredRecord kept = stored.get(key, modRevision);
     if (kept != null) {
       return kept;
     }
@@ -291,16 +311,24 @@ public final class EtcdTopologyStore implements TopologyStore {
       throw new RecordChangedException(key, "record " + key + " has no version at revision " + modRevision
           + " to write over; it must be read again");
     }
-    byte[] bytes = r.getKvs().get(0).getValue().getBytes();
-    stored.put(key, modRevision, bytes);
-    return bytes;
+    StoredRecord read = StoredRecord.bytesOnly(r.getKvs().get(0).getValue().getBytes());
+    stored.put(key, modRevision, read);
+    return read;
   }
 
-  /** Decodes what etcd holds and keeps its bytes as the base of a later write of it. */
+  /**
+   * Decodes what etcd holds, or takes the value already decoded from those bytes, and keeps them
+   * as the base of a later write of it.
+   */
   private <T> Versioned<T> decode(RecordKey<T> key, KeyValue entry) {
     byte[] bytes = entry.getValue().getBytes();
-    T value = TopoCodec.decode(key.key(), bytes, key.type());
-    stored.put(key.key(), entry.getModRevision(), bytes);
+    StoredRecord kept = stored.get(key.key(), entry.getModRevision());
+    T value = kept == null ? null : kept.valueIfSame(bytes, key.type());
+    if (value == null) {
+      TopoCodec.Decoded<T> d = TopoCodec.read(key.key(), bytes, key.type());
+      value = d.value();
+      stored.put(key.key(), entry.getModRevision(), new StoredRecord(bytes, d.message(), value));
+    }
     return new Versioned<>(key, value, entry.getModRevision(), entry.getCreateRevision());
   }
 

@@ -57,28 +57,51 @@ public final class TopoCodec {
     return RecordMappers.forType(type).defaultInstance().getDescriptorForType().getFullName();
   }
 
+  /** A value encoded: the bytes to store and the message they were serialized from (null for own records). */
+  public record Encoded(byte[] bytes, Message message) {}
+
+  /** A stored value decoded, with the message parsed from it (null for own records). */
+  public record Decoded<T>(T value, Message message) {}
+
   /**
    * Encodes {@code value} over {@code base}, the stored bytes it was read from (null for a new
    * record). Map entries are written sorted by key, so an unchanged record encodes the same.
    */
   public static <T> byte[] encode(String key, T value, byte[] base, Class<T> type) {
+    Message from = base == null || OwnRecords.owns(type) ? null : parse(key, base, type);
+    return encode(key, value, from, null, type).bytes();
+  }
+
+  /**
+   * Encodes {@code value} over {@code base}, the message parsed from the stored bytes it was read
+   * from (null for a new record). {@code baseValue}, when given, is what {@code base} decodes to:
+   * it lets a mapper keep the parts of {@code base} the value leaves as they were without
+   * re-encoding them (see {@link RecordMapper#toProto(Object, Message, Object)}).
+   */
+  public static <T> Encoded encode(String key, T value, Message base, T baseValue, Class<T> type) {
     if (OwnRecords.owns(type)) {
-      return OwnRecords.encode(value);
+      return new Encoded(OwnRecords.encode(value), null);
     }
     RecordMapper<T, Message> mapper = RecordMappers.forType(type);
-    Message from = base == null ? mapper.defaultInstance() : parse(key, base, type);
-    return bytes(mapper.toProto(value, from));
+    Message m = base == null ? mapper.toProto(value, mapper.defaultInstance())
+        : mapper.toProto(value, base, baseValue);
+    return new Encoded(bytes(m), m);
   }
 
   /** The record a stored value holds; INTERNAL naming the key and the message when it is not one. */
   public static <T> T decode(String key, byte[] bytes, Class<T> type) {
+    return read(key, bytes, type).value();
+  }
+
+  /** As {@link #decode}, with the message the value was mapped from. */
+  public static <T> Decoded<T> read(String key, byte[] bytes, Class<T> type) {
     if (OwnRecords.owns(type)) {
-      return OwnRecords.decode(key, bytes, type);
+      return new Decoded<>(OwnRecords.decode(key, bytes, type), null);
     }
     RecordMapper<T, Message> mapper = RecordMappers.forType(type);
     Message m = parse(key, bytes, type);
     try {
-      return mapper.fromProto(m);
+      return new Decoded<>(mapper.fromProto(m), m);
     } catch (RuntimeException e) {
       throw invalid(key, type, e.getMessage(), e);
     }

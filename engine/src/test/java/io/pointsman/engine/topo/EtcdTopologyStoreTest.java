@@ -355,6 +355,31 @@ class EtcdTopologyStoreTest extends EtcdTestFixture {
     assertThat(store.getRequired(shardKey("ks", "0")).value().isPrimaryServing()).isFalse();
   }
 
+  /**
+   * A record is decoded once at a revision: reads of it get the value decoded first, or the value
+   * written there; a new revision is decoded again.
+   */
+  @Test
+  void aRecordAtARevisionIsDecodedOnceAndAWrittenValueIsWhatItsReadersGet() {
+    RecordKey<Shard> key = shardKey("ks", "0");
+    Versioned<Shard> created = store.create(key, shard("0"));
+    Versioned<Shard> again = store.getRequired(key);
+    assertThat(again.modRevision()).isEqualTo(created.modRevision());
+    assertThat(again.value()).isSameAs(created.value());
+
+    Shard next = created.value().withPrimaryServing(false);
+    store.commit(List.of(RecordWrite.replace(created, next)), NO_LOCKS);
+    assertThat(store.getRequired(key).value()).isSameAs(next);
+
+    // written by another store: this one has no value at that revision and decodes what etcd holds
+    EtcdTopologyStore other = new EtcdTopologyStore(etcd, paths);
+    Versioned<Shard> read = other.getRequired(key);
+    other.commit(List.of(RecordWrite.replace(read, next.withPrimaryServing(true))), NO_LOCKS);
+    Versioned<Shard> decoded = store.getRequired(key);
+    assertThat(decoded.value()).isEqualTo(next.withPrimaryServing(true)).isNotSameAs(next);
+    assertThat(decoded.modRevision()).isGreaterThan(read.modRevision());
+  }
+
   @Test
   void aWriteOverARevisionTheKeyNeverHadIsRecordChanged() throws Exception {
     Versioned<Shard> read = store.create(shardKey("ks", "0"), shard("0"));

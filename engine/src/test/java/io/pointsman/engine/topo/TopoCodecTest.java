@@ -275,6 +275,54 @@ class TopoCodecTest {
     assertThat(out.getRules(2).getUnknownFields().asMap()).isEmpty();
   }
 
+  /**
+   * Given what the base decodes to, a SrvVSchema write keeps the base's keyspace entries when the
+   * value's keyspaces are the same, and gives exactly what a write without that knowledge gives;
+   * when they differ, the value's keyspaces are written.
+   */
+  @Test
+  void aSrvVSchemaWrittenOverAKnownBaseKeepsUnchangedKeyspacesAndWritesChangedOnes() {
+    Vschema.SrvVSchema stored = Vschema.SrvVSchema.newBuilder()
+        .putKeyspaces("customer", withFutureField(Vschema.Keyspace.newBuilder().setSharded(true)
+            .putTables("t", Vschema.Table.newBuilder().setColumnListAuthoritative(true).build()).build()))
+        .putKeyspaces("commerce", Vschema.Keyspace.getDefaultInstance())
+        .build();
+    byte[] bytes = TopoCodec.bytes(stored);
+    TopoCodec.Decoded<SrvVSchema> read = TopoCodec.read("k", bytes, SrvVSchema.class);
+
+    SrvVSchema rulesOnly = read.value().withRoutingRules(RULES);
+    byte[] known = TopoCodec.encode("k", rulesOnly, read.message(), read.value(), SrvVSchema.class).bytes();
+    assertThat(known).isEqualTo(TopoCodec.encode("k", rulesOnly, bytes, SrvVSchema.class));
+    Vschema.SrvVSchema out = TopoCodec.parse("k", known, SrvVSchema.class);
+    assertThat(out.getKeyspacesMap()).isEqualTo(stored.getKeyspacesMap());
+    assertThat(TopoCodec.decode("k", known, SrvVSchema.class)).isEqualTo(rulesOnly);
+
+    Map<String, VSchema> keyspaces = new java.util.TreeMap<>(read.value().keyspaces());
+    keyspaces.put("commerce", VSCHEMA);
+    SrvVSchema changed = new SrvVSchema(keyspaces, RULES, SHARD_RULES);
+    byte[] written = TopoCodec.encode("k", changed, read.message(), read.value(), SrvVSchema.class).bytes();
+    assertThat(TopoCodec.decode("k", written, SrvVSchema.class)).isEqualTo(changed);
+    Vschema.SrvVSchema rewritten = TopoCodec.parse("k", written, SrvVSchema.class);
+    assertThat(rewritten.getKeyspacesOrThrow("customer").getUnknownFields().hasField(FUTURE_FIELD)).as("the unchanged keyspace keeps its unknown field").isTrue();
+  }
+
+  /** A rule the model holds as stored is kept as stored, unknown fields and all; a changed one is rewritten. */
+  @Test
+  void routingRulesWrittenOverTheirBaseKeepEachUnchangedRuleAsStored() {
+    Vschema.RoutingRule kept = withFutureField(Vschema.RoutingRule.newBuilder().setFromTable("a")
+        .addToTables("x.a").build());
+    Vschema.RoutingRules stored = Vschema.RoutingRules.newBuilder().addRules(kept)
+        .addRules(withFutureField(Vschema.RoutingRule.newBuilder().setFromTable("b").addToTables("x.b").build()))
+        .build();
+    RoutingRules changed = new RoutingRules(List.of(new RoutingRule("a", List.of("x.a")),
+        new RoutingRule("b", List.of("y.b"))));
+    Vschema.RoutingRules out = TopoCodec.parse("k",
+        TopoCodec.encode("k", changed, TopoCodec.bytes(stored), RoutingRules.class), RoutingRules.class);
+    assertThat(out.getRules(0)).isEqualTo(kept);
+    assertThat(out.getRules(1).getToTablesList()).containsExactly("y.b");
+    assertThat(out.getRules(1).getUnknownFields().hasField(FUTURE_FIELD)).isTrue();
+  }
+
   @Test
   void jsonOfTheOldLayoutIsRefusedNamingTheKeyAndTheMessage() {
     byte[] json = "{\"key_range\":{\"start\":\"80\"},\"is_primary_serving\":true}".getBytes(StandardCharsets.UTF_8);

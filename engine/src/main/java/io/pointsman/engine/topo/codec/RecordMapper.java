@@ -23,4 +23,15 @@ public interface RecordMapper<T, M extends Message> {
    * part it lacks is kept; an entry the model no longer has is dropped.
    */
   M toProto(T value, M base);
+
+  /**
+   * As {@link #toProto(Object, Message)}, knowing that {@code base} decodes to {@code baseValue}
+   * (null when not known): a mapper may then keep a part of {@code base} whose model is unchanged
+   * as it is, instead of writing it again over itself. The result must be what
+   * {@link #toProto(Object, Message)} would give, or differ only in keeping that part exactly as
+   * stored.
+   */
+  default M toProto(T value, M base, T baseValue) {
+    return toProto(value, base);
+  }
 }

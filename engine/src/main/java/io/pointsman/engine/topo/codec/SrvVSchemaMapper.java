@@ -33,9 +33,22 @@ final class SrvVSchemaMapper implements RecordMapper<SrvVSchema, Vschema.SrvVSch
 
   @Override
   public Vschema.SrvVSchema toProto(SrvVSchema v, Vschema.SrvVSchema base) {
-    return base.toBuilder()
-        .clearKeyspaces().putAllKeyspaces(Merge.byName(base.getKeyspacesMap(), v.keyspaces(),
-            keyspaces::toProto, Vschema.Keyspace.getDefaultInstance()))
+    return toProto(v, base, null);
+  }
+
+  /**
+   * A switch changes the rules of a cell's SrvVSchema and not its keyspaces, which at a thousand
+   * tables are most of its bytes: when they are as {@code base} holds them, its keyspace entries
+   * are kept instead of each being written over itself again.
+   */
+  @Override
+  public Vschema.SrvVSchema toProto(SrvVSchema v, Vschema.SrvVSchema base, SrvVSchema baseValue) {
+    Vschema.SrvVSchema.Builder b = base.toBuilder();
+    if (baseValue == null || !baseValue.keyspaces().equals(v.keyspaces())) {
+      b.clearKeyspaces().putAllKeyspaces(Merge.byName(base.getKeyspacesMap(), v.keyspaces(),
+          keyspaces::toProto, Vschema.Keyspace.getDefaultInstance()));
+    }
+    return b
         .setRoutingRules(routingRules.toProto(v.routingRules(), base.getRoutingRules()))
         .setShardRoutingRules(shardRoutingRules.toProto(v.shardRoutingRules(), base.getShardRoutingRules()))
         .setKeyspaceRoutingRules(keyspaceRoutingRules.toProto(v.keyspaceRoutingRules(),

@@ -1,5 +1,6 @@
 package io.pointsman.engine.topo.model;
 
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -10,7 +11,7 @@ import java.util.TreeMap;
 public record SrvVSchema(Map<String, VSchema> keyspaces, RoutingRules routingRules,
     ShardRoutingRules shardRoutingRules, KeyspaceRoutingRules keyspaceRoutingRules, MirrorRules mirrorRules) {
   public SrvVSchema {
-    keyspaces = keyspaces == null ? Map.of() : new TreeMap<>(keyspaces);
+    keyspaces = keyspaces == null ? Map.of() : Collections.unmodifiableSortedMap(new TreeMap<>(keyspaces));
     routingRules = routingRules == null ? RoutingRules.EMPTY : routingRules;
     shardRoutingRules = shardRoutingRules == null ? ShardRoutingRules.EMPTY : shardRoutingRules;
     keyspaceRoutingRules = keyspaceRoutingRules == null ? KeyspaceRoutingRules.EMPTY : keyspaceRoutingRules;

@@ -1,5 +1,6 @@
 package io.pointsman.activities;
 
+import io.pointsman.api.activities.HoldingStarted;
 import io.pointsman.api.activities.LockActivities;
 import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.errors.ErrorCode;
@@ -24,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -192,6 +194,7 @@ public final class LockActivitiesImpl implements LockActivities {
       }
       log.info("Holding {} locks for workflow {} (attempt {}), heartbeating every {}", held.size(),
           info.getWorkflowId(), info.getAttempt(), poll);
+      reportHolding(context, set);
       keepHolding(held, context, beats, poll);
       ending = "released by releaseLocks in this worker";
     } catch (ActivityCompletionException e) {
@@ -207,6 +210,22 @@ public final class LockActivitiesImpl implements LockActivities {
       }
       log.info("Stopped holding the locks of workflow {} (attempt {}): {}", info.getWorkflowId(), info.getAttempt(),
           ending);
+    }
+  }
+
+  /**
+   * Tells the workflow that renewal runs ({@link HoldingStarted}). Its workflow waits for this
+   * before local steps under the locks, but only for a while: a signal that cannot be sent (the
+   * workflow has closed, the server is away) is logged and changes nothing here.
+   */
+  private static void reportHolding(ActivityExecutionContext context, LockSet set) {
+    ActivityInfo info = context.getInfo();
+    try {
+      context.getWorkflowClient().newUntypedWorkflowStub(info.getWorkflowId(), Optional.of(info.getRunId()),
+          Optional.empty()).signal(HoldingStarted.SIGNAL, set.fencingToken());
+    } catch (RuntimeException e) {
+      log.info("holdLocks of workflow {} could not report that it holds the locks: {}", info.getWorkflowId(),
+          e.toString());
     }
   }
 

@@ -115,6 +115,20 @@ class LockActivitiesTest {
     assertThat(harness.lockKeys()).isEmpty();
   }
 
+  /** What the workflow's local steps after an acquisition wait for (HoldingStarted). */
+  @Test
+  void holdLocksTellsItsWorkflowOnceItRenewsTheLeasesNamingTheSetByItsFencingToken() throws Exception {
+    LockActivitiesTestWorkflow workflow = harness.newWorkflow();
+    WorkflowClient.start(workflow::run, request(TTL, "customer"), Mode.HOLD);
+    LockSet set = awaitLocks(workflow);
+    await().atMost(PATIENT).pollInterval(Duration.ofMillis(100)).until(() -> !workflow.holdingReported().isEmpty());
+    assertThat(workflow.holdingReported()).containsExactly(set.fencingToken());
+    assertThat(harness.holdsAll(set)).isTrue();
+
+    workflow.finish();
+    assertThat(outcome(workflow, PATIENT).holdEnd()).isEqualTo("cancelled");
+  }
+
   @Test
   void aLeaseRevokedBehindTheHoldersBackFailsHoldLocksWithLockLostPromptly() throws Exception {
     LockActivitiesTestWorkflow workflow = harness.newWorkflow();

@@ -1,5 +1,6 @@
 package io.pointsman.workflows;
 
+import io.pointsman.api.activities.HoldingStarted;
 import io.pointsman.api.activities.LockActivities;
 import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.lock.LockSet;
@@ -12,6 +13,8 @@ import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Calls the lock activities the way {@link LockKeeper} does (the same {@link StepOptions}, holdLocks
@@ -47,11 +50,25 @@ public interface LockActivitiesTestWorkflow {
   @QueryMethod
   LockSet locks();
 
+  /** The fencing tokens holdLocks reported it renews ({@link HoldingStarted}), in order. */
+  @QueryMethod
+  List<Long> holdingReported();
+
   final class Impl implements LockActivitiesTestWorkflow {
     private final LockActivities acquirer = Workflow.newActivityStub(LockActivities.class, StepOptions.acquire());
     private final LockActivities releaser = Workflow.newActivityStub(LockActivities.class, StepOptions.release());
     private LockSet locks;
     private boolean finishing;
+    private final List<Long> reported = new ArrayList<>();
+
+    public Impl() {
+      Workflow.registerListener((HoldingStarted) reported::add);
+    }
+
+    @Override
+    public List<Long> holdingReported() {
+      return List.copyOf(reported);
+    }
 
     @Override
     public Outcome run(LockRequest request, Mode mode) {

@@ -1,5 +1,6 @@
 package io.pointsman.workflows;
 
+import io.pointsman.api.activities.HoldingStarted;
 import io.pointsman.api.activities.LockActivities;
 import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.lock.LockSet;
@@ -12,7 +13,9 @@ import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -27,6 +30,12 @@ import java.util.concurrent.atomic.AtomicReference;
 final class LockKeeper {
   /** How long a release waits for holdLocks to end after revoking (Versions.LOCAL_CRITICAL_SECTION). */
   private static final Duration HOLD_END_WAIT = Duration.ofSeconds(1);
+  /**
+   * How long local steps after an acquisition wait for holdLocks to report that it renews the
+   * leases (Versions.HOLDING_SIGNAL). Past it they run anyway, as they did after the timer: every
+   * change is fenced by the locks, and a holdLocks that never starts lets them expire.
+   */
+  private static final Duration HOLD_START_WAIT = Duration.ofSeconds(5);
   private final LockRequest request;
   private final ProgressTracker progress;
   private final LockActivities acquirer = Workflow.newActivityStub(LockActivities.class, StepOptions.acquire());
@@ -48,11 +57,23 @@ final class LockKeeper {
   private boolean stopping;
   /** Steps stamped so far: orders the steps of one workflow task, which share its time. */
   private long stamps;
+  /** The fencing tokens of the lock sets whose holdLocks reported it renews them (HoldingStarted). */
+  private final Set<Long> renewing = new HashSet<>();
 
   LockKeeper(LockRequest request, ProgressTracker progress) {
     this.request = request;
     this.progress = progress;
     this.holder = Workflow.newActivityStub(LockActivities.class, StepOptions.hold(request.ttl(), request.maxHold()));
+    // Registered in every run (it issues no command), so a signal is handled whichever version runs.
+    Workflow.registerListener(new HoldingListener());
+  }
+
+  /** Records holdLocks's report; a class of its own, as the SDK registers the signal methods of its interfaces. */
+  private final class HoldingListener implements HoldingStarted {
+    @Override
+    public void holdLocksStarted(long fencingToken) {
+      renewing.add(fencingToken);
+    }
   }
 
   void acquire() {
@@ -92,7 +113,7 @@ final class LockKeeper {
     holdScope = Workflow.newDetachedCancellationScope(() -> holding = Async.procedure(holder::holdLocks, held));
     holdScope.run();
     reportLoss(holding, lost);
-    flushIfLocal();
+    flushIfLocal(held, holding);
   }
 
   private void reportLoss(Promise<Void> hold, CompletablePromise<String> lost) {
@@ -127,10 +148,18 @@ final class LockKeeper {
         () -> shardHolding = Async.procedure(holder::holdLocks, held));
     shardHoldScope.run();
     reportLoss(shardHolding, loss);
-    flushIfLocal();
+    flushIfLocal(held, shardHolding);
   }
 
-  private void flushIfLocal() {
+  private void flushIfLocal(LockSet held, Promise<Void> hold) {
+    if (Versions.holdingSignal()) {
+      // Until holdLocks renews the leases, or has ended (its loss is then reported as before).
+      // Detached: a cancellation arriving now is seen by the next step, with the locks known and held.
+      long token = held.fencingToken();
+      Workflow.newDetachedCancellationScope(() -> Workflow.await(HOLD_START_WAIT,
+          () -> renewing.contains(token) || hold.isCompleted())).run();
+      return;
+    }
     if (Versions.localCriticalSection()) {
       // Local activities run inside this workflow task, and a task's commands reach the server only
       // when it ends: without a task boundary here, holdLocks would not even be scheduled before

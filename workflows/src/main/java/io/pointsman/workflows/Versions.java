@@ -72,6 +72,14 @@ final class Versions {
    */
   static final String LOCAL_CHECKS = "local-checks-under-the-locks";
 
+  /**
+   * After each acquisition, the local steps under the locks wait for holdLocks's signal that it
+   * renews them (HoldingStarted), for at most a few seconds, instead of a 1 ms timer that only made
+   * the task end: on a Temporal server's default settings such a timer fires up to a second late,
+   * and a write switch has two of them before its window.
+   */
+  static final String HOLDING_SIGNAL = "local-steps-wait-for-holding-signal";
+
   private Versions() {}
 
   static boolean preparedBarrier() {
@@ -109,6 +117,10 @@ final class Versions {
 
   static boolean localChecks() {
     return Workflow.getVersion(LOCAL_CHECKS, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  static boolean holdingSignal() {
+    return Workflow.getVersion(HOLDING_SIGNAL, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   static boolean localCriticalSection() {

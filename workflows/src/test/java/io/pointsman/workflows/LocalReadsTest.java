@@ -2,6 +2,7 @@ package io.pointsman.workflows;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pointsman.api.activities.HoldingStarted;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Progress;
 import io.pointsman.api.model.StepProgress;
@@ -12,6 +13,7 @@ import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AutoClose;
@@ -69,6 +71,59 @@ class LocalReadsTest {
     assertThat(events).extracting(HistoryEvent::getMarkerRecordedEventAttributes)
         .filteredOn(m -> m.getMarkerName().equals("Version"))
         .anySatisfy(m -> assertThat(payload(m.getDetailsOrThrow("changeId"))).contains(Versions.LOCAL_CHECKS));
+  }
+
+  /**
+   * After each acquisition the local steps wait for holdLocks's report that it renews the leases
+   * (Versions.HOLDING_SIGNAL), not for a timer, which a Temporal server fires up to a second late:
+   * each holdLocks's signal, naming its set, comes between its schedule and the next local step,
+   * and no timer fires in the run.
+   */
+  @Test
+  void theLocalStepsAfterEachAcquisitionWaitForItsHoldLocksToReportNotForATimer() {
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    List<HistoryEvent> events = events();
+    assertThat(events).extracting(HistoryEvent::getEventType).doesNotContain(EventType.EVENT_TYPE_TIMER_FIRED);
+    List<Integer> holds = new ArrayList<>();
+    for (int i = 0; i < events.size(); i++) {
+      HistoryEvent e = events.get(i);
+      if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+          && e.getActivityTaskScheduledEventAttributes().getActivityType().getName().equals("holdLocks")) {
+        holds.add(i);
+      }
+    }
+    assertThat(holds).hasSize(2);
+    for (int hold : holds) {
+      int signal = -1;
+      int nextLocal = -1;
+      for (int i = hold + 1; i < events.size() && nextLocal < 0; i++) {
+        HistoryEvent e = events.get(i);
+        if (signal < 0 && e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
+            && e.getWorkflowExecutionSignaledEventAttributes().getSignalName().equals(HoldingStarted.SIGNAL)) {
+          signal = i;
+        } else if (e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED
+            && e.getMarkerRecordedEventAttributes().getMarkerName().equals(LOCAL_ACTIVITY_MARKER)) {
+          nextLocal = i;
+        }
+      }
+      assertThat(signal).as("holdLocks's report after event %d", hold + 1).isPositive();
+      assertThat(nextLocal).as("a local step after event %d", hold + 1).isGreaterThan(signal);
+    }
+  }
+
+  /** A holdLocks that cannot report holds the switch back for a few seconds, not for good. */
+  @Test
+  @Timeout(90)
+  void aHoldLocksThatNeverReportsDelaysTheLocalStepsOnlyUntilTheWaitEnds() {
+    h.silentHold();
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    List<HistoryEvent> events = events();
+    assertThat(events).extracting(HistoryEvent::getEventType)
+        .doesNotContain(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+    assertThat(events).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_TIMER_FIRED).hasSize(2);
+    assertThat(localSteps()).containsSubsequence("CanSwitch", "checkFailoverTools", "StopSourceWrites");
   }
 
   /**

@@ -7,6 +7,7 @@ import static org.mockito.Mockito.withSettings;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.api.activities.CleanupActivities;
 import io.pointsman.api.activities.FailoverToolActivities;
+import io.pointsman.api.activities.HoldingStarted;
 import io.pointsman.api.activities.LockActivities;
 import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.activities.SwitchActivities;
@@ -43,6 +44,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -97,6 +99,8 @@ final class SwitchHarness implements AutoCloseable {
   private final AtomicInteger revisions = new AtomicInteger();
   private final Set<LockSet> released = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean loseNext = new AtomicBoolean();
+  /** Whether holdLocks reports that it renews the leases, as the real one does. */
+  private volatile boolean holdReports = true;
   private volatile CountDownLatch lost = new CountDownLatch(1);
   private Duration workflowTaskTimeout = Duration.ofSeconds(10);
   private volatile boolean closed;
@@ -190,6 +194,11 @@ final class SwitchHarness implements AutoCloseable {
     } catch (Exception e) {
       return e;
     }
+  }
+
+  /** holdLocks holds without reporting it, as one whose signal could not be sent. */
+  void silentHold() {
+    holdReports = false;
   }
 
   /** holdLocks fails LOCK_LOST at its next heartbeat; {@link #awaitLost} returns once it threw. */
@@ -354,6 +363,11 @@ final class SwitchHarness implements AutoCloseable {
    */
   private void hold(LockSet locks) throws InterruptedException {
     ActivityExecutionContext context = Activity.getExecutionContext();
+    // as the real holdLocks reports, once it renews the leases
+    if (holdReports) {
+      context.getWorkflowClient().newUntypedWorkflowStub(context.getInfo().getWorkflowId(),
+          Optional.of(context.getInfo().getRunId()), Optional.empty()).signal(HoldingStarted.SIGNAL, locks.fencingToken());
+    }
     // the write window's shard locks are released together with the action's other locks
     while (!closed && released.stream().noneMatch(r -> r.locks().containsAll(locks.locks()))) {
       if (loseNext.compareAndSet(true, false)) {

@@ -1,6 +1,7 @@
 package io.pointsman.bench;
 
 import io.pointsman.bench.SwitchSeries.Block;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,13 +20,21 @@ final class Bench {
 
   private final BenchPlan plan;
   private final Consumer<String> say;
+  /** The Temporal CLI whose dev server the worlds run on; empty for the SDK's test server. */
+  private final Optional<Path> temporalServer;
   private long nextKey = KEYS_PER_BLOCK;
   /** The floor, measured on the first write-window migration (MoveTables) before its load runs. */
   private Optional<Floor.Figures> floor = Optional.empty();
 
   Bench(BenchPlan plan, Consumer<String> say) {
+    this(plan, say, Optional.empty());
+  }
+
+  /** @param temporalServer the Temporal CLI whose dev server the worlds run on; empty for the SDK's test server */
+  Bench(BenchPlan plan, Consumer<String> say, Optional<Path> temporalServer) {
     this.plan = plan;
     this.say = say;
+    this.temporalServer = temporalServer;
   }
 
   /** Runs the plan. */
@@ -76,7 +85,7 @@ final class Bench {
       }, world -> { }));
     }
     return new BenchResult(started, Duration.ofNanos(System.nanoTime() - t0), windows, locks, scale, lag, cost,
-        floor);
+        floor, BenchWorld.describeTemporal(temporalServer));
   }
 
   /**
@@ -88,10 +97,11 @@ final class Bench {
    * @param lag the stream runner's lag, per rate
    * @param barrierCost inserts/s without and with a dormant barrier, when measured
    * @param floor the write window's floor, when the write-window part ran
+   * @param temporal which Temporal server the worlds ran on
    */
   record BenchResult(Instant started, Duration took, List<Block> windows, Optional<LockBench.Figures> locks,
       List<Block> scale, List<StreamLag.Figures> lag, Optional<BarrierCost.Figures> barrierCost,
-      Optional<Floor.Figures> floor) {
+      Optional<Floor.Figures> floor, String temporal) {
     BenchResult {
       windows = List.copyOf(windows);
       scale = List.copyOf(scale);
@@ -99,7 +109,7 @@ final class Bench {
     }
 
     String report(String command, Machine machine) {
-      String report = Report.render(command, machine, started, took, windows, locks, scale);
+      String report = Report.render(command, machine, temporal, started, took, windows, locks, scale);
       report = lag.isEmpty() ? report : report + StreamLag.markdown(lag);
       report = floor.map(f -> Floor.markdown(f, windows)).map(report::concat).orElse(report);
       return barrierCost.map(c -> c.markdown()).map(report::concat).orElse(report);
@@ -156,7 +166,7 @@ final class Bench {
   private <T> T onWorld(BenchMigration m, WorldStep<T> first, WorldWork then) throws InterruptedException {
     say.accept(m.label() + ": starting a sandbox of " + m.primaries() + " MariaDB primaries");
     long t = System.nanoTime();
-    try (BenchWorld world = BenchWorld.start(m::applyTo)) {
+    try (BenchWorld world = BenchWorld.start(m::applyTo, temporalServer)) {
       say.accept(m.label() + ": sandbox up in " + Duration.ofNanos(System.nanoTime() - t).toSeconds() + " s");
       T result = first.apply(world);
       then.accept(world);

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -74,6 +75,11 @@ public final class BenchMain implements Callable<Integer> {
       + "behind vttablet's wall (POINTSMAN_TABLET_WRITE_BARRIER), to measure the second wall.")
   boolean tabletWriteBarrier;
 
+  @Option(names = "--temporal-server", paramLabel = "TEMPORAL_CLI", description = "Run each world on the real "
+      + "Temporal dev server of this Temporal CLI (server start-dev, default settings, its database in the world's "
+      + "folder) instead of the SDK's test server in the bench's JVM.")
+  Path temporalServer;
+
   @Option(names = "--renew-for", paramLabel = "DURATION", description = "How long they are kept, e.g. 10m (full: 10m).")
   String renewFor;
 
@@ -84,7 +90,10 @@ public final class BenchMain implements Callable<Integer> {
       return vitess(command.trim());
     }
     BenchPlan plan = plan();
-    Bench bench = new Bench(plan, line -> System.out.println("bench: " + line));
+    if (temporalServer != null && !Files.isExecutable(temporalServer)) {
+      throw new IllegalArgumentException("--temporal-server " + temporalServer + " is not an executable file");
+    }
+    Bench bench = new Bench(plan, line -> System.out.println("bench: " + line), Optional.ofNullable(temporalServer));
     String report = bench.run().report(command.trim(), Machine.describe());
     Files.writeString(out, report, StandardCharsets.UTF_8);
     System.out.println(report);

@@ -11,15 +11,19 @@ import io.pointsman.sandbox.cluster.SandboxOptions;
 import io.pointsman.sandbox.router.Router;
 import io.pointsman.sandbox.stack.SandboxStack;
 import io.pointsman.worker.DevMode;
+import io.pointsman.worker.TemporalDevServer;
 import io.pointsman.worker.WorkerConfig;
 import io.temporal.client.WorkflowClient;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
  * What a benchmark runs on: a sandbox stack of its own (etcd and the MariaDB primaries on free
  * ports, in a fresh data folder that is deleted at the end, and the stream runner), dev mode
- * (Temporal's test server in this process and a real pointsman worker against it), a router, and
+ * (Temporal's test server in this process, or the real dev server, and a real pointsman worker
+ * against it), a router, and
  * the services the direct executor calls. Closing it stops everything in reverse order.
  */
 final class BenchWorld implements AutoCloseable {
@@ -44,14 +48,26 @@ final class BenchWorld implements AutoCloseable {
    *     ports and etcd are the world's own
    */
   static BenchWorld start(UnaryOperator<SandboxOptions.Builder> shape) {
+    return start(shape, Optional.empty());
+  }
+
+  /**
+   * @param temporalServer the Temporal CLI whose dev server (its database in the world's folder,
+   *     its settings the defaults) the world runs on; empty for the SDK's test server
+   */
+  static BenchWorld start(UnaryOperator<SandboxOptions.Builder> shape, Optional<Path> temporalServer) {
     SandboxStack stack = SandboxStack.in("pointsman-bench")
         .sandbox(b -> shape.apply(b.basePort(0).etcdPorts(0, 0)))
         .start();
     try {
       Sandbox sandbox = stack.sandbox();
-      DevMode dev = stack.open(DevMode.start(Ports.freePort(), new WorkerConfig(TemporalOptions.builder().build(),
+      WorkerConfig config = new WorkerConfig(TemporalOptions.builder().build(),
           EtcdOptions.builder().endpoints(sandbox.etcdEndpoint()).build(), sandbox.options().topoPaths(),
-          sandbox.mysqlOptions(), 0, Duration.ofSeconds(10))));
+          sandbox.mysqlOptions(), 0, Duration.ofSeconds(10));
+      DevMode dev = stack.open(temporalServer.isPresent()
+          ? DevMode.start(Ports.freePort(), config, stack.dir().resolve("temporal"),
+              new TemporalDevServer.Lookup(temporalServer, "given by --temporal-server"))
+          : DevMode.start(Ports.freePort(), config));
       BenchWorld world = new BenchWorld(stack, dev);
       if (!world.router.awaitTopology(Duration.ofSeconds(30))) {
         throw new IllegalStateException("the router did not read the topology within 30s");
@@ -66,6 +82,12 @@ final class BenchWorld implements AutoCloseable {
       stack.closeAfter(e);
       throw e;
     }
+  }
+
+  /** What the report says of the Temporal a run's worlds use. */
+  static String describeTemporal(Optional<Path> temporalServer) {
+    return temporalServer.map(p -> "dev server " + TemporalDevServer.CLI_VERSION + " (" + p
+        + "), default settings, SQLite in the world's folder").orElse("the SDK's test server, in the bench's JVM");
   }
 
   WorkflowClient client() {

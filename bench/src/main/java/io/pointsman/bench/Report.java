@@ -22,10 +22,10 @@ final class Report {
 
   private final StringBuilder md = new StringBuilder();
 
-  static String render(String command, Machine machine, Instant started, Duration took, List<Block> windows,
-      Optional<LockBench.Figures> locks, List<Block> scale) {
+  static String render(String command, Machine machine, String temporal, Instant started, Duration took,
+      List<Block> windows, Optional<LockBench.Figures> locks, List<Block> scale) {
     Report r = new Report();
-    r.header(command, machine, started, took);
+    r.header(command, machine, temporal, started, took);
     r.summary(windows, locks, scale);
     if (!windows.isEmpty()) {
       r.windowTable(windows);
@@ -44,7 +44,7 @@ final class Report {
     return r.md.toString();
   }
 
-  private void header(String command, Machine m, Instant started, Duration took) {
+  private void header(String command, Machine m, String temporal, Instant started, Duration took) {
     md.append("# pointsman benchmarks\n\n");
     md.append("Written by the `bench` module (`./scripts/bench.sh`); every figure below comes from one run of it, ")
         .append("every switch measured under load against its baseline in that same run.\n\n");
@@ -57,13 +57,14 @@ final class Report {
     row("etcd", m.etcd());
     row("MariaDB", m.mariadb());
     row("commit", m.commit());
+    row("Temporal", temporal);
     md.append('\n');
     md.append("""
         ## Method
 
         Each migration runs on a sandbox of its own (etcd and one MariaDB per shard primary on loopback, the
-        stream runner, the router), with Temporal in dev mode (the SDK's test server in the same JVM, real gRPC)
-        and a pointsman worker against it. The workflow is created, copied, and its reads switched; then, under
+        stream runner, the router), with Temporal in dev mode (the SDK's test server in the same JVM, real gRPC;
+        with `--temporal-server`, the real dev server) and a pointsman worker against it. The workflow is created, copied, and its reads switched; then, under
         constant-rate inserts into `customer` through the router (vtgate's stand-in, which buffers writes that
         meet denied tables or a barrier, like vtgate), writes are switched back and forth. Each cycle is a
         `SwitchTraffic --tablet-types PRIMARY` and a `ReverseTraffic` through Temporal, then the same two switches

@@ -6,6 +6,7 @@ import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.pointsman.api.activities.HoldingStarted;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
@@ -85,6 +86,12 @@ class RealTemporalSwitchTest {
     assertThat(history.getEvents()).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
         .extracting(e -> e.getUserMetadata().getSummary().getData().toStringUtf8())
         .anyMatch(s -> s.contains("switchReads: "));
+    // After each acquisition the local steps waited for holdLocks's signal, not for a timer: this
+    // server fires a timer a second late at the earliest (its default timer time shift).
+    assertThat(history.getEvents()).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)
+        .extracting(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName())
+        .containsExactly(HoldingStarted.SIGNAL, HoldingStarted.SIGNAL);
+    assertThat(history.getEvents()).extracting(HistoryEvent::getEventType).doesNotContain(EventType.EVENT_TYPE_TIMER_FIRED);
     assertReplays(history);
 
     reverse();

@@ -90,9 +90,7 @@ public final class BenchMain implements Callable<Integer> {
       return vitess(command.trim());
     }
     BenchPlan plan = plan();
-    if (temporalServer != null && !Files.isExecutable(temporalServer)) {
-      throw new IllegalArgumentException("--temporal-server " + temporalServer + " is not an executable file");
-    }
+    checkTemporalServer();
     Bench bench = new Bench(plan, line -> System.out.println("bench: " + line), Optional.ofNullable(temporalServer));
     String report = bench.run().report(command.trim(), Machine.describe());
     Files.writeString(out, report, StandardCharsets.UTF_8);
@@ -109,23 +107,43 @@ public final class BenchMain implements Callable<Integer> {
     if (vitessCycles < 1) {
       throw new IllegalArgumentException("--cycles must be at least 1, was " + vitessCycles);
     }
+    checkTemporalServer();
     java.time.Instant started = java.time.Instant.now();
     List<VitessSeries.Block> blocks = new java.util.ArrayList<>();
+    Path temporalDir = Files.createTempDirectory("pointsman-bench-temporal");
     try (VitessSeries series = new VitessSeries(VitessSeries.Cluster.fromEnv(System.getenv()), tabletWriteBarrier,
-        line -> System.out.println("bench: " + line))) {
+        Optional.ofNullable(temporalServer), temporalDir, line -> System.out.println("bench: " + line))) {
       series.prepare();
       long firstKey = 10_000_000;
       for (double rate : vitessRates) {
         blocks.add(series.measure(rate, vitessCycles, firstKey));
         firstKey += 10_000_000;
       }
+    } finally {
+      deleteTree(temporalDir);
     }
-    String report = VitessReport.render(command, tabletWriteBarrier, Machine.describe(), started,
+    String report = VitessReport.render(command, tabletWriteBarrier,
+        BenchWorld.describeTemporal(Optional.ofNullable(temporalServer)), Machine.describe(), started,
         java.time.Duration.between(started, java.time.Instant.now()), blocks);
     Files.writeString(out, report, StandardCharsets.UTF_8);
     System.out.println(report);
     System.out.println("bench: report written to " + out.toAbsolutePath());
     return 0;
+  }
+
+  private void checkTemporalServer() {
+    if (temporalServer != null && !Files.isExecutable(temporalServer)) {
+      throw new IllegalArgumentException("--temporal-server " + temporalServer + " is not an executable file");
+    }
+  }
+
+  /** The dev server's folder once it stopped: its database is of no use after the run. */
+  private static void deleteTree(Path dir) throws IOException {
+    try (var paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
   }
 
   BenchPlan plan() {

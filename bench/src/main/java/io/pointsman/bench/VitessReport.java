@@ -11,8 +11,8 @@ import java.util.Optional;
 final class VitessReport {
   private VitessReport() {}
 
-  static String render(String command, boolean barrierBehindTablets, Machine m, Instant started, Duration took,
-      List<VitessSeries.Block> blocks) {
+  static String render(String command, boolean barrierBehindTablets, String temporal, Machine m, Instant started,
+      Duration took, List<VitessSeries.Block> blocks) {
     String ours = barrierBehindTablets ? "pointsman + MySQL barrier" : "pointsman";
     StringBuilder md = new StringBuilder();
     md.append("## pointsman vs vtctldclient on Vitess 24\n\n");
@@ -22,7 +22,8 @@ final class VitessReport {
     md.append("One real cluster (vtctld, vtgate with `--enable-buffer`, one vttablet on MariaDB 10.11 per shard), ")
         .append("the MoveTables `commerce2customer` created by vtctldclient and copied by VReplication, reads ")
         .append("switched first. Each cycle: vtctldclient `SwitchTraffic --tablet-types PRIMARY` and `ReverseTraffic`, ")
-        .append("then pointsman's `SwitchTraffic` and `ReverseTraffic` of PRIMARY (dev-mode worker, tablet RPCs), ")
+        .append("then pointsman's `SwitchTraffic` and `ReverseTraffic` of PRIMARY (dev-mode worker, tablet RPCs; ")
+        .append("Temporal: ").append(temporal).append("), ")
         .append("under constant inserts through vtgate. W: the longest gap between acknowledged writes overlapping ")
         .append("a switch; B: the longest write in flight during it (held in vtgate's buffer, then acknowledged); ")
         .append("E: writes in flight during it that failed; total: the command's or workflow's own time.\n\n");

@@ -18,6 +18,7 @@ import io.pointsman.sandbox.load.LoadWriter;
 import io.pointsman.sandbox.load.VtgateWrites;
 import io.pointsman.sandbox.load.WriteFactory;
 import io.pointsman.worker.DevMode;
+import io.pointsman.worker.TemporalDevServer;
 import io.pointsman.worker.WorkerConfig;
 import io.temporal.client.WorkflowOptions;
 import java.nio.file.Path;
@@ -92,14 +93,21 @@ final class VitessSeries implements AutoCloseable {
   /**
    * @param barrierBehindTablets whether pointsman's worker also raises its MySQL barrier behind
    *     vttablet's wall ({@code POINTSMAN_TABLET_WRITE_BARRIER}), to measure what the second wall costs
+   * @param temporalServer the Temporal CLI whose dev server (default settings, its database in
+   *     {@code temporalDir}) the worker runs on; empty for the SDK's test server
    */
-  VitessSeries(Cluster cluster, boolean barrierBehindTablets, Consumer<String> progress) {
+  VitessSeries(Cluster cluster, boolean barrierBehindTablets, Optional<Path> temporalServer, Path temporalDir,
+      Consumer<String> progress) {
     this.cluster = cluster;
     this.progress = progress;
-    this.dev = DevMode.start(Ports.freePort(), new WorkerConfig(TemporalOptions.builder().build(),
+    WorkerConfig config = new WorkerConfig(TemporalOptions.builder().build(),
         EtcdOptions.builder().endpoints(cluster.etcd()).build(), TopoPaths.defaults(),
         dba(cluster), 0, Duration.ofSeconds(10), List.of(), TabletRpcOptions.DEFAULTS, PrimaryBackend.TABLET,
-        barrierBehindTablets));
+        barrierBehindTablets);
+    this.dev = temporalServer.isPresent()
+        ? DevMode.start(Ports.freePort(), config, temporalDir,
+            new TemporalDevServer.Lookup(temporalServer, "given by --temporal-server"))
+        : DevMode.start(Ports.freePort(), config);
     this.pointsman = new TemporalSwitch(dev.worker().temporal().client());
     this.vtctld = new VtctldSwitch(cluster.vtctldclient(), cluster.vtctld());
   }

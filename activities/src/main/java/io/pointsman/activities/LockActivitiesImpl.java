@@ -61,6 +61,12 @@ public final class LockActivitiesImpl implements LockActivities {
   private static final Duration POLL_WITHOUT_HEARTBEAT_TIMEOUT = Duration.ofSeconds(1);
   private static final Duration MIN_POLL = Duration.ofMillis(100);
   private static final Duration MAX_POLL = Duration.ofSeconds(1);
+  /**
+   * How long tryAcquireLocks may take for all its locks: free locks take a few etcd round trips;
+   * past this, another holder (or a slow etcd) is in the way, and the waiting acquireLocks takes over.
+   * It runs inside a workflow task, which holds every query to the workflow meanwhile.
+   */
+  static final Duration TRY_ACQUIRE_TIMEOUT = Duration.ofMillis(250);
   /** A loss is recorded before its future completes on the lock service's event thread; wait that long at most. */
   private static final Duration LOSS_REPORT_WAIT = Duration.ofSeconds(1);
 
@@ -86,7 +92,17 @@ public final class LockActivitiesImpl implements LockActivities {
       ActivityExecutionContext context = Activity.getExecutionContext();
       ActivityInfo info = context.getInfo();
       return acquire(request, new LockHolder(info.getNamespace(), info.getWorkflowId(), info.getRunId()),
-          ServerClock.of(info), new LockWaitReporter(context));
+          ServerClock.of(info), new LockWaitReporter(context), acquireTimeout);
+    });
+  }
+
+  @Override
+  public LockSet tryAcquireLocks(LockRequest request, long workflowTimeMillis) {
+    return ActivityFailures.translate(() -> {
+      ActivityInfo info = Activity.getExecutionContext().getInfo();
+      // No wait reports: the waiting, and showing whom for, is the fallback acquireLocks's job.
+      return acquire(request, new LockHolder(info.getNamespace(), info.getWorkflowId(), info.getRunId()),
+          ServerClock.at(workflowTimeMillis), LockWait.Listener.NONE, TRY_ACQUIRE_TIMEOUT);
     });
   }
 
@@ -100,25 +116,27 @@ public final class LockActivitiesImpl implements LockActivities {
     ActivityFailures.translate(() -> release(set));
   }
 
-  private LockSet acquire(LockRequest request, LockHolder holder, ServerClock clock, LockWait.Listener waits) {
+  private LockSet acquire(LockRequest request, LockHolder holder, ServerClock clock, LockWait.Listener waits,
+      Duration timeout) {
     validate(request);
-    long deadline = System.nanoTime() + acquireTimeout.toNanos();
+    long deadline = System.nanoTime() + timeout.toNanos();
     List<HeldLock> taken = new ArrayList<>();
     List<LockToken> tokens = new ArrayList<>();
     try {
       if (request.namedLock() != null) {
-        taken.add(locks.lockNamed(request.namedLock(), options(request, holder, waits, deadline, "named lock "
-            + request.namedLock())));
+        taken.add(locks.lockNamed(request.namedLock(),
+            options(request, holder, waits, deadline, timeout, "named lock " + request.namedLock())));
         tokens.add(taken.get(0).token().withAcquiredAt(clock.now()));
       }
       for (String keyspace : request.keyspaces()) {
-        taken.add(locks.lockKeyspace(keyspace, options(request, holder, waits, deadline, "keyspace " + keyspace)));
+        taken.add(locks.lockKeyspace(keyspace,
+            options(request, holder, waits, deadline, timeout, "keyspace " + keyspace)));
         tokens.add(taken.get(taken.size() - 1).token().withAcquiredAt(clock.now()));
       }
       for (String shard : request.shards()) {
         int slash = shard.indexOf('/');
         taken.add(locks.lockShard(shard.substring(0, slash), shard.substring(slash + 1),
-            options(request, holder, waits, deadline, "shard " + shard)));
+            options(request, holder, waits, deadline, timeout, "shard " + shard)));
         tokens.add(taken.get(taken.size() - 1).token().withAcquiredAt(clock.now()));
       }
     } catch (RuntimeException | Error e) {
@@ -159,10 +177,10 @@ public final class LockActivitiesImpl implements LockActivities {
   }
 
   private LockOptions options(LockRequest request, LockHolder holder, LockWait.Listener waits, long deadline,
-      String what) {
+      Duration timeout, String what) {
     long left = deadline - System.nanoTime();
     if (left <= 0) {
-      throw new PointsmanException(ErrorCode.LOCK_TIMEOUT, "could not lock " + what + " within " + acquireTimeout
+      throw new PointsmanException(ErrorCode.LOCK_TIMEOUT, "could not lock " + what + " within " + timeout
           + ": the locks taken before it used up the deadline");
     }
     return LockOptions.builder()

@@ -28,6 +28,15 @@ final class ServerClock {
     return new ServerClock(info.getCurrentAttemptScheduledTimestamp(), System.nanoTime());
   }
 
+  /**
+   * Starts measuring from {@code serverMillis}, a time the server gave that has just passed: for a
+   * local activity, the workflow time of the task that runs it (its info carries this worker's wall
+   * clock instead). Behind by the time the task has run so far, in the same safe direction as above.
+   */
+  static ServerClock at(long serverMillis) {
+    return new ServerClock(serverMillis, System.nanoTime());
+  }
+
   Instant now() {
     return Instant.ofEpochMilli(scheduledMillis).plusNanos(System.nanoTime() - startedNanos);
   }

@@ -15,8 +15,11 @@ import io.pointsman.workflows.LockActivitiesTestWorkflow;
 import io.pointsman.workflows.LockActivitiesTestWorkflow.Mode;
 import io.pointsman.workflows.LockActivitiesTestWorkflow.Outcome;
 import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
+import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.worker.Worker;
@@ -150,6 +153,53 @@ class LockActivitiesTest {
     // renewal runs every TTL/3; the rest is the workflow round trip and the releases
     assertThat(noticedAfter).isLessThan(TTL.multipliedBy(4));
     assertThat(harness.lockKeys()).as("the workflow released the other locks").isEmpty();
+  }
+
+  /** The local first try (Versions.LOCAL_ACQUIRE): free locks are taken inside the workflow task. */
+  @Test
+  void tryAcquireLocksTakesFreeLocksAsALocalStepAndNamesTheWorkflowAsHolder() throws Exception {
+    LockActivitiesTestWorkflow workflow = harness.newWorkflow();
+    long before = System.currentTimeMillis();
+    Outcome outcome = workflow.run(request(TTL, "customer"), Mode.TRY_ONLY);
+
+    assertThat(outcome.holdEnd()).isEqualTo("not held");
+    assertThat(outcome.locks().locks()).extracting(LockToken::resource)
+        .containsExactly("named lock customer/commerce2customer", "keyspace customer");
+    String workflowId = WorkflowStub.fromTyped(workflow).getExecution().getWorkflowId();
+    for (LockToken token : outcome.locks().locks()) {
+      assertThat(harness.contents(token).temporalWorkflowId()).isEqualTo(workflowId);
+      // stamped on the workflow's clock, the test server's: this machine's here, so within the run
+      assertThat(token.acquiredAt().toEpochMilli()).isBetween(before - 1000, System.currentTimeMillis());
+    }
+    assertThat(harness.client().fetchHistory(workflowId).getEvents()).extracting(HistoryEvent::getEventType)
+        .doesNotContain(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
+  }
+
+  /**
+   * Held by another workflow, the try gives up at once and names the holder, so the waiting
+   * acquireLocks can take over; it leaves no key of its own in the line.
+   */
+  @Test
+  void tryAcquireLocksFailsAtOnceNamingTheHolderWhenAnotherWorkflowHoldsALock() throws Exception {
+    LockActivitiesTestWorkflow holder = harness.newWorkflow();
+    WorkflowExecution held = WorkflowClient.start(holder::run, request(TTL, "customer"), Mode.HOLD);
+    LockSet holderLocks = awaitLocks(holder);
+
+    long started = System.nanoTime();
+    Outcome outcome = harness.newWorkflow().run(request(TTL, "customer"), Mode.TRY_ONLY);
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    assertThat(outcome.locks()).isNull();
+    assertThat(outcome.holdFailureType()).isEqualTo("LOCK_TIMEOUT");
+    assertThat(outcome.holdFailureMessage()).contains("named lock customer/commerce2customer", "still held by",
+        held.getWorkflowId());
+    // far below acquireLocks's own deadline (45 s), which the waiting fallback would use up
+    assertThat(took).isLessThan(Duration.ofSeconds(10));
+    assertThat(harness.lockKeys()).containsExactlyInAnyOrderElementsOf(
+        holderLocks.locks().stream().map(LockToken::key).toList());
+
+    holder.finish();
+    assertThat(outcome(holder, PATIENT).holdEnd()).isEqualTo("cancelled");
   }
 
   @Test

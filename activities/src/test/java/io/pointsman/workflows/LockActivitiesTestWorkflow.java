@@ -28,7 +28,12 @@ public interface LockActivitiesTestWorkflow {
     /** acquire, hold until {@link #finish()} or until holdLocks ends, release */
     HOLD,
     /** acquire and return: nobody holds or releases the locks, as when a workflow dies in between */
-    ACQUIRE_ONLY
+    ACQUIRE_ONLY,
+    /**
+     * tryAcquireLocks as a local activity (as LockKeeper tries first) and return: the locks, or
+     * holdEnd {@code not taken} with the failure's type and message; nobody holds or releases them
+     */
+    TRY_ONLY
   }
 
   /**
@@ -74,6 +79,15 @@ public interface LockActivitiesTestWorkflow {
     public Outcome run(LockRequest request, Mode mode) {
       LockActivities holder =
           Workflow.newActivityStub(LockActivities.class, StepOptions.hold(request.ttl(), request.maxHold()));
+      if (mode == Mode.TRY_ONLY) {
+        LockActivities tryer = Workflow.newLocalActivityStub(LockActivities.class, StepOptions.localTryAcquire());
+        try {
+          locks = tryer.tryAcquireLocks(request, Workflow.currentTimeMillis());
+          return new Outcome(locks, "not held", null, null);
+        } catch (ActivityFailure f) {
+          return new Outcome(null, "not taken", Failures.applicationType(f), Failures.message(f));
+        }
+      }
       locks = acquirer.acquireLocks(request);
       if (mode == Mode.ACQUIRE_ONLY) {
         return new Outcome(locks, "not held", null, null);

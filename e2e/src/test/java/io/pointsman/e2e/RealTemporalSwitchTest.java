@@ -92,6 +92,10 @@ class RealTemporalSwitchTest {
         .extracting(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName())
         .containsExactly(HoldingStarted.SIGNAL, HoldingStarted.SIGNAL);
     assertThat(history.getEvents()).extracting(HistoryEvent::getEventType).doesNotContain(EventType.EVENT_TYPE_TIMER_FIRED);
+    // and the locks, free, were taken by the local try in the task that needed them, not by an activity
+    assertThat(history.getEvents()).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+        .extracting(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName())
+        .doesNotContain("acquireLocks").contains("holdLocks");
     assertReplays(history);
 
     reverse();

@@ -6,6 +6,7 @@ import io.pointsman.api.activities.LockRequest;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.api.model.StepStatus;
+import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.CompletablePromise;
@@ -40,6 +41,9 @@ final class LockKeeper {
   private final ProgressTracker progress;
   private final LockActivities acquirer = Workflow.newActivityStub(LockActivities.class, StepOptions.acquire());
   private final LockActivities releaser = Workflow.newActivityStub(LockActivities.class, StepOptions.release());
+  /** The first try of each acquisition, in runs since Versions.LOCAL_ACQUIRE. */
+  private final LockActivities localAcquirer =
+      Workflow.newLocalActivityStub(LockActivities.class, StepOptions.localTryAcquire());
   /** The revoke at the end, in runs since Versions.LOCAL_READS. */
   private final LockActivities localReleaser =
       Workflow.newLocalActivityStub(LockActivities.class, StepOptions.localRelease());
@@ -94,7 +98,14 @@ final class LockKeeper {
     int step = progress.start(name, detail);
     AtomicReference<LockSet> acquired = new AtomicReference<>();
     try {
-      Workflow.newDetachedCancellationScope(() -> acquired.set(acquirer.acquireLocks(r))).run();
+      Workflow.newDetachedCancellationScope(() -> {
+        if (Versions.localAcquire()) {
+          acquired.set(tryLocally(r));
+        }
+        if (acquired.get() == null) {
+          acquired.set(acquirer.acquireLocks(r));
+        }
+      }).run();
     } catch (RuntimeException e) {
       progress.finish(step, StepStatus.FAILED, Failures.message(e));
       throw e;
@@ -103,6 +114,23 @@ final class LockKeeper {
     progress.finish(step, StepStatus.DONE, taken.locks().size() + " " + what + ", fencing token "
         + taken.fencingToken());
     return taken;
+  }
+
+  /**
+   * The locks if they were free to take at once (Versions.LOCAL_ACQUIRE), else null: then someone
+   * holds one (or etcd answered slowly), and acquireLocks waits for it as an activity, showing whom
+   * for. Whatever the local try failed with, the activity meets it again and reports it as before.
+   * Taken locally, the locks are recorded with the task's other markers when it completes by
+   * scheduling holdLocks; a worker that dies first leaves them unrecorded, and they expire (the
+   * taking worker renews them for half a TTL only), as after an acquireLocks attempt that timed out.
+   */
+  private LockSet tryLocally(LockRequest r) {
+    try {
+      return localAcquirer.tryAcquireLocks(r, Workflow.currentTimeMillis());
+    } catch (ActivityFailure e) {
+      progress.waitingFor("not free at once (" + Failures.message(e) + "); waiting as an activity");
+      return null;
+    }
   }
 
   private void startHolding() {

@@ -115,6 +115,17 @@ final class StepOptions {
         .build();
   }
 
+  /**
+   * The local try before acquireLocks (Versions.LOCAL_ACQUIRE): one attempt, bounded within the
+   * activity to a fraction of a second; its retry is the waiting acquireLocks.
+   */
+  static LocalActivityOptions localTryAcquire() {
+    return LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(5))
+        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+        .build();
+  }
+
   static ActivityOptions release() {
     return ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(30))

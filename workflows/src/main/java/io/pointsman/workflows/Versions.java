@@ -80,6 +80,14 @@ final class Versions {
    */
   static final String HOLDING_SIGNAL = "local-steps-wait-for-holding-signal";
 
+  /**
+   * Each acquisition first tries to take the locks as a local activity (tryAcquireLocks) inside the
+   * workflow task that needs them, and only when another holder is in the way (or etcd is slow)
+   * waits for them as the acquireLocks activity, which shows whom it waits for. Free locks then
+   * cost no server round trip of their own: the task ends by scheduling holdLocks.
+   */
+  static final String LOCAL_ACQUIRE = "local-try-before-acquire";
+
   private Versions() {}
 
   static boolean preparedBarrier() {
@@ -121,6 +129,10 @@ final class Versions {
 
   static boolean holdingSignal() {
     return Workflow.getVersion(HOLDING_SIGNAL, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  static boolean localAcquire() {
+    return Workflow.getVersion(LOCAL_ACQUIRE, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   static boolean localCriticalSection() {

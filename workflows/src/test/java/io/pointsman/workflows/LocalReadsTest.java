@@ -38,13 +38,14 @@ class LocalReadsTest {
   void aSwitchReadsAndReleasesInLocalStepsAndSchedulesActivitiesOnlyForTheLocksAndTheChanges() {
     assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
 
-    assertThat(scheduled()).containsExactly("acquireLocks", "holdLocks", "SwitchReads", "SwitchReads",
-        "acquireLocks", "holdLocks");
+    assertThat(scheduled()).containsExactly("holdLocks", "SwitchReads", "SwitchReads", "holdLocks");
     assertThat(localSteps()).containsSubsequence(
         "BuildTrafficSwitcher", "GetWorkflowState", // before the locks
+        "tryAcquireLocks", // the locks, free at once (Versions.LOCAL_ACQUIRE)
         "BuildTrafficSwitcher", "GetWorkflowState", // again under them
         "CanSwitch", "CheckReverseReplication", // the checks under them (Versions.LOCAL_CHECKS)
         "PlanSequences", "PrepareSourceWrites", "ReadReverseStreams", // before the shard locks
+        "tryAcquireLocks", // the shard locks
         "checkFailoverTools", "PlanPrimaries", // before the window
         "CheckJournals", "FreezeTargetVReplication", // the window's own local chain
         "releaseLocks", "GetWorkflowState"); // the revoke, then the state after it
@@ -65,8 +66,10 @@ class LocalReadsTest {
 
     List<HistoryEvent> events = events();
     assertThat(markerBefore(events, "CanSwitch", "SwitchReads")).isTrue();
-    assertThat(markerBefore(events, "PrepareSourceWrites", "acquireLocks")).isTrue();
-    assertThat(markerBefore(events, "ReadReverseStreams", "acquireLocks")).isTrue();
+    // the shard locks are taken in the same task (Versions.LOCAL_ACQUIRE), which ends by scheduling
+    // their holdLocks; the window's chain waits for its report, in a later task
+    assertThat(markerBefore(events, "PrepareSourceWrites", "holdLocks")).isTrue();
+    assertThat(markerBefore(events, "ReadReverseStreams", "holdLocks")).isTrue();
     assertThat(localSteps()).containsSubsequence("ReadReverseStreams", "CheckJournals", "StopSourceWrites");
     assertThat(events).extracting(HistoryEvent::getMarkerRecordedEventAttributes)
         .filteredOn(m -> m.getMarkerName().equals("Version"))
@@ -251,9 +254,9 @@ class LocalReadsTest {
     assertThat(h.complete(SwitchHarness.completeRequest())).isInstanceOf(ActionResult.class);
 
     assertThat(scheduled()).doesNotContain("ReadMigrateWorkflow", "ReadUnfinishedCleanup", "BuildTrafficSwitcher",
-        "GetWorkflowState", "releaseLocks").contains("acquireLocks", "holdLocks", "DropSources", "DeleteStreams");
+        "GetWorkflowState", "releaseLocks", "acquireLocks").contains("holdLocks", "DropSources", "DeleteStreams");
     assertThat(localSteps()).containsSubsequence("ReadMigrateWorkflow", "ReadUnfinishedCleanup",
-        "BuildTrafficSwitcher", "GetWorkflowState", "ReadUnfinishedCleanup", "BuildTrafficSwitcher",
+        "BuildTrafficSwitcher", "GetWorkflowState", "tryAcquireLocks", "ReadUnfinishedCleanup", "BuildTrafficSwitcher",
         "GetWorkflowState", "releaseLocks");
   }
 

@@ -282,9 +282,21 @@ final class SwitchHarness implements AutoCloseable {
     return all.stream().sorted((a, b) -> Integer.compare(a.getSequenceNumber(), b.getSequenceNumber()));
   }
 
-  /** A call's name, with the tablet type and direction for switchReads: {@code switchReads REPLICA BACKWARD}. */
+  /** Every call the mocks received, in order, by method name (tryAcquireLocks apart from acquireLocks). */
+  List<String> methods() {
+    return invocations().map(i -> i.getMethod().getName()).toList();
+  }
+
+  /**
+   * A call's name, with the tablet type and direction for switchReads: {@code switchReads REPLICA BACKWARD}.
+   * The local tryAcquireLocks is labelled acquireLocks: with the activity it falls back to, it is the
+   * one step that takes the locks (as the progress names it); {@link #methods} tells them apart.
+   */
   static String label(InvocationOnMock inv) {
     String name = inv.getMethod().getName();
+    if (name.equals("tryAcquireLocks")) {
+      return "acquireLocks";
+    }
     if (name.equals("switchReads")) {
       List<?> types = inv.getArgument(1);
       Direction direction = inv.getArgument(3);
@@ -294,11 +306,21 @@ final class SwitchHarness implements AutoCloseable {
   }
 
   private Object answer(InvocationOnMock inv) throws Throwable {
-    Answer<Object> override = overrides.get(label(inv));
+    // an override of tryAcquireLocks alone comes before one of the step it is labelled with
+    Answer<Object> override = inv.getMethod().getName().equals("tryAcquireLocks")
+        ? overrides.get("tryAcquireLocks") : null;
+    if (override == null) {
+      override = overrides.get(label(inv));
+    }
     if (override == null) {
       override = overrides.get(inv.getMethod().getName());
     }
     return override != null ? override.answer(inv) : happy(inv);
+  }
+
+  /** What the call would answer without overrides: for an override that adds to it (e.g. waits first). */
+  Object proceed(InvocationOnMock inv) throws InterruptedException {
+    return happy(inv);
   }
 
   private Object happy(InvocationOnMock inv) throws InterruptedException {
@@ -335,6 +357,7 @@ final class SwitchHarness implements AutoCloseable {
       case "gatherPositions":
         return new ShardPositions(Map.of("0", "MySQL56/a:1-10"), Map.of("-80", "MySQL56/b:1-5"));
       case "acquireLocks":
+      case "tryAcquireLocks":
         return acquire(inv.getArgument(0));
       case "holdLocks":
         hold(inv.getArgument(0));

@@ -16,6 +16,19 @@ public interface LockActivities {
   LockSet acquireLocks(LockRequest request);
 
   /**
+   * Takes the locks as {@link #acquireLocks} does, but only if none of them is held by another
+   * holder: it never waits in line beyond a fraction of a second, and fails with type LOCK_TIMEOUT
+   * naming the holder instead. Meant to run as a local activity, inside the workflow task that
+   * needs the locks, with {@link #acquireLocks} as the fallback that waits and shows whom for.
+   *
+   * @param workflowTimeMillis the workflow's time when it asked ({@code Workflow.currentTimeMillis()}),
+   *     the Temporal server's clock that stamps each lock's acquisition: a local activity's own
+   *     info carries this worker's wall clock, which may be skewed
+   */
+  @ActivityMethod(name = "tryAcquireLocks")
+  LockSet tryAcquireLocks(LockRequest request, long workflowTimeMillis);
+
+  /**
    * Keeps the leases alive and heartbeats on every renewal until cancelled, or until releaseLocks
    * released them in the same worker (then it completes), or until a lease is lost or maxLockHold
    * passes (then fails with type LOCK_LOST). A retry on another worker re-attaches to the same

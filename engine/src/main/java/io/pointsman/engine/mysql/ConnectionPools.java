@@ -26,6 +26,7 @@ public final class ConnectionPools implements AutoCloseable {
   private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
   private volatile Path trustStore;
   private volatile boolean closed;
+  private final java.util.concurrent.atomic.AtomicLong dedicatedOpened = new java.util.concurrent.atomic.AtomicLong();
 
   public ConnectionPools(MySqlOptions options) {
     this.options = Objects.requireNonNull(options, "options");
@@ -55,11 +56,20 @@ public final class ConnectionPools implements AutoCloseable {
    */
   public Connection dedicatedConnection(PrimaryEndpoint endpoint) {
     checkOpen();
+    dedicatedOpened.incrementAndGet();
     try {
       return DriverManager.getConnection(jdbcUrl(endpoint), connectionProperties(true));
     } catch (SQLException e) {
       throw SqlErrors.translate("connecting to " + endpoint, e);
     }
+  }
+
+  /**
+   * How many {@link #dedicatedConnection}s were asked for so far: each is a connect and a
+   * handshake of its own, which the write window avoids where it can.
+   */
+  public long dedicatedConnectionsOpened() {
+    return dedicatedOpened.get();
   }
 
   private HikariDataSource pool(PrimaryEndpoint endpoint) {

@@ -580,6 +580,33 @@ class WriteBarrierTest {
   }
 
   /**
+   * In the write window a prepared barrier costs its gate flips only: neither the deny nor the
+   * open after it opens a session of its own (a connect and a handshake per primary), while a
+   * deny that must install triggers still does, for its DDL outside the binlog.
+   */
+  @Test
+  void flippingAPreparedBarrierOpensNoDedicatedSessionWhileInstallingOneDoes() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    long before = db.pools.dedicatedConnectionsOpened();
+
+    WriteBarrier.Result denied = barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    WriteBarrier.Result opened = barrier.open(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    MySqlTestSupport.exec("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 2, 1)");
+
+    assertThat(db.pools.dedicatedConnectionsOpened()).isEqualTo(before);
+    assertThat(denied.triggersChanged()).isEmpty();
+    assertThat(opened.triggersChanged()).isEmpty();
+    assertThat(denied.tables()).containsExactly("t");
+
+    // not prepared: the triggers are created in the window, on a session of its own
+    WriteBarrier.Result installed = barrier.deny(db.endpoint, WriteScope.tables(List.of("u")), locks, DRAIN);
+    assertThat(installed.triggersChanged()).hasSize(3);
+    assertThat(db.pools.dedicatedConnectionsOpened()).isGreaterThan(before);
+  }
+
+  /**
    * The drain of a dormant barrier: a transaction that passed the triggers before the flip holds
    * the gate's drain row, so the flip waits for it; a client arriving meanwhile (straight to
    * MySQL, routed by nobody) queues behind the flip and is refused once it lands.

@@ -72,7 +72,7 @@ public final class RoutingRuleEdits {
     if (tables.isEmpty()) {
       return false;
     }
-    List<String> to = rules.asMap().get(sourceKeyspace + "." + tables.get(0) + type.ruleSuffix());
+    List<String> to = rules.targetsOf(sourceKeyspace + "." + tables.get(0) + type.ruleSuffix());
     return to != null && !to.isEmpty() && !to.get(0).startsWith(sourceKeyspace + ".");
   }
 }

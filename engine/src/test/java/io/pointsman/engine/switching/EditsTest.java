@@ -142,4 +142,19 @@ class EditsTest {
     assertThat(MirrorRuleEdits.removeSwitched(rules, List.of("customer"), List.of(TabletType.RDONLY), "commerce",
         "customer")).isSameAs(rules);
   }
+
+  /** One lookup without the map: the same answer as asMap, the last of duplicate rules included. */
+  @Test
+  void targetsOfAnswersAsTheMapDoesForEveryRuleAndForNone() {
+    RoutingRules stored = new RoutingRules(List.of(
+        new io.pointsman.engine.topo.model.RoutingRule("customer", List.of("commerce.customer")),
+        new io.pointsman.engine.topo.model.RoutingRule("commerce.customer", List.of("commerce.customer")),
+        new io.pointsman.engine.topo.model.RoutingRule("customer", List.of("customer.customer"))));
+
+    for (String from : List.of("customer", "commerce.customer", "customer@replica")) {
+      assertThat(stored.targetsOf(from)).as(from).isEqualTo(stored.asMap().get(from));
+    }
+    assertThat(stored.targetsOf("customer")).containsExactly("customer.customer");
+    assertThat(stored.targetsOf("customer@replica")).isNull();
+  }
 }

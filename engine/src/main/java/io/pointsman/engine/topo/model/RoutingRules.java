@@ -20,6 +20,20 @@ public record RoutingRules(List<RoutingRule> rules) {
     return m;
   }
 
+  /**
+   * The to_tables of {@code fromTable} as {@link #asMap} gives them (the last rule from it wins);
+   * null when there is none. A scan: for one lookup, cheaper than the map of thousands of rules.
+   */
+  public List<String> targetsOf(String fromTable) {
+    List<String> to = null;
+    for (RoutingRule r : rules) {
+      if (r.fromTable().equals(fromTable)) {
+        to = r.toTables();
+      }
+    }
+    return to;
+  }
+
   public static RoutingRules fromMap(Map<String, List<String>> map) {
     List<RoutingRule> list = new ArrayList<>();
     map.forEach((from, to) -> list.add(new RoutingRule(from, to)));

@@ -151,6 +151,7 @@ final class VitessSeries implements AutoCloseable {
               progress.accept(String.format("vitess %.0f/s cycle %d: %s %s in %d ms%s", rate, i + 1, run.executor(),
                   d, run.took().toMillis(), steps(run)));
               Thread.sleep(SETTLE.toMillis());
+              awaitAnswered(load, System.nanoTime() - SETTLE.toNanos());
             }
           }
         }
@@ -169,6 +170,19 @@ final class VitessSeries implements AutoCloseable {
     long acks = records.stream().filter(r -> r.acknowledged() && r.ackNanos() >= blockStart && r.ackNanos() <= blockEnd)
         .count();
     return new Block(rate, acks / ((blockEnd - blockStart) / 1e9), measured, acked.size(), lost, duplicated);
+  }
+
+  /**
+   * Waits until the writes sent by {@code sentBy} are answered, at most {@link #LONGEST_ANSWER}.
+   * vtgate may hold a write in its buffer for seconds after vtctldclient returned; the next switch,
+   * pointsman's or vtctld's, must not start with it still held, or that write's wait and the gap
+   * it leaves would count against the next switch instead of the one that caused them.
+   */
+  private static void awaitAnswered(LoadWriter load, long sentBy) throws InterruptedException {
+    long deadline = System.nanoTime() + LONGEST_ANSWER.toNanos();
+    while (!load.answeredAllSentBy(sentBy) && System.nanoTime() - deadline < 0) {
+      Thread.sleep(10);
+    }
   }
 
   /** pointsman's steps inside the write window, for the progress line; vtctld reports none. */

@@ -105,6 +105,14 @@ public final class LoadWriter implements AutoCloseable {
     return inFlight.size();
   }
 
+  /**
+   * Whether every write sent at or before {@code nanos} ({@link System#nanoTime()}) has been answered
+   * or given up on: none of them is still held somewhere, e.g. in vtgate's buffer.
+   */
+  public boolean answeredAllSentBy(long nanos) {
+    return inFlight.values().stream().noneMatch(s -> s.sentNanos() - nanos <= 0);
+  }
+
   /** Waits until every scheduled write has been answered (or the run was stopped). */
   public boolean awaitDone(Duration timeout) throws InterruptedException {
     return done.await(timeout.toNanos(), TimeUnit.NANOSECONDS);

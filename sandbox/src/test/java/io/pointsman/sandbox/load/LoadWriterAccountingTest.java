@@ -64,6 +64,39 @@ class LoadWriterAccountingTest {
     assertThat(load.loadLog().records()).isEqualTo(records);
   }
 
+  /**
+   * The Vitess series waits on this before each switch, so that a write vtgate still holds from the
+   * last switch is not counted against the next one: true only once every write sent by then is answered.
+   */
+  @Test
+  void answeredAllSentByWaitsForAWriteStillHeldAndForNoLaterOne() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    WriteTarget holdsKey1003 = new Acknowledges() {
+      @Override
+      public void send(Write write) {
+        if (write.shardingKey() == 1_003) {
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while held");
+          }
+        }
+      }
+    };
+    long beforeStart = System.nanoTime();
+    try (LoadWriter load = LoadWriter.start(holdsKey1003, LoadOptions.builder().ratePerSecond(50).writers(2)
+        .duration(Duration.ofSeconds(60)).writes(WRITES).build())) {
+      await().atMost(Duration.ofSeconds(10)).until(() -> load.loadLog().acknowledged() >= 10);
+      long afterHeld = System.nanoTime();
+
+      assertThat(load.answeredAllSentBy(beforeStart)).as("nothing was sent before the load started").isTrue();
+      assertThat(load.answeredAllSentBy(afterHeld)).as("the held write").isFalse();
+      release.countDown();
+      await().atMost(Duration.ofSeconds(10)).until(() -> load.answeredAllSentBy(afterHeld));
+    }
+  }
+
   @Test
   void writesFromNextDueOnAreSentAfterTheCall() throws Exception {
     try (LoadWriter load = LoadWriter.start(new Acknowledges(), LoadOptions.builder().ratePerSecond(200).writers(2)

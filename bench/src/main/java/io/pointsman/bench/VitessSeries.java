@@ -151,7 +151,7 @@ final class VitessSeries implements AutoCloseable {
               progress.accept(String.format("vitess %.0f/s cycle %d: %s %s in %d ms%s", rate, i + 1, run.executor(),
                   d, run.took().toMillis(), steps(run)));
               Thread.sleep(SETTLE.toMillis());
-              awaitAnswered(load, System.nanoTime() - SETTLE.toNanos());
+              awaitAnswered(load, System.nanoTime());
             }
           }
         }
@@ -162,6 +162,13 @@ final class VitessSeries implements AutoCloseable {
     }
     List<LoadRecord> records = load.loadLog().records();
     List<SwitchMeasurement> measured = SwitchMeasurement.withWindows(switches, records);
+    // each switch's own window, in order, so an outlier can be traced to its switch (and its logs)
+    for (int i = 0; i < measured.size(); i++) {
+      SwitchMeasurement m = measured.get(i);
+      progress.accept(String.format("vitess %.0f/s switch %d (cycle %d): %s %s W %d ms, B %d ms, E %d", rate, i + 1,
+          i / 4 + 1, m.run().executor(), m.run().direction(), m.window().longestAckGap().toMillis(),
+          m.window().longestWrite().toMillis(), m.window().errors()));
+    }
     List<Long> acked = records.stream().filter(LoadRecord::acknowledged).map(LoadRecord::key).toList();
     long lastKey = records.stream().mapToLong(LoadRecord::key).max().orElse(firstKey);
     Map<Long, Integer> found = readBack(firstKey, lastKey);

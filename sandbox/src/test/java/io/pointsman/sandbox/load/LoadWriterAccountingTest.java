@@ -25,24 +25,7 @@ class LoadWriterAccountingTest {
   @Test
   void aWriteStillHeldWhenTheLoadStopsIsRecordedOnceAsUnanswered() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    WriteTarget holdsKey1003 = new WriteTarget() {
-      @Override
-      public void send(Write write) {
-        if (write.shardingKey() == 1_003) {
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while held");
-          }
-        }
-      }
-
-      @Override
-      public Duration longestAnswer() {
-        return Duration.ofMillis(100);
-      }
-    };
+    WriteTarget holdsKey1003 = holdsKey1003Until(release, Duration.ofMillis(100));
     LoadWriter load = LoadWriter.start(holdsKey1003, LoadOptions.builder().ratePerSecond(50).writers(2)
         .duration(Duration.ofSeconds(60)).writes(WRITES).build());
     await().atMost(Duration.ofSeconds(10)).until(() -> load.loadLog().acknowledged() >= 10);
@@ -71,19 +54,7 @@ class LoadWriterAccountingTest {
   @Test
   void answeredAllSentByWaitsForAWriteStillHeldAndForNoLaterOne() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    WriteTarget holdsKey1003 = new Acknowledges() {
-      @Override
-      public void send(Write write) {
-        if (write.shardingKey() == 1_003) {
-          try {
-            release.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while held");
-          }
-        }
-      }
-    };
+    WriteTarget holdsKey1003 = holdsKey1003Until(release, Duration.ofSeconds(1));
     long beforeStart = System.nanoTime();
     try (LoadWriter load = LoadWriter.start(holdsKey1003, LoadOptions.builder().ratePerSecond(50).writers(2)
         .duration(Duration.ofSeconds(60)).writes(WRITES).build())) {
@@ -153,6 +124,28 @@ class LoadWriterAccountingTest {
       assertThat(vtgate.failureMessage(refused)).isEqualTo(refused.getCause().getMessage())
           .doesNotContain("vtgate refused").contains("Communications link failure");
     }
+  }
+
+  /** Holds the write of key 1003 until {@code release} opens; acknowledges every other one at once. */
+  private static WriteTarget holdsKey1003Until(CountDownLatch release, Duration longestAnswer) {
+    return new WriteTarget() {
+      @Override
+      public void send(Write write) {
+        if (write.shardingKey() == 1_003) {
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while held");
+          }
+        }
+      }
+
+      @Override
+      public Duration longestAnswer() {
+        return longestAnswer;
+      }
+    };
   }
 
   /** Acknowledges every write at once. */

@@ -7,6 +7,8 @@
 #   ./scripts/bench.sh --vitess [--rates 100,500] [--cycles 10] [--tablet-write-barrier] --out /tmp/vitess.md
 #                                      the anchor: vtctldclient and pointsman switching one MoveTables'
 #                                      writes on a real Vitess 24 cluster this script starts and stops
+#                                      POINTSMAN_VITESS_KEEP_LOGS=DIR keeps the cluster's logs (vtgate's
+#                                      buffering, the tablets') in DIR; the cluster's folder is removed
 #   ./scripts/bench.sh --help          every option
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,8 +21,13 @@ case " $* " in
   *" --vitess "*)
     source scripts/vitess-cluster.sh
     ensure_vitess_binaries >/dev/null
-    trap 'stop_vitess_cluster' EXIT
-    trap 'stop_vitess_cluster; exit 1' INT TERM
+    keep_logs() {
+      [ -n "${POINTSMAN_VITESS_KEEP_LOGS:-}" ] && [ -n "${VITESS_CLUSTER_DIR:-}" ] || return 0
+      mkdir -p "$POINTSMAN_VITESS_KEEP_LOGS" && cp "$VITESS_CLUSTER_DIR"/*.log "$POINTSMAN_VITESS_KEEP_LOGS"/ \
+        && echo "bench: the cluster's logs are in $POINTSMAN_VITESS_KEEP_LOGS"
+    }
+    trap 'keep_logs; stop_vitess_cluster' EXIT
+    trap 'keep_logs; stop_vitess_cluster; exit 1' INT TERM
     start_vitess_cluster
     vitess_movetables_setup "$VITESS_CLUSTER_DIR/bench"
     export POINTSMAN_VITESS_DB_PASSWORD   # the second wall (--tablet-write-barrier) connects to MariaDB as vt_dba

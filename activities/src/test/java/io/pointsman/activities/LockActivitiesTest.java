@@ -176,6 +176,22 @@ class LockActivitiesTest {
   }
 
   /**
+   * The try stamps each lock on the server's clock, given as the workflow's time, not on this
+   * worker's wall clock: a worker an hour ahead of the server must not make the locks look an hour
+   * younger to the holdLocks that attaches to them, perhaps on another worker.
+   */
+  @Test
+  void tryAcquireLocksStampsTheLocksWithTheWorkflowsTimeNotThisWorkersClock() throws Exception {
+    long before = System.currentTimeMillis();
+    Outcome outcome = harness.newWorkflow().run(request(TTL, "customer"), Mode.TRY_ONLY_SERVER_AN_HOUR_BEHIND);
+    long after = System.currentTimeMillis();
+
+    long hour = Duration.ofHours(1).toMillis();
+    assertThat(outcome.locks().locks()).hasSize(2).allSatisfy(token ->
+        assertThat(token.acquiredAt().toEpochMilli()).isBetween(before - hour - 1000, after - hour));
+  }
+
+  /**
    * Held by another workflow, the try gives up at once and names the holder, so the waiting
    * acquireLocks can take over; it leaves no key of its own in the line.
    */

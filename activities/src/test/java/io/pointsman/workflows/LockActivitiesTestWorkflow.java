@@ -33,7 +33,12 @@ public interface LockActivitiesTestWorkflow {
      * tryAcquireLocks as a local activity (as LockKeeper tries first) and return: the locks, or
      * holdEnd {@code not taken} with the failure's type and message; nobody holds or releases them
      */
-    TRY_ONLY
+    TRY_ONLY,
+    /**
+     * TRY_ONLY with the workflow's time an hour behind this worker's wall clock: as when the worker's
+     * clock runs an hour ahead of the Temporal server's
+     */
+    TRY_ONLY_SERVER_AN_HOUR_BEHIND
   }
 
   /**
@@ -79,10 +84,11 @@ public interface LockActivitiesTestWorkflow {
     public Outcome run(LockRequest request, Mode mode) {
       LockActivities holder =
           Workflow.newActivityStub(LockActivities.class, StepOptions.hold(request.ttl(), request.maxHold()));
-      if (mode == Mode.TRY_ONLY) {
+      if (mode == Mode.TRY_ONLY || mode == Mode.TRY_ONLY_SERVER_AN_HOUR_BEHIND) {
         LockActivities tryer = Workflow.newLocalActivityStub(LockActivities.class, StepOptions.localTryAcquire());
+        long behind = mode == Mode.TRY_ONLY ? 0 : java.time.Duration.ofHours(1).toMillis();
         try {
-          locks = tryer.tryAcquireLocks(request, Workflow.currentTimeMillis());
+          locks = tryer.tryAcquireLocks(request, Workflow.currentTimeMillis() - behind);
           return new Outcome(locks, "not held", null, null);
         } catch (ActivityFailure f) {
           return new Outcome(null, "not taken", Failures.applicationType(f), Failures.message(f));

@@ -1,6 +1,7 @@
 package io.pointsman.bench;
 
 import io.pointsman.api.request.GoDurations;
+import io.pointsman.sandbox.cluster.Folders;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -120,7 +121,7 @@ public final class BenchMain implements Callable<Integer> {
         firstKey += 10_000_000;
       }
     } finally {
-      deleteTree(temporalDir);
+      Folders.deleteTree(temporalDir); // the dev server's database is of no use after the run
     }
     String report = VitessReport.render(command, tabletWriteBarrier,
         BenchWorld.describeTemporal(Optional.ofNullable(temporalServer)), Machine.describe(), started,
@@ -134,15 +135,6 @@ public final class BenchMain implements Callable<Integer> {
   private void checkTemporalServer() {
     if (temporalServer != null && !Files.isExecutable(temporalServer)) {
       throw new IllegalArgumentException("--temporal-server " + temporalServer + " is not an executable file");
-    }
-  }
-
-  /** The dev server's folder once it stopped: its database is of no use after the run. */
-  private static void deleteTree(Path dir) throws IOException {
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
     }
   }
 

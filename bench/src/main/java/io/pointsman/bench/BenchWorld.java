@@ -64,10 +64,7 @@ final class BenchWorld implements AutoCloseable {
       WorkerConfig config = new WorkerConfig(TemporalOptions.builder().build(),
           EtcdOptions.builder().endpoints(sandbox.etcdEndpoint()).build(), sandbox.options().topoPaths(),
           sandbox.mysqlOptions(), 0, Duration.ofSeconds(10));
-      DevMode dev = stack.open(temporalServer.isPresent()
-          ? DevMode.start(Ports.freePort(), config, stack.dir().resolve("temporal"),
-              new TemporalDevServer.Lookup(temporalServer, "given by --temporal-server"))
-          : DevMode.start(Ports.freePort(), config));
+      DevMode dev = stack.open(devMode(config, temporalServer, stack.dir().resolve("temporal")));
       BenchWorld world = new BenchWorld(stack, dev);
       if (!world.router.awaitTopology(Duration.ofSeconds(30))) {
         throw new IllegalStateException("the router did not read the topology within 30s");
@@ -82,6 +79,17 @@ final class BenchWorld implements AutoCloseable {
       stack.closeAfter(e);
       throw e;
     }
+  }
+
+  /**
+   * Dev mode for a bench worker: on the real dev server of {@code temporalServer}, its database in
+   * {@code dir}, or, when empty, on the SDK's test server in this JVM.
+   */
+  static DevMode devMode(WorkerConfig config, Optional<Path> temporalServer, Path dir) {
+    return temporalServer.isPresent()
+        ? DevMode.start(Ports.freePort(), config, dir,
+            new TemporalDevServer.Lookup(temporalServer, "given by --temporal-server"))
+        : DevMode.start(Ports.freePort(), config);
   }
 
   /** What the report says of the Temporal a run's worlds use. */

@@ -11,14 +11,12 @@ import io.pointsman.engine.mysql.MySqlOptions;
 import io.pointsman.engine.primary.PrimaryBackend;
 import io.pointsman.engine.tablet.TabletRpcOptions;
 import io.pointsman.engine.topo.TopoPaths;
-import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.load.LoadOptions;
 import io.pointsman.sandbox.load.LoadRecord;
 import io.pointsman.sandbox.load.LoadWriter;
 import io.pointsman.sandbox.load.VtgateWrites;
 import io.pointsman.sandbox.load.WriteFactory;
 import io.pointsman.worker.DevMode;
-import io.pointsman.worker.TemporalDevServer;
 import io.pointsman.worker.WorkerConfig;
 import io.temporal.client.WorkflowOptions;
 import java.nio.file.Path;
@@ -47,6 +45,8 @@ final class VitessSeries implements AutoCloseable {
   static final String WORKFLOW = "commerce2customer";
   static final String TARGET = "customer";
   private static final Duration SETTLE = Duration.ofSeconds(1);
+  /** vtctldclient's switch each way, then pointsman's. */
+  private static final int SWITCHES_PER_CYCLE = 2 * Direction.values().length;
   /** vtgate's --buffer-max-failover-duration (20 s) and a statement's time. */
   private static final Duration LONGEST_ANSWER = Duration.ofSeconds(30);
   /** Keys read back a query: well under vttablet's 10,000-row limit. */
@@ -104,10 +104,7 @@ final class VitessSeries implements AutoCloseable {
         EtcdOptions.builder().endpoints(cluster.etcd()).build(), TopoPaths.defaults(),
         dba(cluster), 0, Duration.ofSeconds(10), List.of(), TabletRpcOptions.DEFAULTS, PrimaryBackend.TABLET,
         barrierBehindTablets);
-    this.dev = temporalServer.isPresent()
-        ? DevMode.start(Ports.freePort(), config, temporalDir,
-            new TemporalDevServer.Lookup(temporalServer, "given by --temporal-server"))
-        : DevMode.start(Ports.freePort(), config);
+    this.dev = BenchWorld.devMode(config, temporalServer, temporalDir);
     this.pointsman = new TemporalSwitch(dev.worker().temporal().client());
     this.vtctld = new VtctldSwitch(cluster.vtctldclient(), cluster.vtctld());
   }
@@ -166,7 +163,7 @@ final class VitessSeries implements AutoCloseable {
     for (int i = 0; i < measured.size(); i++) {
       SwitchMeasurement m = measured.get(i);
       progress.accept(String.format("vitess %.0f/s switch %d (cycle %d): %s %s W %d ms, B %d ms, E %d", rate, i + 1,
-          i / 4 + 1, m.run().executor(), m.run().direction(), m.window().longestAckGap().toMillis(),
+          i / SWITCHES_PER_CYCLE + 1, m.run().executor(), m.run().direction(), m.window().longestAckGap().toMillis(),
           m.window().longestWrite().toMillis(), m.window().errors()));
     }
     List<Long> acked = records.stream().filter(LoadRecord::acknowledged).map(LoadRecord::key).toList();

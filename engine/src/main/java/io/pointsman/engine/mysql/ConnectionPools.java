@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +27,7 @@ public final class ConnectionPools implements AutoCloseable {
   private final Map<String, HikariDataSource> pools = new ConcurrentHashMap<>();
   private volatile Path trustStore;
   private volatile boolean closed;
-  private final java.util.concurrent.atomic.AtomicLong dedicatedOpened = new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong dedicatedOpened = new AtomicLong();
 
   public ConnectionPools(MySqlOptions options) {
     this.options = Objects.requireNonNull(options, "options");

@@ -7,6 +7,7 @@ import io.pointsman.engine.lock.LockService;
 import io.pointsman.engine.lock.LockStatus;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -42,6 +43,13 @@ final class MeteredLockService implements LockService {
     HeldLock lock = delegate.attach(token, options, now);
     metrics.track(lock);
     return lock;
+  }
+
+  @Override
+  public List<HeldLock> attachAll(List<LockToken> tokens, Function<LockToken, LockOptions> options, Instant now) {
+    List<HeldLock> attached = delegate.attachAll(tokens, options, now);
+    attached.forEach(metrics::track);
+    return attached;
   }
 
   @Override

@@ -7,12 +7,15 @@ import io.etcd.jetcd.Client;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.pointsman.api.lock.LockToken;
 import io.pointsman.engine.lock.EtcdLockService;
 import io.pointsman.engine.lock.HeldLock;
 import io.pointsman.engine.lock.LockOptions;
 import io.pointsman.engine.lock.LockService;
 import io.pointsman.engine.testing.TestEtcd;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,6 +82,20 @@ class PointsmanMetricsTest {
 
     assertThat(held()).isZero();
     assertThat(registry.find("pointsman.lock.losses").counters()).isEmpty();
+  }
+
+  @Test
+  void locksAttachedTogetherAreCountedAsHeld() {
+    LockOptions options = LockOptions.builder().action("metrics test").build();
+    // taken unmetered, as by a worker that died; attached through the metered service
+    List<LockToken> tokens = List.of(lockService.lockNamed("customer/wf3", options).token(),
+        lockService.lockNamed("customer/wf4", options).token());
+
+    List<HeldLock> attached = locks.attachAll(tokens, t -> options, Instant.now());
+
+    assertThat(held()).isEqualTo(2);
+    attached.forEach(HeldLock::close);
+    assertThat(held()).isZero();
   }
 
   @Test

@@ -22,6 +22,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,21 +76,79 @@ public final class EtcdLockService implements LockService, AutoCloseable {
   public HeldLock attach(LockToken token, LockOptions options, Instant now) {
     Objects.requireNonNull(token, "token");
     Objects.requireNonNull(options, "options");
+    return attachAll(List.of(token), t -> options, now).get(0);
+  }
+
+  /**
+   * Asks etcd about every lock at once (a keep-alive of each lease and a read of each key), and
+   * takes over only when every answer says held: a lost one fails the call before any earlier
+   * handle of this process stops renewing.
+   */
+  @Override
+  public List<HeldLock> attachAll(List<LockToken> tokens, Function<LockToken, LockOptions> options, Instant now) {
+    Objects.requireNonNull(tokens, "tokens");
+    Objects.requireNonNull(options, "options");
     Objects.requireNonNull(now, "now");
     requireOpen();
-    Duration renewInterval = options.renewIntervalFor(token.ttl());
-    // A clock behind the one that stamped the token must not grant more than the whole max hold.
-    Duration heldSoFar = Duration.between(token.acquiredAt(), now);
-    Duration holdLeft = heldSoFar.isNegative() ? options.maxHold() : options.maxHold().minus(heldSoFar);
-    if (holdLeft.isNegative() || holdLeft.isZero()) {
-      throw new LockLostException(token.key(), "lock on " + token.resource() + " was acquired at "
-          + token.acquiredAt() + ", longer ago than its max hold " + options.maxHold());
+    // Every refusal that needs no etcd comes before the first question.
+    List<Attaching> attaching = new ArrayList<>();
+    for (LockToken token : tokens) {
+      attaching.add(Attaching.of(Objects.requireNonNull(token, "token"),
+          Objects.requireNonNull(options.apply(token), "options"), now));
     }
-    long sentAt = System.nanoTime();
-    LockProbe.Result result = askEtcd(token, "attach to", true);
-    if (!result.held()) {
-      throw new LockLoss(token, result.lossReason(), result.message()).toException();
+    long deadline = System.nanoTime() + CALL_TIMEOUT.toNanos();
+    for (Attaching a : attaching) {
+      a.ask(probe);
     }
+    for (Attaching a : attaching) {
+      LockProbe.Result result = await(a.answer, a.token, "attach to", deadline);
+      if (!result.held()) {
+        throw new LockLoss(a.token, result.lossReason(), result.message()).toException();
+      }
+    }
+    List<HeldLock> attached = new ArrayList<>();
+    for (Attaching a : attaching) {
+      attached.add(takeOver(a));
+    }
+    return List.copyOf(attached);
+  }
+
+  /** One lock being attached: what it may still be held for, and etcd's answer. */
+  private static final class Attaching {
+    final LockToken token;
+    final Duration renewInterval;
+    final Duration holdLeft;
+    final LockOptions options;
+    long sentAt;
+    CompletableFuture<LockProbe.Result> answer;
+
+    private Attaching(LockToken token, LockOptions options, Duration renewInterval, Duration holdLeft) {
+      this.token = token;
+      this.options = options;
+      this.renewInterval = renewInterval;
+      this.holdLeft = holdLeft;
+    }
+
+    static Attaching of(LockToken token, LockOptions options, Instant now) {
+      Duration renewInterval = options.renewIntervalFor(token.ttl());
+      // A clock behind the one that stamped the token must not grant more than the whole max hold.
+      Duration heldSoFar = Duration.between(token.acquiredAt(), now);
+      Duration holdLeft = heldSoFar.isNegative() ? options.maxHold() : options.maxHold().minus(heldSoFar);
+      if (holdLeft.isNegative() || holdLeft.isZero()) {
+        throw new LockLostException(token.key(), "lock on " + token.resource() + " was acquired at "
+            + token.acquiredAt() + ", longer ago than its max hold " + options.maxHold());
+      }
+      return new Attaching(token, options, renewInterval, holdLeft);
+    }
+
+    void ask(LockProbe probe) {
+      sentAt = System.nanoTime();
+      answer = probe.probe(token.leaseId(), token.key(), token.createRevision(), CALL_TIMEOUT, true);
+    }
+  }
+
+  private HeldLock takeOver(Attaching a) {
+    LockToken token = a.token;
     // one renewer per lease in this process: e.g. the handle left by the acquiring activity, or by
     // an earlier attempt of a retried holding activity, hands the lease to the new one
     for (HeldEtcdLock earlier : held) {
@@ -99,10 +158,10 @@ public final class EtcdLockService implements LockService, AutoCloseable {
       }
     }
     LockRenewer renewer = new LockRenewer(probe, scheduler, token.resource(), token.leaseId(), token.key(),
-        token.createRevision(), token.ttl(), renewInterval, sentAt);
-    HeldEtcdLock lock = new HeldEtcdLock(this, token, renewer, options.listener(), events);
+        token.createRevision(), token.ttl(), a.renewInterval, a.sentAt);
+    HeldEtcdLock lock = new HeldEtcdLock(this, token, renewer, a.options.listener(), events);
     renewer.start(lock);
-    renewer.handOver(lock, System.nanoTime() + holdLeft.toNanos());
+    renewer.handOver(lock, System.nanoTime() + a.holdLeft.toNanos());
     register(lock);
     log.info("Attached to the lock on {}: key {}, lease {}, create revision {}", token.resource(), token.key(),
         token.leaseId(), token.createRevision());

@@ -3,6 +3,7 @@ package io.pointsman.engine.lock;
 import io.pointsman.api.lock.LockToken;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Function;
 
 /**
  * Topology locks that Vitess and pointsman both honour (docs/locks.md): a lock is an etcd key under
@@ -63,6 +64,22 @@ public interface LockService {
    * @throws io.pointsman.api.errors.PointsmanException UNAVAILABLE when etcd could not be asked
    */
   HeldLock attach(LockToken token, LockOptions options, Instant now);
+
+  /**
+   * {@link #attach(LockToken, LockOptions, Instant)} for several locks, all or none: etcd is asked
+   * about all of them together, so taking them over costs one round trip, not one per lock (the
+   * holder of a write window's shard locks attaches while the switch waits for it). When one cannot
+   * be taken over the call fails and attaches none; the handles this service had keep renewing.
+   *
+   * @param tokens the locks, each as returned by an earlier acquisition
+   * @param options the renewal settings of each lock
+   * @param now the time now on the clock that stamped the tokens
+   * @return the handles, in the order of {@code tokens}
+   * @throws io.pointsman.api.errors.LockLostException when a lease or a key is gone, or a lock was
+   *     held longer than its max hold already
+   * @throws io.pointsman.api.errors.PointsmanException UNAVAILABLE when etcd could not be asked
+   */
+  List<HeldLock> attachAll(List<LockToken> tokens, Function<LockToken, LockOptions> options, Instant now);
 
   /** {@link #attach(LockToken, LockOptions, Instant)} for a token stamped by this process's wall clock. */
   default HeldLock attach(LockToken token, LockOptions options) {

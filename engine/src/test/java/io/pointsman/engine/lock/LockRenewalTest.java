@@ -9,6 +9,8 @@ import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockToken;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
@@ -219,6 +221,40 @@ class LockRenewalTest extends LockFixture {
     assertThat(acquired.lossFuture()).isNotDone();
     attached.close();
     assertThat(view.keyGone(token)).isTrue();
+  }
+
+  @Test
+  void attachAllTakesOverEveryLockAndTheEarlierHandlesLetGo() throws Exception {
+    HeldLock named = locks.lockNamed("customer/wf", options().build());
+    HeldLock keyspace = locks.lockKeyspace("customer", options().build());
+    List<LockToken> tokens = List.of(named.token(), keyspace.token());
+
+    List<HeldLock> attached = locks.attachAll(tokens, t -> options().build(), Instant.now());
+
+    assertThat(attached).extracting(HeldLock::token).containsExactlyElementsOf(tokens);
+    assertThat(named.isHeld()).isFalse();
+    assertThat(keyspace.isHeld()).isFalse();
+    await().during(TTL.multipliedBy(2)).atMost(TTL.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
+        .until(() -> view.holds(tokens.get(0)) && view.holds(tokens.get(1))
+            && attached.stream().allMatch(HeldLock::isHeld));
+    attached.forEach(HeldLock::close);
+    assertThat(view.keyGone(tokens.get(0)) && view.keyGone(tokens.get(1))).isTrue();
+  }
+
+  @Test
+  void attachAllWithOneLockGoneAttachesNoneAndTheOtherKeepsItsHandle() throws Exception {
+    HeldLock alive = locks.lockNamed("customer/wf", options().build());
+    LockToken gone = locks.lockKeyspace("customer", options().build()).token();
+    locks.release(gone);
+
+    assertThatThrownBy(() -> locks.attachAll(List.of(alive.token(), gone), t -> options().build(), Instant.now()))
+        .isInstanceOfSatisfying(LockLostException.class, e -> assertThat(e.lockKey()).isEqualTo(gone.key()))
+        .hasMessageContaining("LEASE_GONE");
+    // not taken over: the handle that had it renews it as before
+    assertThat(alive.isHeld()).isTrue();
+    await().during(TTL.multipliedBy(2)).atMost(TTL.multipliedBy(3)).pollInterval(Duration.ofMillis(200))
+        .until(() -> view.holds(alive.token()) && alive.isHeld());
+    alive.close();
   }
 
   @Test

@@ -14,6 +14,8 @@ import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.Tablet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Finds a shard's primary MySQL the way Vitess does: Shard {@code primary_alias} → Tablet record
@@ -59,6 +61,47 @@ public final class PrimaryResolver {
     return endpoint(keyspace, shard, ks[0], primary[0]);
   }
 
+  /**
+   * {@link #resolveWithTerm(String, String)} for a caller that expects {@code expected} to be the
+   * primary (a write switch's planned primary): that tablet's record is read beside the Shard and
+   * Keyspace records instead of after the Shard record, one round trip instead of two. It is used
+   * only when the Shard record names that very tablet; otherwise the tablet the Shard record names is
+   * read, as without an expectation. Whatever was expected, the term returned is the Shard record's,
+   * for the caller to check.
+   *
+   * @param expected the primary the caller expects; null to resolve without an expectation
+   * @throws PointsmanException as {@link #resolve}
+   */
+  public Current resolveWithTerm(String keyspace, String shard, PrimaryTerm expected) {
+    TabletAlias guess = expected == null ? null : aliasOrNull(expected.alias());
+    if (guess == null) {
+      return resolveWithTerm(keyspace, shard);
+    }
+    Names.keyspace(keyspace);
+    Names.shard(shard);
+    TopoKeys keys = topo.keys();
+    Keyspace[] ks = new Keyspace[1];
+    Shard[] s = new Shard[1];
+    AtomicReference<Optional<Tablet>> guessed = new AtomicReference<>(Optional.empty());
+    // keyspace first, then the shard: when several fail, FanOut throws the first item's failure
+    FanOut.forEach(List.<Runnable>of(
+        () -> ks[0] = topo.getRequired(keys.keyspace(Names.keyspace(keyspace))).value(),
+        () -> s[0] = topo.getRequired(keys.shard(keyspace, shard)).value(),
+        () -> guessed.set(topo.get(keys.tablet(guess)).map(v -> v.value()))), Runnable::run);
+    PrimaryTablet p = guess.equals(s[0].primaryAlias()) && guessed.get().isPresent()
+        ? primaryTablet(keyspace, shard, s[0], guessed.get().get())
+        : tablet(keyspace, shard);
+    return endpoint(keyspace, shard, ks[0], p);
+  }
+
+  private static TabletAlias aliasOrNull(String alias) {
+    try {
+      return TabletAlias.parse(alias);
+    } catch (RuntimeException notAnAlias) {
+      return null; // resolved without the shortcut, and refused by the term check if it differs
+    }
+  }
+
   private static Current endpoint(String keyspace, String shard, Keyspace ks, PrimaryTablet p) {
     return new Current(new PrimaryEndpoint(keyspace, shard, p.alias(), p.tablet().mysqlHostname(),
         p.tablet().mysqlPort(), p.tablet().dbName(), ks.sidecarDb()), p.term());
@@ -81,7 +124,11 @@ public final class PrimaryResolver {
     if (s.primaryAlias() == null) {
       throw PointsmanException.failedPrecondition("shard " + keyspace + "/" + shard + " has no primary");
     }
-    Tablet tablet = topo.getRequired(keys.tablet(s.primaryAlias())).value();
+    return primaryTablet(keyspace, shard, s, topo.getRequired(keys.tablet(s.primaryAlias())).value());
+  }
+
+  /** The primary {@code s} names, given its tablet record: refused when the record does not describe it. */
+  private static PrimaryTablet primaryTablet(String keyspace, String shard, Shard s, Tablet tablet) {
     if (!keyspace.equals(tablet.keyspace()) || !shard.equals(tablet.shard())) {
       throw PointsmanException.failedPrecondition("primary " + s.primaryAlias() + " of " + keyspace + "/" + shard
           + " is recorded as a tablet of " + Shown.text(tablet.keyspace()) + "/" + Shown.text(tablet.shard()));

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcd.jetcd.Client;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.topo.EtcdTopologyStore;
@@ -94,6 +95,38 @@ class PrimaryResolverTest {
     topo.create(keys.shard("commerce", "0"), Shard.of(KeyRange.FULL, PRIMARY, true));
     assertThatThrownBy(() -> resolver.resolve("commerce", "0"))
         .isInstanceOfSatisfying(PointsmanException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.NOT_FOUND));
+  }
+
+  @Test
+  void anExpectedPrimaryStillNamedIsResolvedWithTheShardRecordsTerm() {
+    topo.create(keys.keyspace("commerce"), Keyspace.normal());
+    topo.create(keys.shard("commerce", "0"), Shard.of(KeyRange.FULL, PRIMARY, true));
+    topo.create(keys.tablet(PRIMARY), tablet(PRIMARY, "commerce", "0", TabletType.PRIMARY, null));
+
+    PrimaryResolver.Current now = resolver.resolveWithTerm("commerce", "0", new PrimaryTerm(PRIMARY.toString(), ""));
+
+    assertThat(now.endpoint()).isEqualTo(resolver.resolve("commerce", "0"));
+    assertThat(now.term()).isEqualTo(resolver.term("commerce", "0"));
+  }
+
+  /**
+   * The expected primary's record is read beside the Shard record, but used only when the Shard
+   * record names that tablet: after a failover the new primary comes back, with its term, for the
+   * caller to refuse, never the old one's address, even when its record still says PRIMARY.
+   */
+  @Test
+  void anExpectationTheShardRecordNoLongerMeetsResolvesThePrimaryItNames() {
+    TabletAlias promoted = new TabletAlias("zone1", 102);
+    topo.create(keys.keyspace("commerce"), Keyspace.normal());
+    topo.create(keys.shard("commerce", "0"), Shard.of(KeyRange.FULL, promoted, true));
+    topo.create(keys.tablet(PRIMARY), tablet(PRIMARY, "commerce", "0", TabletType.PRIMARY, null));
+    topo.create(keys.tablet(promoted), new Tablet(promoted, "tablet-host", Map.of("vt", 15102), "commerce", "0",
+        KeyRange.FULL, TabletType.PRIMARY, null, "mysql-102.example", 17102));
+
+    PrimaryResolver.Current now = resolver.resolveWithTerm("commerce", "0", new PrimaryTerm(PRIMARY.toString(), ""));
+
+    assertThat(now.endpoint().address()).isEqualTo("mysql-102.example:17102");
+    assertThat(now.term().alias()).isEqualTo(promoted.toString());
   }
 
   @Test

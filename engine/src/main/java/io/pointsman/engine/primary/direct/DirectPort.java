@@ -53,7 +53,7 @@ abstract class DirectPort {
    * expects, from the same read of the Shard record ({@link ShardRef#checkPrimary}).
    */
   protected final PrimaryEndpoint at(ShardRef shard) {
-    PrimaryResolver.Current now = primaries.resolveWithTerm(shard.keyspace(), shard.shard());
+    PrimaryResolver.Current now = primaries.resolveWithTerm(shard.keyspace(), shard.shard(), shard.expectedPrimary());
     shard.checkPrimary(now.term());
     return now.endpoint();
   }

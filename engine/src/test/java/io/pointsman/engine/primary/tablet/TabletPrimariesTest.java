@@ -13,6 +13,7 @@ import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.topo.EtcdTopologyStore;
 import io.pointsman.engine.topo.TabletAlias;
 import io.pointsman.engine.topo.TopoKeys;
+import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.Shard;
@@ -58,6 +59,30 @@ class TabletPrimariesTest {
     assertThat(p.endpoint().alias()).isEqualTo(PRIMARY);
     assertThat(p.endpoint().host()).isEqualTo("tablet-101.example");
     assertThat(p.endpoint().grpcPort()).isEqualTo(16101);
+  }
+
+  /**
+   * The expected primary's record is read beside the Shard record, but it decides nothing unless the
+   * Shard record names that tablet: an old primary whose record still says PRIMARY is refused.
+   */
+  @Test
+  void aRefExpectingAnOldPrimaryWhoseRecordStillSaysPrimaryIsRefused() {
+    TabletAlias old = new TabletAlias("zone1", 100);
+    topo.create(keys.tablet(old), new Tablet(old, "tablet-100.example", Map.of("grpc", 16100), "commerce", "0",
+        KeyRange.FULL, TabletType.PRIMARY, null, "mysql-100.example", 17100));
+    ShardRef stale = new ShardRef("commerce", "0").expecting(new PrimaryTerm(old.toString(), ""));
+
+    assertThatThrownBy(() -> primaries.resolve(stale))
+        .hasMessageContaining("planned zone1-0000000100, now zone1-0000000101");
+  }
+
+  @Test
+  void aRefExpectingThePrimaryWhoseRecordSaysReplicaIsRefusedAsAReparentInProgress() {
+    topo.update(keys.tablet(PRIMARY), t -> new Tablet(PRIMARY, "tablet-101.example", Map.of("grpc", 16101), "commerce",
+        "0", KeyRange.FULL, TabletType.REPLICA, null, "mysql-101.example", 17101), TopologyStore.UNLOCKED);
+    ShardRef planned = new ShardRef("commerce", "0").expecting(new PrimaryTerm(PRIMARY.toString(), ""));
+
+    assertThatThrownBy(() -> primaries.resolve(planned)).hasMessageContaining("is a REPLICA tablet");
   }
 
   @Test

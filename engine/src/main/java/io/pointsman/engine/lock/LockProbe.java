@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Asks etcd whether a lock is held: a KeepAliveOnce on its lease when the holder renews, or a
@@ -56,37 +55,44 @@ final class LockProbe {
    *     (a check)
    */
   CompletableFuture<Result> probe(long leaseId, String key, long createRevision, Duration timeout, boolean renew) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    CompletableFuture<Long> ttl = renew
+    // The lease and the key are asked at once: one round trip, not two (every step under the locks
+    // checks them, and the window's steps run one after another). Each answer is about the moment it
+    // was given, and a lock is held only when both say so, as when they were asked in turn.
+    CompletableFuture<Answer<Long>> lease = (renew
         ? etcd.getLeaseClient().keepAliveOnce(leaseId).thenApply(r -> r.getTTL())
         // TimeToLive answers -1 for a lease that expired or was revoked.
-        : etcd.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT).thenApply(r -> r.getTTL());
-    return ttl
+        : etcd.getLeaseClient().timeToLive(leaseId, LeaseOption.DEFAULT).thenApply(r -> r.getTTL()))
         .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
-        .handleAsync((left, error) -> afterLease(left, error, leaseId, key, createRevision, deadline), executor)
+        .handle(Answer::new);
+    CompletableFuture<Answer<GetResponse>> read = etcd.getKVClient().get(EtcdClients.bytes(key))
+        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+        .handle(Answer::new);
+    return lease.thenCombineAsync(read, (ttl, kv) -> judge(ttl, kv, leaseId, key, createRevision), executor)
         .thenCompose(next -> next);
   }
 
-  private CompletableFuture<Result> afterLease(Long ttl, Throwable error, long leaseId,
-      String key, long createRevision, long deadline) {
-    if (error != null) {
-      if (Futures.isNotFound(error)) {
+  /** One of etcd's answers, or the error asking failed with. */
+  private record Answer<T>(T value, Throwable error) {}
+
+  /** The lease decides first: a lease that is gone is a loss whatever the key read said or failed with. */
+  private static CompletableFuture<Result> judge(Answer<Long> lease, Answer<GetResponse> read, long leaseId,
+      String key, long createRevision) {
+    if (lease.error() != null) {
+      if (Futures.isNotFound(lease.error())) {
         return CompletableFuture.completedFuture(
             Result.lost(LockLoss.Reason.LEASE_GONE, "lease " + leaseId + " no longer exists (expired or revoked)"));
       }
-      return CompletableFuture.failedFuture(Futures.unwrap(error));
+      return CompletableFuture.failedFuture(Futures.unwrap(lease.error()));
     }
+    long ttl = lease.value();
     if (ttl <= 0) {
       return CompletableFuture.completedFuture(
           Result.lost(LockLoss.Reason.LEASE_GONE, "lease " + leaseId + " has expired (TTL " + ttl + ")"));
     }
-    long remaining = deadline - System.nanoTime();
-    if (remaining <= 0) {
-      return CompletableFuture.failedFuture(new TimeoutException("no time left to read lock key " + key));
+    if (read.error() != null) {
+      return CompletableFuture.failedFuture(Futures.unwrap(read.error()));
     }
-    return etcd.getKVClient().get(EtcdClients.bytes(key))
-        .orTimeout(remaining, TimeUnit.NANOSECONDS)
-        .thenApplyAsync(read -> judgeKey(read, leaseId, key, createRevision, ttl), executor);
+    return CompletableFuture.completedFuture(judgeKey(read.value(), leaseId, key, createRevision, ttl));
   }
 
   private static Result judgeKey(GetResponse read, long leaseId, String key, long createRevision, long ttl) {

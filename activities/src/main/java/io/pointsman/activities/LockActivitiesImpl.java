@@ -204,16 +204,17 @@ public final class LockActivitiesImpl implements LockActivities {
     List<Holding> held = new ArrayList<>();
     String ending = "failed";
     try {
-      // The workflow's steps under these locks wait for reportHolding, so nothing else comes first:
-      // the locks are attached all at once, and the first heartbeat (a call to the server, whose
-      // answer says whether we were cancelled) comes after the report. A cancellation that came
-      // before we started then ends us there, and the finally below stops the renewal just begun.
+      beats.beat(); // a cancellation that came before we started ends us before we renew anything
+      // All at once: the workflow's steps under these locks wait for reportHolding. The heartbeats
+      // stay before it: a first heartbeat sent after the report reached the SDK's test server while
+      // the workflow task the report woke was running, and that server then scheduled one more,
+      // empty, workflow task (seen in the bench's histories: four to six more events a switch).
       locks.attachAll(set.locks(), token -> LockOptions.builder().action(HOLD_ACTION).maxHold(token.maxHold()).build(),
           clock.now()).forEach(lock -> held.add(new Holding(lock)));
-      reportHolding(context, set);
       beats.beat();
       log.info("Holding {} locks for workflow {} (attempt {}), heartbeating every {}", held.size(),
           info.getWorkflowId(), info.getAttempt(), poll);
+      reportHolding(context, set);
       keepHolding(held, context, beats, poll);
       ending = "released by releaseLocks in this worker";
     } catch (ActivityCompletionException e) {

@@ -73,7 +73,8 @@ public final class PrimaryResolver {
    * @throws PointsmanException as {@link #resolve}
    */
   public Current resolveWithTerm(String keyspace, String shard, PrimaryTerm expected) {
-    TabletAlias guess = expected == null ? null : aliasOrNull(expected.alias());
+    // not an alias: resolved without the shortcut, and refused by the caller's term check
+    TabletAlias guess = expected == null ? null : TabletAlias.tryParse(expected.alias()).orElse(null);
     if (guess == null) {
       return resolveWithTerm(keyspace, shard);
     }
@@ -92,14 +93,6 @@ public final class PrimaryResolver {
         ? primaryTablet(keyspace, shard, s[0], guessed.get().get())
         : tablet(keyspace, shard);
     return endpoint(keyspace, shard, ks[0], p);
-  }
-
-  private static TabletAlias aliasOrNull(String alias) {
-    try {
-      return TabletAlias.parse(alias);
-    } catch (RuntimeException notAnAlias) {
-      return null; // resolved without the shortcut, and refused by the term check if it differs
-    }
   }
 
   private static Current endpoint(String keyspace, String shard, Keyspace ks, PrimaryTablet p) {

@@ -3,6 +3,7 @@ package io.pointsman.engine.topo;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.names.Names;
+import java.util.Optional;
 
 /** Vitess's TabletAlias: a cell and a uid, printed as {@code <cell>-<uid %010d>}. */
 public record TabletAlias(@JsonProperty("cell") String cell, @JsonProperty("uid") long uid) {
@@ -23,6 +24,15 @@ public record TabletAlias(@JsonProperty("cell") String cell, @JsonProperty("uid"
       return new TabletAlias(alias.substring(0, dash), Long.parseLong(alias.substring(dash + 1)));
     } catch (NumberFormatException e) {
       throw PointsmanException.invalidArgument("tablet alias '" + alias + "' has a uid that is not a number");
+    }
+  }
+
+  /** {@link #parse}, or empty for text that is not an alias (e.g. a term written by another tool). */
+  public static Optional<TabletAlias> tryParse(String alias) {
+    try {
+      return Optional.of(parse(alias));
+    } catch (PointsmanException notAnAlias) {
+      return Optional.empty();
     }
   }
 

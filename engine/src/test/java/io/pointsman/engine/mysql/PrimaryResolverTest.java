@@ -109,6 +109,17 @@ class PrimaryResolverTest {
     assertThat(now.term()).isEqualTo(resolver.term("commerce", "0"));
   }
 
+  @Test
+  void anExpectationThatNamesNoTabletResolvesAsWithoutOne() {
+    topo.create(keys.keyspace("commerce"), Keyspace.normal());
+    topo.create(keys.shard("commerce", "0"), Shard.of(KeyRange.FULL, PRIMARY, true));
+    topo.create(keys.tablet(PRIMARY), tablet(PRIMARY, "commerce", "0", TabletType.PRIMARY, null));
+
+    PrimaryResolver.Current now = resolver.resolveWithTerm("commerce", "0", new PrimaryTerm("not an alias", ""));
+
+    assertThat(now).isEqualTo(resolver.resolveWithTerm("commerce", "0"));
+  }
+
   /**
    * The expected primary's record is read beside the Shard record, but used only when the Shard
    * record names that tablet: after a failover the new primary comes back, with its term, for the

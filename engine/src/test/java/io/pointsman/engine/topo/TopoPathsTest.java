@@ -53,5 +53,8 @@ class TopoPathsTest {
     assertThat(a).isEqualTo(new TabletAlias("zone1", 101));
     assertThat(a.toString()).isEqualTo("zone1-0000000101");
     assertThatThrownBy(() -> TabletAlias.parse("zone1")).hasMessageContaining("<cell>-<uid>");
+    assertThat(TabletAlias.tryParse("zone1-0000000101")).contains(a);
+    assertThat(TabletAlias.tryParse("zone1")).isEmpty();
+    assertThat(TabletAlias.tryParse("zone1-x")).isEmpty();
   }
 }

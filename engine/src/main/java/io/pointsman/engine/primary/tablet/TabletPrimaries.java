@@ -43,7 +43,8 @@ public final class TabletPrimaries {
     TopoKeys keys = topo.keys();
     // A ref that expects a primary has that tablet's record read beside the Shard record: one round
     // trip instead of two, used only when the Shard record names that very tablet.
-    TabletAlias guess = expectedAlias(shard);
+    TabletAlias guess = shard.expectedPrimary() == null ? null
+        : TabletAlias.tryParse(shard.expectedPrimary().alias()).orElse(null);
     Shard[] read = new Shard[1];
     AtomicReference<Optional<Tablet>> guessed = new AtomicReference<>(Optional.empty());
     FanOut.forEach(guess == null
@@ -71,17 +72,6 @@ public final class TabletPrimaries {
           + " has no gRPC port in its record (port_map " + t.portMap() + "); is it a vttablet?");
     }
     return new TabletPrimary(shard, new TabletEndpoint(s.primaryAlias(), t.hostname(), grpc), t.dbName());
-  }
-
-  private static TabletAlias expectedAlias(ShardRef shard) {
-    if (shard.expectedPrimary() == null) {
-      return null;
-    }
-    try {
-      return TabletAlias.parse(shard.expectedPrimary().alias());
-    } catch (RuntimeException notAnAlias) {
-      return null; // resolved without the shortcut, and refused by the term check
-    }
   }
 
   /**

@@ -86,12 +86,20 @@ class BenchSmokeTest {
   /**
    * {@code --temporal-server}: the write window measured with the worker on the real Temporal dev
    * server (the binary scripts/test.sh builds and exports as POINTSMAN_TEMPORAL_BIN), and the report
-   * naming it. This is the path that showed a 1 ms timer firing a second late.
+   * naming it. This is the path that showed a 1 ms timer firing a second late. The CLI is given
+   * through a wrapper that notes each command line, so the test sees that the worlds really started
+   * that server, not only that the report names it.
    */
   @Test
   void theCommandLineMeasuresOnTheRealTemporalServerWhenGivenOne(@TempDir Path dir) throws Exception {
-    String cli = System.getenv("POINTSMAN_TEMPORAL_BIN");
-    assertThat(cli).as("POINTSMAN_TEMPORAL_BIN, the Temporal CLI scripts/test.sh builds and exports").isNotBlank();
+    String real = System.getenv("POINTSMAN_TEMPORAL_BIN");
+    assertThat(real).as("POINTSMAN_TEMPORAL_BIN, the Temporal CLI scripts/test.sh builds and exports").isNotBlank();
+    Path started = dir.resolve("started");
+    Path wrapper = dir.resolve("temporal");
+    Files.writeString(wrapper, "#!/bin/sh\necho \"$*\" >> '" + started + "'\nexec '" + real + "' \"$@\"\n",
+        StandardCharsets.UTF_8);
+    assertThat(wrapper.toFile().setExecutable(true)).isTrue();
+    String cli = wrapper.toString();
     Path out = dir.resolve("BENCHMARKS.md");
 
     int code = BenchMain.run("--smoke", "--cycles", "1", "--rates", "100", "--scale-shards", "none",
@@ -104,6 +112,8 @@ class BenchSmokeTest {
         .containsPattern("\\| MoveTables of 2 tables \\| 100 / \\d+ \\| temporal \\| 2 \\|")
         .containsPattern("\\| Reshard [^|]+ \\| 100 / \\d+ \\| temporal \\| 2 \\|")
         .doesNotContain("| Temporal | the SDK's test server");
+    assertThat(Files.readAllLines(started, StandardCharsets.UTF_8)).isNotEmpty()
+        .allSatisfy(line -> assertThat(line).startsWith("server start-dev"));
   }
 
   @Test

@@ -5,17 +5,13 @@ import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
 import io.pointsman.api.names.Shown;
-import io.pointsman.engine.concurrent.FanOut;
+import io.pointsman.engine.topo.ShardPrimary;
 import io.pointsman.engine.topo.TabletAlias;
-import io.pointsman.engine.topo.TopoKeys;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Keyspace;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.Tablet;
-import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Finds a shard's primary MySQL the way Vitess does: Shard {@code primary_alias} → Tablet record
@@ -50,49 +46,28 @@ public final class PrimaryResolver {
    * @throws PointsmanException as {@link #resolve}
    */
   public Current resolveWithTerm(String keyspace, String shard) {
-    // The Keyspace record beside the Shard and Tablet reads, not before them: every step resolves
-    // its shards' primaries again, in the write window too, and a round trip less each adds up there.
-    Keyspace[] ks = new Keyspace[1];
-    PrimaryTablet[] primary = new PrimaryTablet[1];
-    // keyspace first: when both fail, FanOut throws the first item's failure, as the reads in a row did
-    FanOut.forEach(List.<Runnable>of(
-        () -> ks[0] = topo.getRequired(topo.keys().keyspace(Names.keyspace(keyspace))).value(),
-        () -> primary[0] = tablet(keyspace, shard)), Runnable::run);
-    return endpoint(keyspace, shard, ks[0], primary[0]);
+    return resolveWithTerm(keyspace, shard, null);
   }
 
   /**
    * {@link #resolveWithTerm(String, String)} for a caller that expects {@code expected} to be the
    * primary (a write switch's planned primary): that tablet's record is read beside the Shard and
-   * Keyspace records instead of after the Shard record, one round trip instead of two. It is used
-   * only when the Shard record names that very tablet; otherwise the tablet the Shard record names is
-   * read, as without an expectation. Whatever was expected, the term returned is the Shard record's,
-   * for the caller to check.
+   * Keyspace records instead of after the Shard record ({@link ShardPrimary}). Whatever was
+   * expected, the primary and term returned are those the Shard record names, for the caller to check.
    *
    * @param expected the primary the caller expects; null to resolve without an expectation
    * @throws PointsmanException as {@link #resolve}
    */
   public Current resolveWithTerm(String keyspace, String shard, PrimaryTerm expected) {
-    // not an alias: resolved without the shortcut, and refused by the caller's term check
-    TabletAlias guess = expected == null ? null : TabletAlias.tryParse(expected.alias()).orElse(null);
-    if (guess == null) {
-      return resolveWithTerm(keyspace, shard);
-    }
     Names.keyspace(keyspace);
     Names.shard(shard);
-    TopoKeys keys = topo.keys();
+    // The Keyspace record beside the Shard read, not before it: every step resolves its shards'
+    // primaries again, in the write window too, and a round trip less each adds up there. Keyspace
+    // first: when several reads fail, its failure is the one thrown, as when they ran in a row.
     Keyspace[] ks = new Keyspace[1];
-    Shard[] s = new Shard[1];
-    AtomicReference<Optional<Tablet>> guessed = new AtomicReference<>(Optional.empty());
-    // keyspace first, then the shard: when several fail, FanOut throws the first item's failure
-    FanOut.forEach(List.<Runnable>of(
-        () -> ks[0] = topo.getRequired(keys.keyspace(Names.keyspace(keyspace))).value(),
-        () -> s[0] = topo.getRequired(keys.shard(keyspace, shard)).value(),
-        () -> guessed.set(topo.get(keys.tablet(guess)).map(v -> v.value()))), Runnable::run);
-    PrimaryTablet p = guess.equals(s[0].primaryAlias()) && guessed.get().isPresent()
-        ? primaryTablet(keyspace, shard, s[0], guessed.get().get())
-        : tablet(keyspace, shard);
-    return endpoint(keyspace, shard, ks[0], p);
+    ShardPrimary read = ShardPrimary.read(topo, keyspace, shard, expected,
+        () -> ks[0] = topo.getRequired(topo.keys().keyspace(keyspace)).value());
+    return endpoint(keyspace, shard, ks[0], primaryTablet(keyspace, shard, read));
   }
 
   private static Current endpoint(String keyspace, String shard, Keyspace ks, PrimaryTablet p) {
@@ -112,12 +87,15 @@ public final class PrimaryResolver {
   public PrimaryTablet tablet(String keyspace, String shard) {
     Names.keyspace(keyspace);
     Names.shard(shard);
-    TopoKeys keys = topo.keys();
-    Shard s = topo.getRequired(keys.shard(keyspace, shard)).value();
+    return primaryTablet(keyspace, shard, ShardPrimary.read(topo, keyspace, shard, null));
+  }
+
+  private PrimaryTablet primaryTablet(String keyspace, String shard, ShardPrimary read) {
+    Shard s = read.shard();
     if (s.primaryAlias() == null) {
       throw PointsmanException.failedPrecondition("shard " + keyspace + "/" + shard + " has no primary");
     }
-    return primaryTablet(keyspace, shard, s, topo.getRequired(keys.tablet(s.primaryAlias())).value());
+    return primaryTablet(keyspace, shard, s, read.primaryTablet(topo));
   }
 
   /** The primary {@code s} names, given its tablet record: refused when the record does not describe it. */

@@ -3,18 +3,15 @@ package io.pointsman.engine.primary.tablet;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.TabletType;
-import io.pointsman.engine.concurrent.FanOut;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.tablet.TabletEndpoint;
-import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.engine.topo.ShardPrimary;
 import io.pointsman.engine.topo.TopoKeys;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.Tablet;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Finds a shard's primary tablet as vtctld does: Shard {@code primary_alias} → Tablet record →
@@ -40,24 +37,14 @@ public final class TabletPrimaries {
    *     the tablet is not a PRIMARY of that shard or has no gRPC port
    */
   public TabletPrimary resolve(ShardRef shard) {
-    TopoKeys keys = topo.keys();
-    // A ref that expects a primary has that tablet's record read beside the Shard record: one round
-    // trip instead of two, used only when the Shard record names that very tablet.
-    TabletAlias guess = shard.expectedPrimary() == null ? null
-        : TabletAlias.tryParse(shard.expectedPrimary().alias()).orElse(null);
-    Shard[] read = new Shard[1];
-    AtomicReference<Optional<Tablet>> guessed = new AtomicReference<>(Optional.empty());
-    FanOut.forEach(guess == null
-        ? List.<Runnable>of(() -> read[0] = topo.getRequired(keys.shard(shard.keyspace(), shard.shard())).value())
-        : List.<Runnable>of(() -> read[0] = topo.getRequired(keys.shard(shard.keyspace(), shard.shard())).value(),
-            () -> guessed.set(topo.get(keys.tablet(guess)).map(v -> v.value()))), Runnable::run);
-    Shard s = read[0];
+    // A ref that expects a primary has that tablet's record read beside the Shard record (ShardPrimary).
+    ShardPrimary read = ShardPrimary.read(topo, shard.keyspace(), shard.shard(), shard.expectedPrimary());
+    Shard s = read.shard();
     if (s.primaryAlias() == null) {
       throw PointsmanException.failedPrecondition("shard " + shard + " has no primary");
     }
     shard.checkPrimary(new PrimaryTerm(s.primaryAlias().toString(), s.primaryTermStartTime()));
-    Tablet t = s.primaryAlias().equals(guess) && guessed.get().isPresent() ? guessed.get().get()
-        : topo.getRequired(keys.tablet(s.primaryAlias())).value();
+    Tablet t = read.primaryTablet(topo);
     if (!shard.keyspace().equals(t.keyspace()) || !shard.shard().equals(t.shard())) {
       throw PointsmanException.failedPrecondition("primary " + s.primaryAlias() + " of " + shard
           + " is recorded as a tablet of " + t.keyspace() + "/" + t.shard());

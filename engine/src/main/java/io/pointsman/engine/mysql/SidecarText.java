@@ -30,12 +30,14 @@ public final class SidecarText {
   private static final TextFormat.Parser PARSER = TextFormat.Parser.newBuilder().setAllowUnknownFields(true).build();
   private static final String BINLOG_SOURCE = "binlogdata.BinlogSource";
   private static final String JOURNAL = "binlogdata.Journal";
+  /** At most 256 sources and 64 M characters (some 128 MB) kept; a switch of 1000 tables has a handful of 100 KB ones. */
+  private static final SourceTexts SOURCES = new SourceTexts(256, 64L << 20);
 
   private SidecarText() {}
 
   /** The {@code source} column of a stream. */
   public static String encodeSource(BinlogSource source) {
-    return print(toProto(source));
+    return SOURCES.encode(source, s -> print(toProto(s)));
   }
 
   /**
@@ -45,7 +47,11 @@ public final class SidecarText {
    * @throws PointsmanException FAILED_PRECONDITION, naming the row, when the value is not a BinlogSource
    */
   public static BinlogSource decodeSource(String row, String text) {
-    return decode(row, "source", BINLOG_SOURCE, text, Binlogdata.BinlogSource.newBuilder(), b -> fromProto(b.build()));
+    if (text == null) {
+      return decode(row, "source", BINLOG_SOURCE, null, Binlogdata.BinlogSource.newBuilder(), b -> fromProto(b.build()));
+    }
+    return SOURCES.decode(text,
+        t -> decode(row, "source", BINLOG_SOURCE, t, Binlogdata.BinlogSource.newBuilder(), b -> fromProto(b.build())));
   }
 
   /** The {@code val} column of a journal row. */

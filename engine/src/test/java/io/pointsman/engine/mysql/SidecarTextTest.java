@@ -164,4 +164,18 @@ class SidecarTextTest {
     assertThatThrownBy(() -> SidecarText.decodeJournal("_vt.resharding_journal id 9", "id:9 local_position:\"0-1-2\""))
         .hasMessageContaining("val is not a valid binlogdata.Journal: local_position: ");
   }
+
+  @Test
+  void aSourceReadAgainIsTheSameValueAndABadOneFailsEveryTimeNamingTheRowOfThatRead() {
+    String text = SidecarText.encodeSource(MOVE_TABLES);
+
+    BinlogSource first = SidecarText.decodeSource("_vt.vreplication id 1", text);
+    BinlogSource second = SidecarText.decodeSource("_vt.vreplication id 2", new String(text));
+
+    assertThat(second).isSameAs(first).isEqualTo(MOVE_TABLES);
+    assertThatThrownBy(() -> SidecarText.decodeSource("_vt.vreplication id 3", "keyspace:42"))
+        .hasMessageStartingWith("_vt.vreplication id 3: source is not a valid binlogdata.BinlogSource: ");
+    assertThatThrownBy(() -> SidecarText.decodeSource("_vt.vreplication id 4", "keyspace:42"))
+        .hasMessageStartingWith("_vt.vreplication id 4: source is not a valid binlogdata.BinlogSource: ");
+  }
 }

@@ -49,7 +49,7 @@ public final class BenchMain implements Callable<Integer> {
       description = "MoveTables scale points in tables (full: 10,100,1000; 'none' skips them).")
   List<String> scaleTables;
 
-  @Option(names = "--scale-cycles", paramLabel = "N", description = "Switches forward and back per scale point (full: 3).")
+  @Option(names = "--scale-cycles", paramLabel = "N", description = "Switches forward and back per scale point (full: 5).")
   Integer scaleCycles;
 
   @Option(names = "--lag-rates", paramLabel = "WRITES_PER_SECOND", split = ",",

@@ -30,8 +30,8 @@ public final class SidecarText {
   private static final TextFormat.Parser PARSER = TextFormat.Parser.newBuilder().setAllowUnknownFields(true).build();
   private static final String BINLOG_SOURCE = "binlogdata.BinlogSource";
   private static final String JOURNAL = "binlogdata.Journal";
-  /** At most 256 sources and 64 M characters (some 128 MB) kept; a switch of 1000 tables has a handful of 100 KB ones. */
-  private static final SourceTexts SOURCES = new SourceTexts(256, 64L << 20);
+  /** At most 256 sources and 16 M characters (some 32 MB) kept; a switch of 1000 tables reads a handful of 100 KB ones. */
+  private static final SourceTexts SOURCES = new SourceTexts(256, 16L << 20);
 
   private SidecarText() {}
 

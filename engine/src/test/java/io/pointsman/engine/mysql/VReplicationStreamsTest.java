@@ -97,6 +97,23 @@ class VReplicationStreamsTest {
   }
 
   @Test
+  void aSourceWithNonAsciiQuotesAndBackslashesIsStoredAsItsUtf8BytesAndReadsBack() throws Exception {
+    BinlogSource odd = source("0").withRules(List.of(new BinlogSource.Rule("t\u00e9l\u00e9",
+        "select * from `t\u00e9l\u00e9` where note = 'it''s \"x\"\\n \u2603 \uD83D\uDE00'")));
+    int id = streams.insert(db.endpoint, List.of(NewStream.stopped("wf", odd, START, db.endpoint.dbName(),
+        WorkflowType.MOVE_TABLES, WorkflowSubType.NONE)), locks).get(0);
+
+    try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT HEX(source) FROM " + db.endpoint.sidecarDb()
+            + ".vreplication WHERE id = " + id)) {
+      rs.next();
+      assertThat(rs.getString(1)).isEqualTo(java.util.HexFormat.of().withUpperCase()
+          .formatHex(SidecarText.encodeSource(odd).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+    assertThat(streams.read(db.endpoint, id).orElseThrow().source()).isEqualTo(odd);
+  }
+
+  @Test
   void aSourceVitessWroteReadsBack() throws Exception {
     int id = insert(stream("wf", "0")).get(0);
     MySqlTestSupport.exec("UPDATE " + db.endpoint.sidecarDb() + ".vreplication SET source = 'keyspace:\"commerce\"'"

@@ -157,7 +157,15 @@ public final class TopologySwitcher {
       Map<RecordKey<Shard>, UnaryOperator<Shard>> edits = new LinkedHashMap<>();
       denyEdits(edits, info.sourceKeyspace(), info.sourceShards(), info.tables(), !stopped);
       denyEdits(edits, info.targetKeyspace(), info.targetShards(), info.tables(), stopped);
-      store.updateAll(edits, locks);
+      // Every cell's SrvVSchema written again, as it is, in that commit. vtgate learns that a
+      // MoveTables is switching writes only from a SrvVSchema change, on which it reads the shard
+      // records: told now, it sees the denied tables with the routing rules not yet moved, and
+      // keeps the writes it buffers until the rules move. Not told, the next health report of the
+      // source primary (every refresh sends one) ends its buffering before the switch has, and the
+      // writes it releases meet the denied tables again and fail (vitessio/vitess#15707).
+      List<RecordKey<?>> cells = new ArrayList<>();
+      store.listCells().forEach(cell -> cells.add(store.keys().srvVSchema(cell)));
+      store.updateAll(edits, cells, locks);
     } else {
       updateSrvKeyspaces(info.sourceKeyspace(), List.of(), srv ->
           SrvKeyspaceEdits.setQueryServiceDisabled(srv, TabletType.PRIMARY, info.sourceShards(), stopped), locks);

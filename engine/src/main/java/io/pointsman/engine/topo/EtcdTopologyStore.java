@@ -107,10 +107,19 @@ public final class EtcdTopologyStore implements TopologyStore {
 
   @Override
   public <T> void updateAll(Map<RecordKey<T>, UnaryOperator<T>> edits, LockSet locks) {
+    updateAll(edits, List.of(), locks);
+  }
+
+  @Override
+  public <T> void updateAll(Map<RecordKey<T>, UnaryOperator<T>> edits, List<? extends RecordKey<?>> rewritten,
+      LockSet locks) {
     List<RecordKey<T>> keys = List.copyOf(edits.keySet());
     RecordChangedException last = null;
     for (int attempt = 1; attempt <= options.maxAttempts(); attempt++) {
       List<RecordWrite<?>> writes = new ArrayList<>();
+      // Read beside the edited records, not after them: the same round trip
+      List<CompletableFuture<GetResponse>> again = rewritten.stream()
+          .map(k -> kv.get(EtcdClients.bytes(k.key()))).toList();
       for (Versioned<T> current : getAll(keys)) {
         T next = edits.get(current.key()).apply(current.value());
         if (!Objects.equals(next, current.value())) {
@@ -118,7 +127,14 @@ public final class EtcdTopologyStore implements TopologyStore {
         }
       }
       if (writes.isEmpty()) {
+        again.forEach(r -> r.cancel(false));
         return;
+      }
+      for (int i = 0; i < rewritten.size(); i++) {
+        GetResponse r = EtcdCalls.await(again.get(i), options.callTimeout(), "read of " + rewritten.get(i).key(), false);
+        if (!r.getKvs().isEmpty()) {
+          writes.add(rewrite(decode(rewritten.get(i), r.getKvs().get(0))));
+        }
       }
       try {
         commit(writes, locks);
@@ -130,6 +146,10 @@ public final class EtcdTopologyStore implements TopologyStore {
     }
     throw new RecordChangedException(keys.get(0).key(), "records " + keys.stream().map(RecordKey::key).toList()
         + " kept changing; gave up after " + options.maxAttempts() + " attempts (" + last.getMessage() + ")");
+  }
+
+  private static <V> RecordWrite<V> rewrite(Versioned<V> read) {
+    return RecordWrite.replace(read, read.value());
   }
 
   /** Reads every key at once; NOT_FOUND naming the first one missing. */
@@ -277,9 +297,15 @@ public final class EtcdTopologyStore implements TopologyStore {
       e = TopoCodec.encode(key, w.value(), null, null, type);
     } else {
       StoredRecord base = storedAt(key, w.expectedModRevision());
-      Message message = base.message() != null || OwnRecords.owns(type) ? base.message()
-          : TopoCodec.parse(key, base.bytes(), type);
-      e = TopoCodec.encode(key, w.value(), message, base.valueIfSame(base.bytes(), type), type);
+      T baseValue = base.valueIfSame(base.bytes(), type);
+      if (baseValue != null && Objects.equals(baseValue, w.value())) {
+        // Written again as it is (a rewrite for the watchers): the very bytes, not encoded again
+        e = new TopoCodec.Encoded(base.bytes(), base.message());
+      } else {
+        Message message = base.message() != null || OwnRecords.owns(type) ? base.message()
+            : TopoCodec.parse(key, base.bytes(), type);
+        e = TopoCodec.encode(key, w.value(), message, baseValue, type);
+      }
     }
     FencedTxn.EncodedWrite out = new FencedTxn.EncodedWrite(key, w.expectedModRevision(), e.bytes());
     written.put(out, new StoredRecord(e.bytes(), e.message(), w.value()));

@@ -61,6 +61,16 @@ public interface TopologyStore {
   <T> void updateAll(Map<RecordKey<T>, UnaryOperator<T>> edits, LockSet locks);
 
   /**
+   * {@link #updateAll(Map, LockSet)}, and when that changes any record, each existing record of
+   * {@code rewritten} written again as it is, in the same commit (guarded by the revision it is
+   * read at, like the edits): nothing it says changes, but everyone watching it hears of a change
+   * at the revision of the edits. Vitess's vtgate reads the shard records again only when the
+   * SrvVSchema it watches changes, so this is how it learns of denied tables in time.
+   */
+  <T> void updateAll(Map<RecordKey<T>, UnaryOperator<T>> edits, List<? extends RecordKey<?>> rewritten,
+      LockSet locks);
+
+  /**
    * Read-modify-write of a record that may not exist; the mutator returns null to delete it (as
    * Vitess deletes empty routing rules). Returns the new state, empty if deleted or still absent.
    */

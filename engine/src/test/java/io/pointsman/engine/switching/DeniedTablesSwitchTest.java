@@ -15,6 +15,7 @@ import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.Versioned;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.Shard;
+import io.pointsman.engine.topo.model.SrvVSchema;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -42,7 +43,7 @@ class DeniedTablesSwitchTest {
   void setUp() {
     etcd = TestEtcd.client();
     store = new EtcdTopologyStore(etcd, TestEtcd.freshPaths());
-    CellsAndKeyspaces.create(store, List.of("zone1"), List.of("commerce", "customer"));
+    CellsAndKeyspaces.create(store, List.of("zone1", "zone2"), List.of("commerce", "customer"));
     shard("commerce", "0", false);
     // as MoveTables creates them: the target denies the tables until writes switch
     shard("customer", "-80", true);
@@ -82,6 +83,49 @@ class DeniedTablesSwitchTest {
       assertThat(target.value().deniedTables(TabletType.PRIMARY)).containsExactlyInAnyOrderElementsOf(TABLES);
       assertThat(target.modRevision()).isEqualTo(source.modRevision());
     }
+  }
+
+  /**
+   * vtgate works out whether a MoveTables is switching writes when its cell's SrvVSchema changes:
+   * it then reads the shard records. Each switch of the denied tables rewrites every cell's
+   * SrvVSchema, as it is, in the same revision, so that vtgate looks while the denial is new.
+   */
+  @Test
+  void stoppingAndAllowingSourceWritesRewriteEveryCellsSrvVSchemaUnchangedInTheSameRevision() {
+    List<Versioned<SrvVSchema>> before = List.of(served("zone1"), served("zone2"));
+
+    switcher.stopSourceWrites(MOVE, NO_LOCKS);
+
+    long stopped = read("commerce", "0").modRevision();
+    for (Versioned<SrvVSchema> was : before) {
+      Versioned<SrvVSchema> now = store.getRequired(was.key());
+      assertThat(now.modRevision()).as("%s rewritten with the shard records", was.key().key()).isEqualTo(stopped);
+      assertThat(now.value()).isEqualTo(was.value());
+    }
+
+    switcher.allowSourceWrites(MOVE, NO_LOCKS);
+
+    long allowed = read("commerce", "0").modRevision();
+    assertThat(allowed).isGreaterThan(stopped);
+    for (Versioned<SrvVSchema> was : before) {
+      Versioned<SrvVSchema> now = store.getRequired(was.key());
+      assertThat(now.modRevision()).as("%s rewritten by the undo", was.key().key()).isEqualTo(allowed);
+      assertThat(now.value()).isEqualTo(was.value());
+    }
+  }
+
+  @Test
+  void aSwitchOfDeniedTablesThatChangesNoShardRewritesNothing() {
+    switcher.stopSourceWrites(MOVE, NO_LOCKS);
+    long served = served("zone1").modRevision();
+
+    switcher.stopSourceWrites(MOVE, NO_LOCKS); // again: every shard already says so
+
+    assertThat(served("zone1").modRevision()).isEqualTo(served);
+  }
+
+  private Versioned<SrvVSchema> served(String cell) {
+    return store.getRequired(store.keys().srvVSchema(cell));
   }
 
   private void shard(String keyspace, String name, boolean denied) {

@@ -343,6 +343,34 @@ class EtcdTopologyStoreTest extends EtcdTestFixture {
             io.vitess.proto.Topodata.TabletType.PRIMARY);
   }
 
+  /**
+   * A record rewritten beside an update is put again byte for byte (fields newer than the model
+   * included) at the update's revision, so its watchers hear of it; with nothing to update, it is
+   * not written, and a record that does not exist is not created.
+   */
+  @Test
+  void recordsRewrittenBesideAnUpdateArePutAgainByteForByteInItsRevisionAndOnlyWhenItChangesSomething()
+      throws Exception {
+    String watched = paths.shard("ks", "watched");
+    byte[] bytes = TopoCodec.bytes(vitessShard());
+    putRaw(watched, bytes);
+    store.create(shardKey("ks", "0"), shard("0"));
+    java.util.Map<RecordKey<Shard>, java.util.function.UnaryOperator<Shard>> edits =
+        java.util.Map.of(shardKey("ks", "0"), s -> s.withPrimaryServing(false));
+    List<RecordKey<?>> rewritten = List.of(shardKey("ks", "watched"), shardKey("ks", "absent"));
+
+    store.updateAll(edits, rewritten, NO_LOCKS);
+
+    long updated = store.getRequired(shardKey("ks", "0")).modRevision();
+    assertThat(store.getRequired(shardKey("ks", "watched")).modRevision()).isEqualTo(updated);
+    assertThat(raw(watched)).isEqualTo(bytes);
+    assertThat(store.get(shardKey("ks", "absent"))).isEmpty();
+
+    store.updateAll(edits, rewritten, NO_LOCKS); // nothing left to change
+
+    assertThat(store.getRequired(shardKey("ks", "watched")).modRevision()).isEqualTo(updated);
+  }
+
   @Test
   void aWriteOfAValueReadElsewhereIsEncodedOverTheBytesAtItsRevision() throws Exception {
     String key = paths.shard("ks", "0");

@@ -192,6 +192,13 @@ public final class TopologySwitcher {
       removeMirrorRules(info, List.of(TabletType.PRIMARY), locks);
       srvVSchema.rebuild(rules -> RoutingRuleEdits.switchWrites(rules, info.tables(), info.sourceKeyspace(),
           info.targetKeyspace()), List.of(), locks);
+      // Once more, unchanged, after the rules moved. vtgate clears its plan cache on every
+      // SrvVSchema change, but a write planned against the old rules while the move was being
+      // applied can put its plan back in the cache; it then sends every such write to the side
+      // whose writes are denied until something clears the cache again (vtgate's own comments on
+      // plan_execute say so; vtctld leaves it). This change clears it, and ends as switched any
+      // buffering of the old side's shards that began meanwhile.
+      srvVSchema.rewrite(List.of(), locks);
       return;
     }
     // Every shard record at once (in the write window, a Reshard 2 → 4 read six in a row here).

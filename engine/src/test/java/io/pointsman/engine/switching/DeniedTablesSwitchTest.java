@@ -124,6 +124,25 @@ class DeniedTablesSwitchTest {
     assertThat(served("zone1").modRevision()).isEqualTo(served);
   }
 
+  /**
+   * After the rules move, every cell's SrvVSchema is written once more, unchanged: vtgate clears the
+   * plans it cached when it sees it, among them any made against the rules before the move.
+   */
+  @Test
+  void changingTheRoutingWritesEveryCellsSrvVSchemaAgainAfterTheRulesMoved() {
+    switcher.stopSourceWrites(MOVE, NO_LOCKS);
+
+    switcher.changeRouting(MOVE, NO_LOCKS);
+
+    Versioned<io.pointsman.engine.topo.model.RoutingRules> rules = store.getRequired(store.keys().routingRules());
+    assertThat(rules.value().rules()).extracting(r -> r.fromTable()).contains("customer", "commerce.customer");
+    for (String cell : List.of("zone1", "zone2")) {
+      Versioned<SrvVSchema> now = served(cell);
+      assertThat(now.modRevision()).as("%s written again after the rules", cell).isGreaterThan(rules.modRevision());
+      assertThat(now.value().routingRules()).as("%s serves the moved rules", cell).isEqualTo(rules.value());
+    }
+  }
+
   private Versioned<SrvVSchema> served(String cell) {
     return store.getRequired(store.keys().srvVSchema(cell));
   }

@@ -363,8 +363,8 @@ class RealVitessSwitchTest {
 
   /** The keyspace a step moves primary writes away from, if it moves them. */
   private static Optional<String> writesLeave(Step step) {
-    if (step.trafficState().isEmpty() || !step.name().startsWith("SwitchTraffic") && !step.name().startsWith("ReverseTraffic")
-        || step.name().equals("SwitchTraffic reads")) {
+    boolean switchesTraffic = step.name().startsWith("SwitchTraffic") || step.name().startsWith("ReverseTraffic");
+    if (step.trafficState().isEmpty() || !switchesTraffic || step.name().equals("SwitchTraffic reads")) {
       return Optional.empty();
     }
     return Optional.of(step.writesTo().equals("customer") ? "commerce" : "customer");

@@ -1,8 +1,8 @@
 package io.pointsman.e2e.vitess;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;

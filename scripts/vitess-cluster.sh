@@ -277,6 +277,8 @@ start_vitess_cluster() {
   done
   VITESS_CLUSTER_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pointsman-vitess.XXXXXX")
   export VITESS_CLUSTER_DIR
+  # named first, so that a caller whose wait runs out can read the logs before the cluster is stopped
+  _vc_trace "folder $VITESS_CLUSTER_DIR"
   : >"$VITESS_CLUSTER_DIR/pids"
   if ! _vc_start_all; then
     _vc_log "start failed; stopping what was started"

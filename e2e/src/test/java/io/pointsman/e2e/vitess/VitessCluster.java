@@ -130,10 +130,12 @@ public final class VitessCluster implements AutoCloseable {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
+      // read before the stop removes them: a tablet that never registers says why only in its log
+      String processLogs = processLogTails(logFile);
       stopProcess(p);
       Runtime.getRuntime().removeShutdownHook(hook);
       throw new IllegalStateException("Vitess cluster did not come up within " + START_TIMEOUT + " (" + e
-          + "); the script's log " + logFile + " ends with:\n" + tail(logFile), e);
+          + "); the script's log " + logFile + " ends with:\n" + tail(logFile) + processLogs, e);
     }
     VitessCluster c = new VitessCluster(p, hook, logFile, Map.copyOf(env), Duration.ofNanos(System.nanoTime() - t0));
     log.info("Vitess cluster up in {} ms: vtctld {}, vtgate MySQL port {}, tablets {}", c.startup.toMillis(),
@@ -453,6 +455,37 @@ public final class VitessCluster implements AutoCloseable {
     } catch (IOException e) {
       return "(unreadable: " + e + ")";
     }
+  }
+
+  /**
+   * The last lines of each process log in the cluster's folder, which the script names in its
+   * trace ({@code folder ...}); empty when it has not named one yet.
+   */
+  private static String processLogTails(Path scriptLog) {
+    String marker = " s folder ";
+    String folder = null;
+    try {
+      for (String line : Files.readAllLines(scriptLog, StandardCharsets.UTF_8)) {
+        int at = line.indexOf(marker);
+        if (line.startsWith("vitess-cluster: +") && at > 0) {
+          folder = line.substring(at + marker.length()).strip();
+        }
+      }
+    } catch (IOException e) {
+      return "\n(the script's log is unreadable: " + e + ")";
+    }
+    if (folder == null) {
+      return "";
+    }
+    StringBuilder out = new StringBuilder();
+    try (var logs = Files.list(Paths.get(folder))) {
+      for (Path log : logs.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList()) {
+        out.append("\n-- ").append(log).append(" ends with:\n").append(tail(log));
+      }
+    } catch (IOException e) {
+      out.append("\n(the cluster's folder ").append(folder).append(" is unreadable: ").append(e).append(')');
+    }
+    return out.toString();
   }
 
   private static String tail(Path file) {

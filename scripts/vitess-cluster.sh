@@ -88,17 +88,31 @@ _vc_wait() {
 }
 
 # Free loopback ports, distinct within the cluster. One python3 call fills a pool of 40 (python3 starts
-# slowly on a loaded machine); the pool's ports are bound together, so they are distinct.
+# slowly on a loaded machine): a block of 40 consecutive ports, each bound once to see it is free, at a
+# random place below the kernel's ephemeral range. Ports from the ephemeral range (a bind to port 0)
+# were taken meanwhile by outgoing connections of other tests often enough that a vttablet found its
+# gRPC port in use and never registered ("bind: address already in use").
 _vc_free_port() {
   local pool="$VITESS_CLUSTER_DIR/ports-free" p
   if [ ! -s "$pool" ]; then
     python3 -c '
-import socket
-socks = []
-for _ in range(40):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
-for s in socks:
-    print(s.getsockname()[1])
+import random, socket
+low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+for _ in range(500):
+    base = random.randrange(10000, max(low, 20040) - 40)
+    socks = []
+    try:
+        for port in range(base, base + 40):
+            s = socket.socket(); socks.append(s); s.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        for s in socks:
+            s.close()
+    print("\n".join(str(port) for port in range(base, base + 40)))
+    break
+else:
+    raise SystemExit("no block of 40 free ports below " + str(low))
 ' >"$pool" || return 1
   fi
   p=$(head -n 1 "$pool")

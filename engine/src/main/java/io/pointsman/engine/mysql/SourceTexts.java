@@ -3,6 +3,7 @@ package io.pointsman.engine.mysql;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -35,28 +36,25 @@ final class SourceTexts {
 
   /** The source {@code text} encodes: kept from before, or {@code parse}d now and kept. */
   BinlogSource decode(String text, Function<String, BinlogSource> parse) {
-    synchronized (this) {
-      BinlogSource known = byText.get(text);
-      if (known != null) {
-        return known;
-      }
-    }
-    BinlogSource parsed = parse.apply(text);
-    keep(text, parsed);
-    return parsed;
+    return knownOrMade(byText, text, parse, this::keep);
   }
 
   /** The text of {@code source}: kept from before, or {@code print}ed now and kept. */
   String encode(BinlogSource source, Function<BinlogSource, String> print) {
+    return knownOrMade(bySource, source, print, (s, text) -> keep(text, s));
+  }
+
+  /** What {@code known} holds for {@code key}, or what {@code make} makes of it outside the lock, then kept. */
+  private <K, V> V knownOrMade(Map<K, V> known, K key, Function<K, V> make, BiConsumer<K, V> keep) {
     synchronized (this) {
-      String known = bySource.get(source);
-      if (known != null) {
-        return known;
+      V found = known.get(key);
+      if (found != null) {
+        return found;
       }
     }
-    String printed = print.apply(source);
-    keep(printed, source);
-    return printed;
+    V made = make.apply(key);
+    keep.accept(key, made);
+    return made;
   }
 
   /** How many pairs are kept (for tests). */

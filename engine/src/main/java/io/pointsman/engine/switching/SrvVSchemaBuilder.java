@@ -151,15 +151,14 @@ public final class SrvVSchemaBuilder {
   }
 
   /**
-   * Writes every cell's SrvVSchema again as it is (all cells when {@code cells} is empty), guarded
-   * by the revision it is read at: nothing served changes, but each watcher hears of a change.
-   * vtgate then clears its plan cache and reads the shard records again (see
-   * {@link TopologySwitcher#changeRouting}).
+   * Writes every cell's SrvVSchema again as it is, guarded by the revision it is read at: nothing
+   * served changes, but each watcher hears of a change. vtgate then clears its plan cache and reads
+   * the shard records again (see {@link TopologySwitcher#changeRouting}).
    */
-  public void rewrite(List<String> cells, LockSet locks) {
-    List<String> targets = cells.isEmpty() ? store.listCells() : cells;
+  public void rewrite(LockSet locks) {
     List<RecordWrite<?>> writes = new ArrayList<>();
-    for (Optional<Versioned<SrvVSchema>> served : FanOut.map(targets, cell -> store.get(store.keys().srvVSchema(cell)))) {
+    for (Optional<Versioned<SrvVSchema>> served
+        : FanOut.map(store.listCells(), cell -> store.get(store.keys().srvVSchema(cell)))) {
       served.ifPresent(v -> writes.add(RecordWrite.replace(v, v.value())));
     }
     if (!writes.isEmpty()) {

@@ -198,7 +198,7 @@ public final class TopologySwitcher {
       // whose writes are denied until something clears the cache again (vtgate's own comments on
       // plan_execute say so; vtctld leaves it). This change clears it, and ends as switched any
       // buffering of the old side's shards that began meanwhile.
-      srvVSchema.rewrite(List.of(), locks);
+      srvVSchema.rewrite(locks);
       return;
     }
     // Every shard record at once (in the write window, a Reshard 2 → 4 read six in a row here).

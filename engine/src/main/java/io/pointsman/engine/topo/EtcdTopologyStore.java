@@ -298,8 +298,9 @@ public final class EtcdTopologyStore implements TopologyStore {
     } else {
       StoredRecord base = storedAt(key, w.expectedModRevision());
       T baseValue = base.valueIfSame(base.bytes(), type);
-      if (baseValue != null && Objects.equals(baseValue, w.value())) {
-        // Written again as it is (a rewrite for the watchers): the very bytes, not encoded again
+      if (baseValue != null && baseValue == w.value()) {
+        // Written again as it is (a rewrite for the watchers): the very bytes, not encoded again. The
+        // same instance, not an equal one: a deep comparison would cost every write of a large record.
         e = new TopoCodec.Encoded(base.bytes(), base.message());
       } else {
         Message message = base.message() != null || OwnRecords.owns(type) ? base.message()

@@ -345,6 +345,24 @@ class TopoCodecTest {
   }
 
   @Test
+  void aGroupInAnyElementOfARepeatedFieldIsRefused() {
+    // rules[0] = {from_table: "x"}; rules[1] = {from_table: "a", field 15 as an empty group}
+    byte[] rules = {0x0a, 0x03, 0x0a, 0x01, 'x', 0x0a, 0x05, 0x0a, 0x01, 'a', 0x7b, 0x7c};
+    assertThatThrownBy(() -> TopoCodec.decode("/r", rules, RoutingRules.class))
+        .isInstanceOf(PointsmanException.class)
+        .hasMessageContaining("is not a valid vschema.RoutingRules: it holds a group at vschema.RoutingRules.rules");
+  }
+
+  @Test
+  void aGroupInAMapValueIsRefused() {
+    // keyspaces["k"] = a vschema.Keyspace holding field 15 as an empty group
+    byte[] srv = {0x0a, 0x07, 0x0a, 0x01, 'k', 0x12, 0x02, 0x7b, 0x7c};
+    assertThatThrownBy(() -> TopoCodec.decode("/v", srv, SrvVSchema.class))
+        .isInstanceOf(PointsmanException.class)
+        .hasMessageContaining("is not a valid vschema.SrvVSchema: it holds a group at vschema.SrvVSchema.keyspaces.value");
+  }
+
+  @Test
   void garbageAndTruncatedValuesAreRefused() {
     byte[] garbage = {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff};
     assertThatThrownBy(() -> TopoCodec.decode("/g", garbage, Keyspace.class))

@@ -48,14 +48,17 @@ final class TopologyFollower implements AutoCloseable {
   // Only touched on `loop`:
   private final Map<String, Slot> watches = new HashMap<>();
   private final Map<String, Optional<Object>> records = new HashMap<>();
-  private long version;
+  private RoutingSnapshot published;
   private boolean rulesDiffer;
+  private Object comparedServed; // the two rule records last compared, by identity
+  private Object comparedStored;
 
   TopologyFollower(TopologyStore store, String cell, SnapshotBoard board) {
     this.store = store;
     this.keys = store.keys();
     this.cell = cell;
     this.board = board;
+    this.published = RoutingSnapshot.empty(cell, keys);
     this.loop = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "router-topology " + cell);
       t.setDaemon(true);
@@ -80,8 +83,8 @@ final class TopologyFollower implements AutoCloseable {
     });
     needed.values().forEach(this::ensureWatched);
     int pending = (int) watches.keySet().stream().filter(k -> !records.containsKey(k)).count();
-    version++;
-    board.publish(new RoutingSnapshot(version, cell, keys, records, pending));
+    published = new RoutingSnapshot(published.version() + 1, cell, keys, records, pending, published);
+    board.publish(published);
     reportRuleDivergence();
   }
 
@@ -141,6 +144,11 @@ final class TopologyFollower implements AutoCloseable {
     if (srv == null || global == null) {
       return; // not both loaded yet
     }
+    if (srv.orElse(null) == comparedServed && global.orElse(null) == comparedStored) {
+      return; // neither changed since they were compared: 9000 rules at a thousand tables
+    }
+    comparedServed = srv.orElse(null);
+    comparedStored = global.orElse(null);
     var served = srv.map(v -> ((SrvVSchema) v).routingRules()).orElse(RoutingRules.EMPTY).asMap();
     var stored = global.map(v -> ((RoutingRules) v).asMap()).orElse(Map.of());
     boolean differ = !served.equals(stored);

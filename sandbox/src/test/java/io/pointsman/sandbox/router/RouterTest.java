@@ -8,6 +8,7 @@ import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.engine.mysql.WriteBarrier;
+import io.pointsman.engine.testing.LogWatch;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.sandbox.cluster.HashVindex;
@@ -144,6 +145,28 @@ class RouterTest {
 
     assertThat(router.execute(insert(3)).target().keyspace()).isEqualTo("ks1");
     assertThat(topo.count(dbs.get("ks1"), "customer_id = 3")).isEqualTo(1);
+  }
+
+  @Test
+  void reportsWhenTheServedRulesDifferFromTheGlobalOnesAndWhenTheyMatchAgain() throws Exception {
+    twoKeyspacesRoutedToKs1();
+    try (LogWatch log = LogWatch.of("io.pointsman.sandbox.router.TopologyFollower")) {
+      startRouter(WINDOW);
+
+      // The global record alone changes (the follower then compares), and then another record
+      // (nothing compared changed: no report), and then SrvVSchema is rebuilt to match.
+      topo.store().upsert(topo.store().keys().routingRules(),
+          c -> RoutingRules.fromMap(TopologyFixture.allFormsTo("customer", "ks2", "ks1", "ks2")), TopologyStore.UNLOCKED);
+      await().atMost(Duration.ofSeconds(10)).until(() -> log.count("routing rules differ from the global") == 1);
+      long before = router.topologyVersion();
+      topo.denyTables("ks1", "0", "other");
+      await().atMost(Duration.ofSeconds(10)).until(() -> router.topologyVersion() > before);
+      topo.setRoutingRules(TopologyFixture.allFormsTo("customer", "ks2", "ks1", "ks2"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> log.count("routing rules match the global") == 1);
+
+      assertThat(log.count("routing rules differ from the global")).isEqualTo(1);
+      assertThat(router.resolve("customer", TabletType.PRIMARY, 4).keyspace()).isEqualTo("ks2");
+    }
   }
 
   @Test

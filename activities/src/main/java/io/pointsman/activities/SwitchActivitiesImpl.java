@@ -18,6 +18,7 @@ import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.concurrent.FanOut;
+import io.pointsman.engine.lock.LockCheck;
 import io.pointsman.engine.lock.LockStatus;
 import io.pointsman.engine.mysql.Journal;
 import io.pointsman.engine.mysql.NewStream;
@@ -241,9 +242,11 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
       // The topology first: routers start buffering instead of sending writes that would fail.
+      // etcd is asked about the locks meanwhile (the commit itself is guarded by them).
+      LockCheck held = askHeld(locks);
       topology.stopSourceWrites(info, locks);
       try (Heartbeater hb = Heartbeater.start()) {
-        checkHeld(locks);
+        requireHeld(held, locks);
         FanOut.forEach(info.sourceShards(), shard -> {
           ShardRef source = source(info, shard);
           Duration took = ports(source).writeGate().deny(source, scope(info), locks, drainTimeout);
@@ -342,6 +345,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     // Every read at once (the VSchema, each source's key range and primary, each target's streams
     // and primary): each is a round trip, and this step runs while writes are stopped. One after
     // another, a Reshard of two shards into four made fifteen etcd reads in a row here.
+    LockCheck held = askHeld(locks);
     int sources = info.sourceShards().size();
     int targets = info.targetShards().size();
     VSchema[] sourceVSchema = new VSchema[1];
@@ -388,7 +392,7 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
             target.alias().cell(), sourcePrimaries[source].alias().cell())));
       }
     }
-    checkHeld(locks);
+    requireHeld(held, locks);
     FanOut.forEach(info.sourceShards(), shard -> {
       ShardRef source = source(info, shard);
       streams(source).replace(source, info.reverseWorkflow(), bySourceShard.get(shard), locks);
@@ -454,11 +458,12 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
           ? Journal.MigrationType.TABLES : Journal.MigrationType.SHARDS;
       // Heartbeats: outside the local chain it has a heartbeat timeout, and reads and writes every source.
       try (Heartbeater hb = Heartbeater.start()) {
-        checkHeld(locks);
+        LockCheck held = askHeld(locks);
         List<Optional<Journal>> existing = FanOut.map(info.sourceShards(), shard -> {
           ShardRef source = source(info, shard);
           return ports(source).journals().read(source, info.migrationId());
         });
+        requireHeld(held, locks);
         // Resuming after the point of no return: the journals missing say what the written ones say.
         List<String> workflows = existing.stream().flatMap(Optional::stream).findFirst().map(Journal::sourceWorkflows)
             .orElse(sourceWorkflows == null ? List.of() : sourceWorkflows);
@@ -646,7 +651,21 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
    * noticed from stopping streams or writing a journal under it.
    */
   private void checkHeld(LockSet locks) {
-    List<LockStatus> statuses = services.locks().checkAll(locks.locks());
+    requireHeld(askHeld(locks), locks);
+  }
+
+  /**
+   * {@link #checkHeld} in two halves, for a step that reads before it changes anything: asked when
+   * the reads begin, the answer taken before the first change. etcd answers while the step reads,
+   * not after (a few ms of each step in the write window). The answer is then older by the reads'
+   * time: as if the step had checked first and read after, the order checkHeld keeps.
+   */
+  private LockCheck askHeld(LockSet locks) {
+    return services.locks().ask(locks.locks());
+  }
+
+  private static void requireHeld(LockCheck check, LockSet locks) {
+    List<LockStatus> statuses = check.statuses();
     for (int i = 0; i < statuses.size(); i++) {
       if (!statuses.get(i).held()) {
         LockToken token = locks.locks().get(i);

@@ -2,6 +2,7 @@ package io.pointsman.worker;
 
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.engine.lock.HeldLock;
+import io.pointsman.engine.lock.LockCheck;
 import io.pointsman.engine.lock.LockOptions;
 import io.pointsman.engine.lock.LockService;
 import io.pointsman.engine.lock.LockStatus;
@@ -60,6 +61,11 @@ final class MeteredLockService implements LockService {
   @Override
   public List<LockStatus> checkAll(List<LockToken> tokens) {
     return delegate.checkAll(tokens);
+  }
+
+  @Override
+  public LockCheck ask(List<LockToken> tokens) {
+    return delegate.ask(tokens);
   }
 
   @Override

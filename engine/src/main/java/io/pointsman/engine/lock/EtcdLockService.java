@@ -179,16 +179,24 @@ public final class EtcdLockService implements LockService, AutoCloseable {
 
   @Override
   public List<LockStatus> checkAll(List<LockToken> tokens) {
+    return ask(tokens).statuses();
+  }
+
+  @Override
+  public LockCheck ask(List<LockToken> tokens) {
+    List<LockToken> asked = List.copyOf(tokens);
     long deadline = System.nanoTime() + CALL_TIMEOUT.toNanos();
-    List<CompletableFuture<LockProbe.Result>> asked = tokens.stream()
+    List<CompletableFuture<LockProbe.Result>> answers = asked.stream()
         .map(t -> probe.probe(t.leaseId(), t.key(), t.createRevision(), CALL_TIMEOUT, false)).toList();
-    List<LockStatus> out = new ArrayList<>();
-    for (int i = 0; i < tokens.size(); i++) {
-      LockProbe.Result result = await(asked.get(i), tokens.get(i), "check", deadline);
-      out.add(result.held() ? LockStatus.stillHeld(result.message())
-          : LockStatus.lost(result.lossReason(), result.message()));
-    }
-    return out;
+    return () -> {
+      List<LockStatus> out = new ArrayList<>();
+      for (int i = 0; i < asked.size(); i++) {
+        LockProbe.Result result = await(answers.get(i), asked.get(i), "check", deadline);
+        out.add(result.held() ? LockStatus.stillHeld(result.message())
+            : LockStatus.lost(result.lossReason(), result.message()));
+      }
+      return out;
+    };
   }
 
   @Override

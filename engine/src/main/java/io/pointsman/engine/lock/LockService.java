@@ -108,6 +108,15 @@ public interface LockService {
   }
 
   /**
+   * {@link #checkAll}, asked now and answered later: the caller reads meanwhile and takes the
+   * answer before it changes anything. Unless overridden, asks and waits for the answer now.
+   */
+  default LockCheck ask(List<LockToken> tokens) {
+    List<LockStatus> answered = checkAll(tokens);
+    return () -> answered;
+  }
+
+  /**
    * Releases the lock by revoking its lease, which deletes the key and wakes the next waiter. Stops
    * any renewal this service runs for it. Releasing a lock whose lease is already gone is fine.
    *

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -311,9 +312,7 @@ public final class MySqlFence {
     }
     takeGuards(c, endpoint, guards, RAISE_WAIT, action);
     held.addAll(guards);
-    for (LockToken lock : below) {
-      upsert(c, endpoint, lock, epoch);
-    }
+    raise(c, endpoint, below, epoch);
   }
 
   /**
@@ -340,26 +339,47 @@ public final class MySqlFence {
     return marks;
   }
 
-  private static void upsert(Connection c, PrimaryEndpoint endpoint, LockToken lock, long epoch)
+  /**
+   * Raises the locks' rows to their tokens and {@code epoch} in one statement (a step raises the
+   * rows of all its locks on each primary it changes, in the write window too). Only upwards, as
+   * the pair (token, epoch); assignments run left to right, so the epoch is decided against the
+   * token as it was. A resource two of the locks share is raised once (under one token: a set with
+   * two tokens of one resource was refused before this). Portable: no VALUES() (deprecated in MySQL
+   * 8) and no row alias (unknown to MariaDB); a row's own token is picked by its resource instead.
+   */
+  private static void raise(Connection c, PrimaryEndpoint endpoint, List<LockToken> locks, long epoch)
       throws SQLException {
-    long ours = lock.fencingToken();
-    // Portable upsert: no VALUES() (deprecated in MySQL 8) and no row alias (unknown to MariaDB).
-    // Only upwards, as the pair (token, epoch); assignments run left to right, so the epoch is
-    // decided against the token as it was.
+    Map<String, Long> tokens = new TreeMap<>();
+    locks.forEach(lock -> tokens.merge(resource(lock), lock.fencingToken(), Math::max));
+    int n = tokens.size();
+    String ours = "CASE resource" + " WHEN ? THEN ?".repeat(n) + " END";
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table(endpoint)
-        + " (resource, token, epoch, updated_at) VALUES (?, ?, ?, NOW(6))"
-        + " ON DUPLICATE KEY UPDATE epoch = IF(? > token OR (? = token AND ? > epoch), ?, epoch),"
-        + " token = GREATEST(token, ?), updated_at = NOW(6)")) {
-      ps.setBytes(1, resource(lock).getBytes(StandardCharsets.UTF_8));
-      ps.setLong(2, ours);
-      ps.setLong(3, epoch);
-      ps.setLong(4, ours);
-      ps.setLong(5, ours);
-      ps.setLong(6, epoch);
-      ps.setLong(7, epoch);
-      ps.setLong(8, ours);
+        + " (resource, token, epoch, updated_at) VALUES "
+        + String.join(", ", Collections.nCopies(n, "(?, ?, ?, NOW(6))"))
+        + " ON DUPLICATE KEY UPDATE epoch = IF(" + ours + " > token OR (" + ours + " = token AND ? > epoch), ?, epoch),"
+        + " token = GREATEST(token, " + ours + "), updated_at = NOW(6)")) {
+      int i = 1;
+      for (Map.Entry<String, Long> row : tokens.entrySet()) {
+        ps.setBytes(i++, row.getKey().getBytes(StandardCharsets.UTF_8));
+        ps.setLong(i++, row.getValue());
+        ps.setLong(i++, epoch);
+      }
+      i = bindOurs(ps, i, tokens);
+      i = bindOurs(ps, i, tokens);
+      ps.setLong(i++, epoch);
+      ps.setLong(i++, epoch);
+      bindOurs(ps, i, tokens);
       ps.executeUpdate();
     }
+  }
+
+  /** Binds one {@code CASE resource WHEN ? THEN ? ...} from parameter {@code i}; the next one's index. */
+  private static int bindOurs(PreparedStatement ps, int i, Map<String, Long> tokens) throws SQLException {
+    for (Map.Entry<String, Long> row : tokens.entrySet()) {
+      ps.setBytes(i++, row.getKey().getBytes(StandardCharsets.UTF_8));
+      ps.setLong(i++, row.getValue());
+    }
+    return i;
   }
 
   /**

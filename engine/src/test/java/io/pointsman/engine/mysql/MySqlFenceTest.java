@@ -8,6 +8,7 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.lock.LockToken;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.List;
@@ -111,6 +112,30 @@ class MySqlFenceTest {
     // ...but a set is rejected when any one of its locks is stale.
     assertThatThrownBy(() -> mark(LockSet.of(MySqlTestSupport.token(otherDir, 30), MySqlTestSupport.token(db.lockDir, 40)), 3))
         .isInstanceOf(LockLostException.class);
+    assertThat(count()).isEqualTo(2);
+  }
+
+  /**
+   * A set's rows are raised in one statement, each to its own lock's token and the set's epoch: an
+   * older epoch under the same tokens is then refused on every row.
+   */
+  @Test
+  void aSetRaisesEachRowToItsOwnTokenAndEpoch() throws Exception {
+    String workflowDir = "/pointsman-test/" + db.suffix + "/global/internal/named_locks/customer/wf";
+    String shardDir = db.lockDir + "/shards/-80";
+    mark(LockSet.of(MySqlTestSupport.token(db.lockDir, 40)), 1); // a row that exists, below ours
+    LockSet set = new LockSet(List.of(MySqlTestSupport.token(workflowDir, 70), MySqlTestSupport.token(db.lockDir, 50),
+        MySqlTestSupport.token(shardDir, 65)), 3);
+
+    mark(set, 2);
+
+    assertThat(db.fence.highestToken(db.endpoint, workflowDir)).hasValue(70);
+    assertThat(db.fence.highestToken(db.endpoint, db.lockDir)).hasValue(50);
+    assertThat(db.fence.highestToken(db.endpoint, shardDir)).hasValue(65);
+    for (LockToken lock : set.locks()) {
+      assertThatThrownBy(() -> mark(new LockSet(List.of(lock), 2), 3)).as(lock.key())
+          .isInstanceOf(LockLostException.class);
+    }
     assertThat(count()).isEqualTo(2);
   }
 

@@ -72,6 +72,12 @@ _vc_trace() { [ -z "${POINTSMAN_VITESS_TRACE:-}" ] || echo "vitess-cluster: +$((
 # Records a started process so that stop_vitess_cluster (and failure cleanup) stops it.
 _vc_track() { echo "$1 $2" >>"$VITESS_CLUSTER_DIR/pids"; }
 
+# The _vc_start_* functions leave the pid they started in _VC_STARTED, and are called as they are,
+# not in $(...): a process started in a command substitution's subshell is left to init when the
+# subshell ends, so it is no descendant of this script. A caller that cannot wait for this script's
+# trap (VitessCluster after a start that timed out) kills the script's descendants, and MariaDB
+# and the vttablets then ran on.
+
 _vc_wait() {
   local what=$1 tries=$2 pid=$3 log=$4; shift 4
   local i
@@ -183,7 +189,7 @@ _vc_start_mariadb() {
     --performance-schema=OFF --init-file="$d/init.sql" \
     >"$d/mysqld.log" 2>&1 &
   _vc_track $! "mariadbd-$uid"
-  echo $!
+  _VC_STARTED=$!
 }
 
 _vc_start_vttablet() {
@@ -220,7 +226,7 @@ _vc_start_vttablet() {
     --pid-file "$VITESS_CLUSTER_DIR/vttablet-$uid/vttablet.pid" --log-format text \
     >"$VITESS_CLUSTER_DIR/vttablet-$uid.log" 2>&1 &
   _vc_track $! "vttablet-$uid"
-  echo $!
+  _VC_STARTED=$!
 }
 
 # vtgate buffers writes through a Reshard's cut-over; Vitess's default lets one shard be buffered
@@ -248,7 +254,7 @@ _vc_start_vtgate() {
     --pid-file "$VITESS_CLUSTER_DIR/vtgate/vtgate.pid" --log-format text \
     >"$VITESS_CLUSTER_DIR/vtgate.log" 2>&1 &
   _vc_track $! vtgate
-  echo $!
+  _VC_STARTED=$!
 }
 
 vitess_cluster_mysql() {
@@ -334,7 +340,8 @@ _vc_start_all() {
   for w in $POINTSMAN_VITESS_TABLETS_SPEC; do
     IFS=: read -r uid ks shard ttype <<<"$w"; ttype=${ttype:-primary}
     mysql_port[$uid]=$(_vc_free_port)
-    mysql_pid[$uid]=$(_vc_start_mariadb "$uid" "${mysql_port[$uid]}")
+    _vc_start_mariadb "$uid" "${mysql_port[$uid]}"
+    mysql_pid[$uid]=$_VC_STARTED
   done
 
   _vc_wait etcd 120 $etcd_pid "$d/etcd.log" curl -fsS "http://127.0.0.1:$etcd_port/health" || return 1
@@ -390,7 +397,8 @@ _vc_start_all() {
   for w in $POINTSMAN_VITESS_TABLETS_SPEC; do
     IFS=: read -r uid ks shard ttype <<<"$w"; ttype=${ttype:-primary}
     http=$(_vc_free_port); grpc=$(_vc_free_port)
-    tablet_pid[$uid]=$(_vc_start_vttablet "$uid" "$ks" "$shard" "$ttype" "${mysql_port[$uid]}" "$http" "$grpc")
+    _vc_start_vttablet "$uid" "$ks" "$shard" "$ttype" "${mysql_port[$uid]}" "$http" "$grpc"
+    tablet_pid[$uid]=$_VC_STARTED
     alias=$(printf '%s-%010d' "$POINTSMAN_VITESS_CELL" "$uid")
     export "POINTSMAN_TABLET_${uid}_GRPC=127.0.0.1:$grpc" "POINTSMAN_TABLET_${uid}_HTTP=127.0.0.1:$http" \
            "POINTSMAN_TABLET_${uid}_MYSQL_PORT=${mysql_port[$uid]}"
@@ -412,7 +420,8 @@ _vc_start_all() {
   # vtgate
   local vg_mysql vg_http vg_grpc vg_pid
   vg_mysql=$(_vc_free_port); vg_http=$(_vc_free_port); vg_grpc=$(_vc_free_port)
-  vg_pid=$(_vc_start_vtgate "$vg_mysql" "$vg_http" "$vg_grpc")
+  _vc_start_vtgate "$vg_mysql" "$vg_http" "$vg_grpc"
+  vg_pid=$_VC_STARTED
   export POINTSMAN_VTGATE_MYSQL_PORT=$vg_mysql POINTSMAN_VTGATE_GRPC="127.0.0.1:$vg_grpc" POINTSMAN_VTGATE_HTTP="127.0.0.1:$vg_http"
   _vc_wait vtgate 240 "$vg_pid" "$d/vtgate.log" vitess_cluster_mysql -e 'SELECT 1' || return 1
   _vc_trace "vtgate answers"

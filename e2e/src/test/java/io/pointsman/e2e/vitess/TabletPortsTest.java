@@ -90,6 +90,17 @@ class TabletPortsTest {
     locks = LockSet.of(customerLock.token(), commerceLock.token());
   }
 
+  /**
+   * Of this test world rather than of the ports: every process of the cluster is a descendant of
+   * its script, so that a stop which cannot wait for the script's own (a start that timed out)
+   * leaves none of them running. MariaDB and the vttablets, started in a command substitution's
+   * subshell, were not, and ran on after such a stop.
+   */
+  @Test
+  void everyProcessOfTheClusterIsADescendantOfItsScript() throws Exception {
+    assertThat(cluster.processesOutsideTheScript()).isEmpty();
+  }
+
   @Test
   void stopsStartsAndFreezesTheStreamsAsVtctldSeesThem() {
     try {

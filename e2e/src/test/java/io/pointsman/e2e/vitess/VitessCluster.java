@@ -21,10 +21,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -257,6 +259,25 @@ public final class VitessCluster implements AutoCloseable {
     String alias = String.format("%s-%010d", "zone1", uid);
     return tablets.stream().filter(t -> t.alias().equals(alias)).findFirst()
         .orElseThrow(() -> new IllegalArgumentException("no tablet " + alias + " in " + tablets));
+  }
+
+  /**
+   * The processes the script started (as its {@code pids} file lists them, {@code "pid name"}) that
+   * are alive and not its descendants. A stop that cannot wait for the script's trap (a start that
+   * timed out, a stop past {@code STOP_TIMEOUT}) kills the script's descendants: any other process
+   * of the cluster would run on after it.
+   */
+  public List<String> processesOutsideTheScript() throws IOException {
+    Set<Long> descendants = process.descendants().map(ProcessHandle::pid).collect(Collectors.toSet());
+    List<String> outside = new ArrayList<>();
+    for (String line : Files.readAllLines(Paths.get(env("VITESS_CLUSTER_DIR"), "pids"), StandardCharsets.UTF_8)) {
+      String[] pidAndName = line.trim().split(" ", 2);
+      long pid = Long.parseLong(pidAndName[0]);
+      if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && !descendants.contains(pid)) {
+        outside.add(line.trim());
+      }
+    }
+    return outside;
   }
 
   /** How long {@link #start()} took until vtgate answered. */

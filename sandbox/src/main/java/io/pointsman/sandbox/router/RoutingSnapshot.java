@@ -39,8 +39,8 @@ final class RoutingSnapshot {
     this.records = Map.copyOf(records);
     this.pending = pending;
     SrvVSchema srv = srvVSchema().orElse(null);
-    this.routingRules = srv == null ? Map.of()
-        : previous.srvVSchema().orElse(null) == srv ? previous.routingRules : srv.routingRules().asMap();
+    boolean sameAsBefore = srv != null && previous != null && previous.srvVSchema().orElse(null) == srv;
+    this.routingRules = srv == null ? Map.of() : sameAsBefore ? previous.routingRules : srv.routingRules().asMap();
   }
 
   static RoutingSnapshot empty(String cell, TopoKeys keys) {

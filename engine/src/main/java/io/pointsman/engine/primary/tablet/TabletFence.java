@@ -6,6 +6,7 @@ import io.pointsman.api.errors.LockLostException;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
+import io.pointsman.engine.lock.LockCheck;
 import io.pointsman.engine.lock.LockService;
 import io.pointsman.engine.lock.LockStatus;
 import io.pointsman.engine.mysql.MySqlFence;
@@ -60,8 +61,11 @@ public final class TabletFence implements FencePort {
           + " must run under the locks that guard it, but none were given");
     }
     List<LockToken> claims = lockSet.locks().stream().sorted(Comparator.comparing(MySqlFence::resource)).toList();
-    locks.ifPresent(service -> checkHeld(service, claims, shard, action));
+    // etcd is asked about the locks and about the primary at once (each a round trip, before each
+    // change on a tablet, inside the write window); the answer is taken before the tablet is asked
+    Optional<LockCheck> held = locks.map(service -> service.ask(claims));
     TabletPrimary primary = primaries.resolve(shard);
+    held.ifPresent(check -> requireHeld(check.statuses(), claims, shard, action));
     table.ensure(primary);
     // one statement raises every row and one reads them back, however many locks guard the change:
     // this runs before each change on a tablet, inside the write window
@@ -112,8 +116,7 @@ public final class TabletFence implements FencePort {
     return read(primary, resource);
   }
 
-  private static void checkHeld(LockService service, List<LockToken> claims, ShardRef shard, String action) {
-    List<LockStatus> statuses = service.checkAll(claims);
+  private static void requireHeld(List<LockStatus> statuses, List<LockToken> claims, ShardRef shard, String action) {
     for (int i = 0; i < claims.size(); i++) {
       if (!statuses.get(i).held()) {
         throw new LockLostException(claims.get(i).key(), "lock on " + claims.get(i).resource() + " is no longer held ("

@@ -217,6 +217,19 @@ class TabletManagerClientTest {
         .until(() -> cluster.query("commerce", "select count(*) from corder").size() == 1);
   }
 
+  /** Statements run in order on one connection: a session variable set by the first is read by the second. */
+  @Test
+  void executeMultiFetchAsDbaRunsItsStatementsInOrderOnOneConnection() {
+    List<TabletQueryResult> results = client.executeMultiFetchAsDba(commerce,
+        DbaQuery.of("set @pointsman_multi = 41 + 1; select @pointsman_multi as v, connection_id() as c"));
+    assertThat(results).hasSize(2);
+    assertThat(results.get(1).columns()).containsExactly("v", "c");
+    assertThat(results.get(1).rows()).singleElement().satisfies(row -> assertThat(row.get(0)).isEqualTo("42"));
+    // a second call is another connection: the variable is gone
+    assertThat(client.executeMultiFetchAsDba(commerce, DbaQuery.of("select @pointsman_multi")).get(0).rows())
+        .singleElement().satisfies(row -> assertThat(row.get(0)).isNull());
+  }
+
   @Test
   void executeFetchAsDbaManagesPointsmansOwnDatabase() {
     for (TabletEndpoint t : List.of(commerce, targets.get(0))) {

@@ -7,7 +7,7 @@ import io.pointsman.api.errors.PointsmanException;
  * (vttablet refuses several statements in one call since v23, and parses the statement with
  * Vitess's SQL parser first).
  *
- * @param sql the statement
+ * @param sql the statement (several, separated by {@code ;}, for ExecuteMultiFetchAsDba)
  * @param database database to {@code USE} first; empty for none
  * @param maxRows the tablet fails the call if the result has more rows
  * @param disableBinlogs run with {@code sql_log_bin = OFF} (replicas will not see the change)

@@ -27,6 +27,7 @@ import queryservice.QueryGrpc;
 import tabletmanagerdata.Tabletmanagerdata.CreateVReplicationWorkflowRequest;
 import tabletmanagerdata.Tabletmanagerdata.DeleteVReplicationWorkflowRequest;
 import tabletmanagerdata.Tabletmanagerdata.ExecuteFetchAsDbaRequest;
+import tabletmanagerdata.Tabletmanagerdata.ExecuteMultiFetchAsDbaRequest;
 import tabletmanagerdata.Tabletmanagerdata.GetMaxValueForSequencesRequest;
 import tabletmanagerdata.Tabletmanagerdata.PrimaryPositionRequest;
 import tabletmanagerdata.Tabletmanagerdata.ReadVReplicationWorkflowRequest;
@@ -176,6 +177,24 @@ public final class TabletManagerClient implements AutoCloseable {
         .build();
     return TabletProtos.result(call("ExecuteFetchAsDba", tablet, !isRead(q.sql()), options.callTimeout(),
         stub -> stub.executeFetchAsDba(req)).getResult());
+  }
+
+  /**
+   * Several statements, separated by {@code ;}, as the tablet's DBA user, in order on one connection
+   * (ExecuteMultiFetchAsDba): one call and one connection where ExecuteFetchAsDba takes one of each per
+   * statement, since vttablet opens a new DBA connection for every call. The results come in the
+   * statements' order; a statement that fails ends the call, those before it having run.
+   */
+  public List<TabletQueryResult> executeMultiFetchAsDba(TabletEndpoint tablet, DbaQuery q) {
+    ExecuteMultiFetchAsDbaRequest req = ExecuteMultiFetchAsDbaRequest.newBuilder()
+        .setSql(ByteString.copyFromUtf8(q.sql()))
+        .setDbName(q.database())
+        .setMaxRows(q.maxRows())
+        .setDisableBinlogs(q.disableBinlogs())
+        .setReloadSchema(q.reloadSchema())
+        .build();
+    return call("ExecuteMultiFetchAsDba", tablet, !isRead(q.sql()), options.callTimeout(),
+        stub -> stub.executeMultiFetchAsDba(req)).getResultsList().stream().map(TabletProtos::result).toList();
   }
 
   /**

@@ -67,8 +67,9 @@ public final class TabletFence implements FencePort {
     TabletPrimary primary = primaries.resolve(shard);
     held.ifPresent(check -> requireHeld(check.statuses(), claims, shard, action));
     table.ensure(primary);
-    // one statement raises every row and one reads them back, however many locks guard the change:
-    // this runs before each change on a tablet, inside the write window
+    // one statement raises every row and one reads them back, however many locks guard the change,
+    // both in one call on one connection: this runs before each change on a tablet, inside the
+    // write window, and vttablet opens a DBA connection for each call
     StringBuilder values = new StringBuilder();
     for (LockToken lock : claims) {
       values.append(values.length() == 0 ? "" : ", ").append('(').append(sqlString(MySqlFence.resource(lock)))
@@ -78,11 +79,15 @@ public final class TabletFence implements FencePort {
     // carry, and a stream that has only an empty transaction to apply records reaching it a second
     // later (vplayer saves an empty transaction's position when idle), all inside the write window.
     // Replicas do not need the rows: a promoted replica is refused by the switch's planned-primary check.
-    client.executeFetchAsDba(primary.endpoint(), new DbaQuery("insert into " + table.name()
-        + " (resource, token, updated_at) values " + values
-        + " on duplicate key update token = greatest(token, values(token)), updated_at = now(6)", "",
-        DbaQuery.DEFAULT_MAX_ROWS, true, false));
-    Map<String, Long> stored = readAll(primary, claims);
+    List<TabletQueryResult> results = client.executeMultiFetchAsDba(primary.endpoint(), new DbaQuery("insert into "
+        + table.name() + " (resource, token, updated_at) values " + values
+        + " on duplicate key update token = greatest(token, values(token)), updated_at = now(6); "
+        + readStatement(claims), "", DbaQuery.DEFAULT_MAX_ROWS, true, false));
+    if (results.size() != 2) {
+      throw PointsmanException.internal("raising the fence on " + primary + " gave " + results.size()
+          + " results for its two statements", null);
+    }
+    Map<String, Long> stored = tokens(results.get(1));
     for (LockToken lock : claims) {
       String resource = MySqlFence.resource(lock);
       Long there = stored.get(resource);
@@ -98,10 +103,12 @@ public final class TabletFence implements FencePort {
     }
   }
 
-  private Map<String, Long> readAll(TabletPrimary primary, List<LockToken> claims) {
+  private String readStatement(List<LockToken> claims) {
     String in = claims.stream().map(l -> sqlString(MySqlFence.resource(l))).distinct().collect(Collectors.joining(", "));
-    TabletQueryResult r = client.executeFetchAsDba(primary.endpoint(),
-        DbaQuery.of("select resource, token from " + table.name() + " where resource in (" + in + ")"));
+    return "select resource, token from " + table.name() + " where resource in (" + in + ")";
+  }
+
+  private static Map<String, Long> tokens(TabletQueryResult r) {
     Map<String, Long> out = new HashMap<>();
     for (List<String> row : r.rows()) {
       out.put(row.get(0), Long.parseLong(row.get(1)));

@@ -55,16 +55,40 @@ public final class TabletFence implements FencePort {
 
   @Override
   public void raise(ShardRef shard, LockSet lockSet, String action) {
+    raiseOn(shard, lockSet, action);
+  }
+
+  /**
+   * {@link #raise(ShardRef, LockSet, String)}, returning the primary it was raised on, for the change
+   * that follows: the port then needs no resolution of its own (each is a few etcd reads, before each
+   * change on a tablet, inside the write window). etcd is asked about the locks while the primary is
+   * resolved; the answer is taken before the tablet is asked anything.
+   */
+  public TabletPrimary raiseOn(ShardRef shard, LockSet lockSet, String action) {
+    List<LockToken> claims = claims(lockSet, shard, action);
+    Optional<LockCheck> held = locks.map(service -> service.ask(claims));
+    TabletPrimary primary = primaries.resolve(shard);
+    raise(primary, held, claims, shard, action);
+    return primary;
+  }
+
+  /** Raises the fence on the primary the caller resolved for the change it is about to make there. */
+  public void raise(TabletPrimary primary, ShardRef shard, LockSet lockSet, String action) {
+    List<LockToken> claims = claims(lockSet, shard, action);
+    raise(primary, locks.map(service -> service.ask(claims)), claims, shard, action);
+  }
+
+  private static List<LockToken> claims(LockSet lockSet, ShardRef shard, String action) {
     Objects.requireNonNull(lockSet, "locks");
     if (lockSet.isEmpty()) {
       throw PointsmanException.invalidArgument(action + " on " + shard
           + " must run under the locks that guard it, but none were given");
     }
-    List<LockToken> claims = lockSet.locks().stream().sorted(Comparator.comparing(MySqlFence::resource)).toList();
-    // etcd is asked about the locks and about the primary at once (each a round trip, before each
-    // change on a tablet, inside the write window); the answer is taken before the tablet is asked
-    Optional<LockCheck> held = locks.map(service -> service.ask(claims));
-    TabletPrimary primary = primaries.resolve(shard);
+    return lockSet.locks().stream().sorted(Comparator.comparing(MySqlFence::resource)).toList();
+  }
+
+  private void raise(TabletPrimary primary, Optional<LockCheck> held, List<LockToken> claims, ShardRef shard,
+      String action) {
     held.ifPresent(check -> requireHeld(check.statuses(), claims, shard, action));
     table.ensure(primary);
     // one statement raises every row and one reads them back, however many locks guard the change,

@@ -32,8 +32,7 @@ public final class TabletJournals extends TabletPort implements JournalsPort {
   @Override
   public boolean create(ShardRef source, Journal journal, LockSet locks) {
     String encoded = SidecarText.encodeJournal(journal);
-    TabletPrimary p = primaries.resolve(source);
-    fence.raise(source, locks, "writing journal " + journal.id());
+    TabletPrimary p = fence.raiseOn(source, locks, "writing journal " + journal.id());
     Optional<Journal> existing = read(p, journal.id());
     if (existing.isPresent()) {
       if (existing.get().equals(journal)) {

@@ -1,6 +1,5 @@
 package io.pointsman.engine.primary.tablet;
 
-import io.pointsman.engine.primary.FencePort;
 import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.topo.TopologyStore;
 import java.time.Clock;
@@ -13,13 +12,13 @@ import java.util.Objects;
  */
 abstract class TabletPort {
   /** What the ports share: the topology, the tablet manager client, the primaries, the fence, the clock. */
-  record Shared(TopologyStore topo, TabletManagerClient client, TabletPrimaries primaries, FencePort fence,
+  record Shared(TopologyStore topo, TabletManagerClient client, TabletPrimaries primaries, TabletFence fence,
       Clock clock) {}
 
   protected final TopologyStore topo;
   protected final TabletManagerClient client;
   protected final TabletPrimaries primaries;
-  protected final FencePort fence;
+  protected final TabletFence fence;
   protected final Clock clock;
 
   TabletPort(Shared shared) {

@@ -98,7 +98,7 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
       return;
     }
     delete(shard, workflow, locks);
-    fence.raise(shard, locks, "restoring the streams of workflow " + workflow);
+    fence.raise(p, shard, locks, "restoring the streams of workflow " + workflow);
     for (SavedStream s : saved) {
       Set<Integer> before = read(p, workflow).stream().map(Stream::id).collect(Collectors.toSet());
       Outcomes.settle("restoring stream " + s.id() + " of " + workflow + " on " + p,
@@ -140,8 +140,7 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
   @Override
   public int stop(ShardRef shard, String workflow, String message, LockSet locks) {
     Names.workflow(workflow);
-    TabletPrimary p = primaries.resolve(shard);
-    fence.raise(shard, locks, "stopping workflow " + workflow);
+    TabletPrimary p = fence.raiseOn(shard, locks, "stopping workflow " + workflow);
     String msg = message == null ? "" : message;
     return Outcomes.settle("stopping workflow " + workflow + " on " + p,
         () -> (int) client.updateVReplicationWorkflow(p.endpoint(), WorkflowUpdate.state(workflow, StreamState.STOPPED, msg)),
@@ -155,8 +154,7 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
       return 0;
     }
     SortedSet<Integer> sorted = new TreeSet<>(ids);
-    TabletPrimary p = primaries.resolve(shard);
-    fence.raise(shard, locks, "stopping streams " + sorted);
+    TabletPrimary p = fence.raiseOn(shard, locks, "stopping streams " + sorted);
     String msg = message == null ? "" : message;
     // vttablet's VReplicationExec takes an update by id or by workflow only, so one statement per id
     for (int id : sorted) {
@@ -189,7 +187,7 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
     if (row.state() == StreamState.STOPPED && row.pos().atLeast(pos)) {
       return; // already there
     }
-    fence.raise(shard, locks, "setting the stop position of stream " + id);
+    fence.raise(p, shard, locks, "setting the stop position of stream " + id);
     Outcomes.settle("setting the stop position of stream " + id + " on " + p,
         () -> client.vreplicationExec(p.endpoint(), "update _vt.vreplication set state = "
             + sqlString(StreamState.RUNNING.column()) + ", message = '', stop_pos = " + sqlString(pos.encode())
@@ -234,8 +232,7 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
   private int updateWorkflow(ShardRef shard, String workflow, LockSet locks, String doing, String assignments,
       Predicate<List<Stream>> done) {
     Names.workflow(workflow);
-    TabletPrimary p = primaries.resolve(shard);
-    fence.raise(shard, locks, doing + " workflow " + workflow);
+    TabletPrimary p = fence.raiseOn(shard, locks, doing + " workflow " + workflow);
     Outcomes.settle(doing + " workflow " + workflow + " on " + p,
         () -> client.vreplicationExec(p.endpoint(), "update _vt.vreplication set " + assignments
             + " where db_name = " + sqlString(p.dbName()) + " and workflow = " + sqlString(workflow)).rowsAffected(),
@@ -259,7 +256,7 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
       }
     }
     String workflows = streams.stream().map(NewStream::workflow).distinct().collect(Collectors.joining(","));
-    fence.raise(shard, locks, "creating streams of " + workflows);
+    fence.raise(p, shard, locks, "creating streams of " + workflows);
     List<Integer> ids = new ArrayList<>();
     for (NewStream s : streams) {
       Set<Integer> before = read(p, s.workflow()).stream().map(Stream::id).collect(Collectors.toSet());
@@ -275,8 +272,7 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
   @Override
   public int delete(ShardRef shard, String workflow, LockSet locks) {
     Names.workflow(workflow);
-    TabletPrimary p = primaries.resolve(shard);
-    fence.raise(shard, locks, "deleting workflow " + workflow);
+    TabletPrimary p = fence.raiseOn(shard, locks, "deleting workflow " + workflow);
     int existing = read(p, workflow).size();
     Outcomes.settle("deleting workflow " + workflow + " on " + p,
         () -> client.deleteVReplicationWorkflow(p.endpoint(), workflow),

@@ -51,7 +51,7 @@ public final class TabletTables extends TabletPort implements TablesPort {
       if (!existing.contains(table)) {
         continue;
       }
-      fence.raise(shard, locks, (rename ? "renaming" : "dropping") + " table " + table);
+      fence.raise(p, shard, locks, (rename ? "renaming" : "dropping") + " table " + table);
       String sql = rename
           ? "rename table " + SqlIdentifiers.table(table) + " to " + SqlIdentifiers.table(TableDrops.renamedName(table))
           : "drop table if exists " + SqlIdentifiers.table(table);

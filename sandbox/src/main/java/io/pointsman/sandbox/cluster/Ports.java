@@ -6,19 +6,56 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 
 /** Loopback port checks; the sandbox listens on 127.0.0.1 only. */
 public final class Ports {
   private static final int CONNECT_TIMEOUT_MS = 300;
+  /** {@link #freePort}'s range: above the ports services commonly take, below the MariaDB spread. */
+  private static final int LOWEST = 10_000;
+  private static final int HIGHEST = 19_999;
+  private static final int DEFAULT_EPHEMERAL_LOW = 32_768;
+  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
 
   private Ports() {}
 
-  /** A port nothing listens on right now, chosen by the kernel. */
+  /**
+   * A port nothing listens on right now, at random between 10000 and 19999 and not handed out before
+   * by this process: below the kernel's ephemeral range, and apart from {@link #spreadBasePort}'s
+   * MariaDB ports. A port from the ephemeral range (a bind to port 0) may become the local port of
+   * some outgoing connection while its server is stopped, and the server then cannot listen there
+   * again: a CI run lost etcd's port so while a test had etcd down.
+   */
   public static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw PointsmanException.unavailable("cannot find a free loopback port", e);
+    int high = Math.min(HIGHEST, ephemeralLow() - 1);
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = LOWEST + ThreadLocalRandom.current().nextInt(Math.max(1, high - LOWEST + 1));
+      if (HANDED_OUT.contains(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        HANDED_OUT.add(port);
+        return port;
+      } catch (IOException taken) {
+        // in use: another try
+      }
+    }
+    throw PointsmanException.unavailable("no free loopback port between " + LOWEST + " and " + high
+        + " after 200 tries", null);
+  }
+
+  /** The first port of the kernel's ephemeral range (32768 when it cannot be read). */
+  static int ephemeralLow() {
+    try {
+      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+      int low = Integer.parseInt(range.split("\\s+")[0]);
+      return low > LOWEST + 1000 ? low : DEFAULT_EPHEMERAL_LOW;
+    } catch (IOException | RuntimeException e) {
+      return DEFAULT_EPHEMERAL_LOW;
     }
   }
 

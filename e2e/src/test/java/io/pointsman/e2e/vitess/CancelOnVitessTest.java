@@ -141,7 +141,7 @@ class CancelOnVitessTest {
 
   /** vtctldclient creates the workflow again, as {@link MoveTablesCluster} did: Cancel left commerce as it was. */
   private static void recreateTheWorkflow() {
-    cluster().vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "create",
+    cluster().vtctldclientOnceEnginesOpen("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer", "create",
         "--source-keyspace", "commerce", "--tables", "customer,corder");
     await("MoveTables copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
         .until(() -> MoveTablesCluster.allStreams(cluster(), WORKFLOW, "Running"));

@@ -55,7 +55,7 @@ class MigrateOnVitessTest {
     cluster.vtctldclient("Mount", "register", "--name", "ext1", "--topo-type", "etcd2", "--topo-server", etcd,
         "--topo-root", "/vitess/global");
     for (String[] wf : List.of(new String[] {COMPLETED, "product"}, new String[] {CANCELLED, "orders"})) {
-      cluster.vtctldclient("Migrate", "--workflow", wf[0], "--target-keyspace", "customer", "create",
+      cluster.vtctldclientOnceEnginesOpen("Migrate", "--workflow", wf[0], "--target-keyspace", "customer", "create",
           "--mount-name", "ext1", "--source-keyspace", "commerce", "--tables", wf[1]);
     }
     await("both Migrate workflows copied").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))

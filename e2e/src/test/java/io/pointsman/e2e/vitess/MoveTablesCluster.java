@@ -56,7 +56,7 @@ final class MoveTablesCluster {
       cluster.vtctldclient("ApplyVSchema", "--vschema-file", commerceVschema.toString(), "commerce");
       cluster.execute("commerce", schema.commerceRows().toArray(String[]::new));
       cluster.vtctldclient("ApplyVSchema", "--vschema-file", customerVschema.toString(), "customer");
-      cluster.vtctldclient("MoveTables", "--workflow", workflow, "--target-keyspace", "customer", "create",
+      cluster.vtctldclientOnceEnginesOpen("MoveTables", "--workflow", workflow, "--target-keyspace", "customer", "create",
           "--source-keyspace", "commerce", "--tables", "customer,corder");
       await("MoveTables copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
           .until(() -> allStreams(cluster, workflow, "Running"));

@@ -30,7 +30,7 @@ final class ReshardCluster {
       cluster.vtctldclient("ApplyVSchema", "--vschema-file", vschema.toString(), "customer");
       cluster.execute("customer", "insert into customer(customer_id, email) values (1, 'alice@example.com'),"
           + " (2, 'bob@example.com'), (3, 'carol@example.com'), (4, 'dan@example.com')");
-      cluster.vtctldclient("Reshard", "--workflow", workflow, "--target-keyspace", "customer", "create",
+      cluster.vtctldclientOnceEnginesOpen("Reshard", "--workflow", workflow, "--target-keyspace", "customer", "create",
           "--source-shards", "0", "--target-shards", "-80,80-", "--skip-schema-copy");
       await("Reshard copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
           .until(() -> cluster.allStreams("Reshard", "customer", workflow, 2, "Running"));

@@ -132,7 +132,7 @@ class SequencesOnVitessTest {
   @Test
   @Order(4)
   void idsKeepRisingWhenTheSequenceTablesMoveAwayAndBack() throws Exception {
-    cluster().vtctldclient("MoveTables", "--workflow", "seq2lookup", "--target-keyspace", "lookup", "create",
+    cluster().vtctldclientOnceEnginesOpen("MoveTables", "--workflow", "seq2lookup", "--target-keyspace", "lookup", "create",
         "--source-keyspace", "commerce", "--tables", "customer_seq,order_seq");
     await("seq2lookup copied, its stream Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
         .until(() -> cluster().allStreams("MoveTables", "lookup", "seq2lookup", 1, "Running"));

@@ -73,18 +73,18 @@ class StreamMigrationOnVitessTest {
     cluster.execute("commerce", "insert into product(pid, name) values (1, 'one'), (2, 'two'), (3, 'three')",
         "insert into orders(oid, pid) values (10, 1), (11, 2)");
     // a MoveTables into customer, which the second test switches (its streams on customer/0 turn FROZEN)
-    cluster.vtctldclient("MoveTables", "--workflow", MOVED, "--target-keyspace", "customer", "create",
+    cluster.vtctldclientOnceEnginesOpen("MoveTables", "--workflow", MOVED, "--target-keyspace", "customer", "create",
         "--source-keyspace", "commerce", "--tables", "orders");
     await("the MoveTables copied").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
         .until(() -> cluster.allStreams("MoveTables", "customer", MOVED, 1, "Running"));
     cluster.execute("customer", "insert into customer(customer_id, email) values (1, 'alice@example.com')");
-    cluster.vtctldclient("Materialize", "--workflow", MATERIALIZE, "--target-keyspace", "customer", "create",
+    cluster.vtctldclientOnceEnginesOpen("Materialize", "--workflow", MATERIALIZE, "--target-keyspace", "customer", "create",
         "--source-keyspace", "commerce", "--table-settings",
         "[{\"target_table\": \"product_copy\", \"source_expression\": \"select pid, name from product\"}]");
     await("the Materialize copied and runs").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
         .until(() -> materializeStreams(cluster).stream().anyMatch(s -> s.path("state").asText().equals("Running"))
             && productCopy(cluster).size() == 3);
-    cluster.vtctldclient("Reshard", "--workflow", WORKFLOW, "--target-keyspace", "customer", "create",
+    cluster.vtctldclientOnceEnginesOpen("Reshard", "--workflow", WORKFLOW, "--target-keyspace", "customer", "create",
         "--source-shards", "0", "--target-shards", "-80,80-", "--skip-schema-copy");
     await("Reshard copy done, streams Running").atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(500))
         .until(() -> cluster.allStreams("Reshard", "customer", WORKFLOW, 2, "Running"));

@@ -1,5 +1,7 @@
 package io.pointsman.e2e.vitess;
 
+import static org.awaitility.Awaitility.await;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.pointsman.engine.tablet.TabletEndpoint;
@@ -26,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -283,6 +286,25 @@ public final class VitessCluster implements AutoCloseable {
   /** How long {@link #start()} took until vtgate answered. */
   public Duration startup() {
     return startup;
+  }
+
+  /**
+   * {@link #vtctldclient} for a command that needs the primaries' VReplication engines (a workflow's
+   * {@code create}). A primary opens its engine a moment after it is promoted, and vtctld meanwhile
+   * refuses such a command with "vreplication engine is closed", having created nothing (a CI run's
+   * Reshard create met it on a cluster that came up in seconds); that answer is waited out, 60 s at most.
+   */
+  public String vtctldclientOnceEnginesOpen(String... args) {
+    AtomicReference<String> out = new AtomicReference<>();
+    await("the primaries' VReplication engines open, for vtctldclient " + String.join(" ", args))
+        .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+        .ignoreExceptionsMatching(e -> e instanceof IllegalStateException && e.getMessage() != null
+            && e.getMessage().contains("vreplication engine is closed"))
+        .until(() -> {
+          out.set(vtctldclient(args));
+          return true;
+        });
+    return out.get();
   }
 
   /** Runs vtctldclient against this cluster's vtctld; returns its stdout, fails with its stderr. */

@@ -519,9 +519,29 @@ JSON
     insert into customer(email) values ('alice@example.com'), ('bob@example.com'), ('carol@example.com'), ('dan@example.com'), ('eve@example.com');
     insert into corder(customer_id, sku, price) values (1, 'SKU-1001', 100), (2, 'SKU-1002', 30), (3, 'SKU-1002', 30), (4, 'SKU-1002', 30), (5, 'SKU-1002', 30);" || return 1
   _step "ApplyVSchema customer" vtctldclient_cmd ApplyVSchema --vschema-file "$d/customer_vschema.json" customer >/dev/null || return 1
-  _step "MoveTables create" vtctldclient_cmd MoveTables --workflow commerce2customer --target-keyspace customer create \
-    --source-keyspace commerce --tables customer,corder >/dev/null || return 1
+  _step "MoveTables create" _vc_once_engines_open vtctldclient_cmd MoveTables --workflow commerce2customer \
+    --target-keyspace customer create --source-keyspace commerce --tables customer,corder >/dev/null || return 1
   _step "copy done, streams Running" vitess_wait_workflow_running customer commerce2customer || return 1
+}
+
+# Runs "$@" (a vtctldclient command that needs the primaries' VReplication engines, such as a
+# workflow's create) until vtctld stops answering "vreplication engine is closed", 60 s at most: a
+# primary opens its engine a moment after its promotion, and vtctld refuses such a command meanwhile,
+# having created nothing. Any other failure is passed on at once, with its output.
+_vc_once_engines_open() {
+  local i out
+  for i in $(seq 240); do
+    if out=$("$@" 2>&1); then
+      [ -z "$out" ] || printf '%s\n' "$out"
+      return 0
+    fi
+    case "$out" in
+      *"vreplication engine is closed"*) sleep 0.25 ;;
+      *) printf '%s\n' "$out" >&2; return 1 ;;
+    esac
+  done
+  printf '%s\n' "$out" >&2
+  return 1
 }
 
 # Runs "$@" as demo step $1 (the rest is the command), logging how long it took.

@@ -352,6 +352,15 @@ public final class EtcdTopologyStore implements TopologyStore {
     StoredRecord kept = stored.get(key.key(), entry.getModRevision());
     T value = kept == null ? null : kept.valueIfSame(bytes, key.type());
     if (value == null) {
+      // Written again as it was (a rewrite for the watchers): the value of the newest revision
+      // kept, if its bytes are these, without decoding them again.
+      StoredRecord newest = stored.newest(key.key());
+      value = newest == null ? null : newest.valueIfSame(bytes, key.type());
+      if (value != null) {
+        stored.put(key.key(), entry.getModRevision(), new StoredRecord(bytes, newest.message(), value));
+      }
+    }
+    if (value == null) {
       TopoCodec.Decoded<T> d = TopoCodec.read(key.key(), bytes, key.type());
       value = d.value();
       stored.put(key.key(), entry.getModRevision(), new StoredRecord(bytes, d.message(), value));

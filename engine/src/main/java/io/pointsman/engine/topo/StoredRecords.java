@@ -2,6 +2,7 @@ package io.pointsman.engine.topo;
 
 import com.google.protobuf.Message;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,7 +18,9 @@ import java.util.Map;
  * hundreds of kilobytes, and decoding, parsing and re-encoding them cost more than the etcd round
  * trips inside the write window. Values are immutable records, so one instance can be handed to
  * every reader. Bounded in entries and bytes, least recently used first out; a miss is read back
- * from etcd at the revision. Thread-safe.
+ * from etcd at the revision. The newest revision kept of each key is known too ({@link #newest}):
+ * a record written again as it is, for its watchers, has a new revision and the same bytes.
+ * Thread-safe.
  */
 final class StoredRecords {
   /**
@@ -43,6 +46,8 @@ final class StoredRecords {
   private final int maxEntries;
   private final long maxBytes;
   private final LinkedHashMap<Version, StoredRecord> entries = new LinkedHashMap<>(64, 0.75f, true);
+  /** Key → the highest revision of it among the entries. */
+  private final Map<String, Long> newestRevision = new HashMap<>();
   private long bytes;
 
   StoredRecords(int maxEntries, long maxBytes) {
@@ -53,11 +58,20 @@ final class StoredRecords {
   synchronized void put(String key, long modRevision, StoredRecord record) {
     StoredRecord old = entries.put(new Version(key, modRevision), record);
     bytes += record.bytes().length - (old == null ? 0 : old.bytes().length);
+    newestRevision.merge(key, modRevision, Math::max);
     Iterator<Map.Entry<Version, StoredRecord>> eldest = entries.entrySet().iterator();
     while ((entries.size() > maxEntries || bytes > maxBytes) && eldest.hasNext()) {
-      bytes -= eldest.next().getValue().bytes().length;
+      Map.Entry<Version, StoredRecord> out = eldest.next();
+      bytes -= out.getValue().bytes().length;
       eldest.remove();
+      newestRevision.remove(out.getKey().key(), out.getKey().modRevision());
     }
+  }
+
+  /** What is kept of the newest revision of the key among those kept, or null. */
+  synchronized StoredRecord newest(String key) {
+    Long revision = newestRevision.get(key);
+    return revision == null ? null : entries.get(new Version(key, revision));
   }
 
   /** What is kept of the record at that revision, or null. */

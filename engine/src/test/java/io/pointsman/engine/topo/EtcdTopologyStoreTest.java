@@ -408,6 +408,37 @@ class EtcdTopologyStoreTest extends EtcdTestFixture {
     assertThat(decoded.modRevision()).isGreaterThan(read.modRevision());
   }
 
+  /**
+   * A record written again as it is (a rewrite for its watchers, by this store or another) has a
+   * new revision but the same bytes: its readers and watchers get the value decoded before, not a
+   * new decode (a SrvVSchema of a thousand tables takes milliseconds to decode, in the window).
+   */
+  @Test
+  void aRecordWrittenAgainAsItIsIsNotDecodedAgain() throws Exception {
+    RecordKey<Shard> key = shardKey("ks", "0");
+    store.create(key, shard("0"));
+    EtcdTopologyStore other = new EtcdTopologyStore(etcd, paths);
+    Versioned<Shard> seen = other.getRequired(key);
+    List<Shard> watched = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (TopoWatch w = other.watch(key, v -> v.ifPresent(x -> watched.add(x.value())))) {
+      await().until(() -> !watched.isEmpty());
+      Versioned<Shard> read = store.getRequired(key);
+      store.commit(List.of(RecordWrite.replace(read, read.value())), NO_LOCKS); // the very bytes again
+
+      await().until(() -> watched.size() >= 2);
+      Versioned<Shard> again = other.getRequired(key);
+      assertThat(again.modRevision()).isGreaterThan(seen.modRevision());
+      assertThat(again.value()).isSameAs(seen.value());
+      assertThat(watched.get(watched.size() - 1)).isSameAs(seen.value());
+
+      // other bytes are decoded, of course
+      Versioned<Shard> now = store.getRequired(key);
+      store.commit(List.of(RecordWrite.replace(now, now.value().withPrimaryServing(false))), NO_LOCKS);
+      assertThat(other.getRequired(key).value()).isNotSameAs(seen.value())
+          .isEqualTo(seen.value().withPrimaryServing(false));
+    }
+  }
+
   @Test
   void aWriteOverARevisionTheKeyNeverHadIsRecordChanged() throws Exception {
     Versioned<Shard> read = store.create(shardKey("ks", "0"), shard("0"));

@@ -34,4 +34,19 @@ class StoredRecordsTest {
     assertThat(records.get("a", 1)).isNull();
     assertThat(records.get("d", 1)).isNotNull();
   }
+
+  @Test
+  void theNewestRevisionKeptOfAKeyIsFoundAndForgottenWithItsEntry() {
+    StoredRecords records = new StoredRecords(3, 1024);
+    StoredRecord five = StoredRecord.bytesOnly(BYTES);
+    records.put("a", 5, five);
+    records.put("a", 3, StoredRecord.bytesOnly(BYTES)); // an older revision read later
+    assertThat(records.newest("a")).isSameAs(five);
+    assertThat(records.newest("b")).isNull();
+    records.put("b", 1, StoredRecord.bytesOnly(BYTES));
+    records.get("a", 3);
+    records.put("c", 1, StoredRecord.bytesOnly(BYTES)); // over 3 entries: a@5 is the least recently used
+    assertThat(records.get("a", 5)).isNull();
+    assertThat(records.newest("a")).isNull();
+  }
 }

@@ -14,12 +14,12 @@ import java.util.stream.Collectors;
  * The triggers a {@link WriteBarrier} installs: their names and their DDL. One BEFORE trigger per
  * table and DML event. Unless the session is a replication stream's, each reads its database's
  * drain row and its table's row of the gate ({@link WriteGateRows}) under shared row locks in one
- * statement, and
- * fails the statement with SQLSTATE 45000 and a message starting with
- * {@link WriteBarrier#DENIED_MESSAGE_PREFIX} when the table's row says denied: installed, the
- * trigger is dormant until the gate flips. Triggers of older versions deny unconditionally
- * ("ungated"); they are still recognised, so that allow removes them. The DDL is identical on
- * MySQL 8 and MariaDB.
+ * statement, then, when the table's row names a group and does not deny by itself, the group's
+ * row, and fails the statement with SQLSTATE 45000 and a message starting with
+ * {@link WriteBarrier#DENIED_MESSAGE_PREFIX} when either says denied: installed, the trigger is
+ * dormant until the gate flips. Triggers of older versions read no group row (they are still
+ * "gated": their tables are never put in a group) or deny unconditionally ("ungated"); both are
+ * still recognised, so that allow removes them. The DDL is identical on MySQL 8 and MariaDB.
  */
 final class DenyTriggers {
   static final String PREFIX = "pointsman_deny_";
@@ -78,7 +78,8 @@ final class DenyTriggers {
    * drain row ('' sorts first) is locked before the table's row, as the flip locks them: a writer
    * does not wait for a table row while holding what the flip needs (and were the order ever
    * reversed, InnoDB would end the cycle as a deadlock, which the flip retries). The drain row's
-   * {@code denied} is always 0, so the larger of the two is the table's.
+   * {@code denied} is always 0 and its group '', so the larger of each is the table's. The group's
+   * row is read the same way, after both, as the flip of a group locks it after the drain row.
    */
   static String createStatement(String database, String sidecarDb, String table, Event event,
       Set<String> exemptUsers) {
@@ -89,14 +90,20 @@ final class DenyTriggers {
           .append(')');
     }
     String gate = SqlIdentifiers.qualified(sidecarDb, WriteGateRows.TABLE);
+    String groups = SqlIdentifiers.qualified(sidecarDb, WriteGateRows.GROUPS_TABLE);
     // Names passed Names' validation (letters, digits, '_', '$'): safe inside a string literal.
     String dbLiteral = "'" + Names.database(database) + "'";
     return "CREATE TRIGGER " + SqlIdentifiers.database(database) + "." + quote(name(table, event))
         + " BEFORE " + event.name() + " ON " + SqlIdentifiers.qualified(database, table) + " FOR EACH ROW"
-        + " BEGIN DECLARE pointsman_gate INT DEFAULT 0;"
+        + " BEGIN DECLARE pointsman_gate INT DEFAULT 0; DECLARE pointsman_group VARBINARY(64) DEFAULT '';"
         + " IF " + condition + " THEN"
-        + " SELECT COALESCE(MAX(denied), 0) INTO pointsman_gate FROM " + gate + " WHERE db_name = " + dbLiteral
-        + " AND table_name IN ('', '" + Names.table(table) + "') LOCK IN SHARE MODE;"
+        + " SELECT COALESCE(MAX(denied), 0), COALESCE(MAX(gate_group), '') INTO pointsman_gate, pointsman_group FROM "
+        + gate + " WHERE db_name = " + dbLiteral + " AND table_name IN ('', '" + Names.table(table) + "')"
+        + " LOCK IN SHARE MODE;"
+        + " IF pointsman_gate = 0 AND pointsman_group <> '' THEN"
+        + " SELECT COALESCE(MAX(denied), 0) INTO pointsman_gate FROM " + groups + " WHERE db_name = " + dbLiteral
+        + " AND group_name = pointsman_group LOCK IN SHARE MODE;"
+        + " END IF;"
         + " IF pointsman_gate <> 0 THEN"
         + " SIGNAL SQLSTATE '" + WriteBarrier.DENIED_SQLSTATE + "' SET MESSAGE_TEXT = '"
         + WriteBarrier.DENIED_MESSAGE_PREFIX + " on table " + table + "';"

@@ -79,6 +79,8 @@ public final class SidecarSchema {
     TABLES.put(JournalTimes.TABLE, JournalTimes.DDL);
     // pointsman's own: the gate the write barrier's dormant triggers ask (WriteGateRows).
     TABLES.put(WriteGateRows.TABLE, WriteGateRows.DDL);
+    // pointsman's own: the groups of tables a flip changes with one row (WriteGateRows).
+    TABLES.put(WriteGateRows.GROUPS_TABLE, WriteGateRows.GROUPS_DDL);
     // pointsman's own: which tables' barrier triggers were seen complete, by InnoDB table id (CheckedTables).
     TABLES.put(CheckedTables.TABLE, CheckedTables.DDL);
     // pointsman's own: the highest fencing token seen per lock (docs/locks.md §8, MySqlFence).
@@ -119,7 +121,10 @@ public final class SidecarSchema {
         create(c, endpoint, present);
       }
       if (present.contains("lock_fence")) {
-        addFenceEpoch(c, endpoint);
+        addColumn(c, endpoint, "lock_fence", "epoch", "epoch bigint NOT NULL DEFAULT 0 AFTER token");
+      }
+      if (present.contains(WriteGateRows.TABLE)) {
+        addColumn(c, endpoint, WriteGateRows.TABLE, "gate_group", WriteGateRows.GROUP_COLUMN);
       }
     } catch (SQLException e) {
       throw SqlErrors.translate("creating the sidecar schema " + endpoint.sidecarDb() + " on " + endpoint, e);
@@ -133,24 +138,28 @@ public final class SidecarSchema {
   }
 
   /**
-   * A lock_fence created before fence rows carried an epoch (MySqlFence) gets the column; its rows
-   * read as epoch 0, below every stamped execution. Checked through the catalog, since MySQL has no
-   * ADD COLUMN IF NOT EXISTS; two workers adding it at once: the loser's duplicate column is fine.
+   * A column added since the table was first created here, added to it now: lock_fence's epoch
+   * (MySqlFence; rows without one read as epoch 0, below every stamped execution) and write_gate's
+   * group (WriteGateRows; rows without one are in no group). Checked through the catalog, since
+   * MySQL has no ADD COLUMN IF NOT EXISTS; two workers adding it at once: the loser's duplicate
+   * column is fine.
    */
-  private static void addFenceEpoch(Connection c, PrimaryEndpoint endpoint) throws SQLException {
+  private static void addColumn(Connection c, PrimaryEndpoint endpoint, String table, String column,
+      String definition) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM information_schema.COLUMNS"
-        + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'lock_fence' AND COLUMN_NAME = 'epoch'")) {
+        + " WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = ?")) {
       ps.setString(1, endpoint.sidecarDb());
+      ps.setString(2, table);
+      ps.setString(3, column);
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next()) {
           return;
         }
       }
     }
-    log.info("adding the epoch column to {}.lock_fence on {}", endpoint.sidecarDb(), endpoint);
+    log.info("adding the {} column to {}.{} on {}", column, endpoint.sidecarDb(), table, endpoint);
     try (Statement st = c.createStatement()) {
-      st.execute("ALTER TABLE " + SqlIdentifiers.database(endpoint.sidecarDb())
-          + ".lock_fence ADD COLUMN epoch bigint NOT NULL DEFAULT 0 AFTER token");
+      st.execute("ALTER TABLE " + SqlIdentifiers.qualified(endpoint.sidecarDb(), table) + " ADD COLUMN " + definition);
     } catch (SQLException e) {
       if (e.getErrorCode() != 1060) { // ER_DUP_FIELDNAME: another worker added it first
         throw e;

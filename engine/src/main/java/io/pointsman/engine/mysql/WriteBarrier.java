@@ -68,7 +68,10 @@ import org.slf4j.LoggerFactory;
  * (only the tables its owner gave triggers to, where the gate does not deny, so it is right
  * whatever happened after it); {@link #removeDormant} removes every barrier that does not deny (a
  * switch's target at Complete). A dormant trigger costs each write to its table two locking reads
- * of a cached row (BENCHMARKS.md has the rate with and without).
+ * of cached rows: its table's and the drain row in one, then its group's (BENCHMARKS.md has the
+ * rate with and without). The group ({@link WriteGateRows}) is the set of tables prepare covered:
+ * a flip of that set changes its one row, so the window's flips cost the same for a thousand
+ * tables as for ten.
  *
  * <p>{@code LOCK TABLES ... READ} can still be taken and released after the flip on the barrier's
  * own connection ({@link Options#lockTablesCycles}), as Vitess does: Vitess's drain rests on LOCK
@@ -603,7 +606,9 @@ public final class WriteBarrier {
     }
     List<String> fresh = tables.stream().filter(t -> !withTriggers.contains(t)).toList();
     List<String> kept = tables.stream().filter(withTriggers::contains).toList();
-    gate.install(endpoint, locks, fresh, kept, denied, preparedBy);
+    // A prepare puts the tables it gives triggers in the group of its tables, so that the window
+    // flips one row for all of them; a deny installing in the window flips rows anyway.
+    gate.install(endpoint, locks, fresh, kept, denied, preparedBy, denied ? null : WriteGateRows.groupOf(tables));
     List<String> created = createTriggers(c, endpoint, locks, missing, deadline, timeout);
     verify(c, endpoint, tables);
     return created;

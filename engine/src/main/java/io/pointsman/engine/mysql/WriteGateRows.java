@@ -3,6 +3,9 @@ package io.pointsman.engine.mysql;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -11,8 +14,13 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 
@@ -22,6 +30,16 @@ import java.util.stream.Collectors;
  * ({@code table_name = ''}) that every gated writer locks in share mode and the flip to denied
  * locks exclusively. Flipping is one fenced transaction per primary whatever the table count; the
  * rows change as DML, so they reach replicas through the binlog in order with the writes.
+ *
+ * <h2>Groups</h2>
+ * The tables a prepare gives triggers are also put in a group, {@code <sidecar>.write_gate_group}:
+ * one row per database and set of tables ({@link #groupOf}), which their triggers read after their
+ * own row. A flip of exactly that set then changes that one row instead of a row per table: a
+ * thousand tables cost what ten do. A table is put in a group only when its row is created with its
+ * triggers, and only in a group that does not deny (a prepare installs dormant); it stays in it
+ * until its row is deleted. So a group's tables are always some of the tables it was named for,
+ * and a flip counts them under lock: when they are not all of the set (another scope prepared some
+ * first, or their triggers are of an older kind), it changes a row per table, as before.
  */
 final class WriteGateRows {
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(WriteGateRows.class);
@@ -32,9 +50,22 @@ final class WriteGateRows {
         db_name varbinary(255) NOT NULL,
         table_name varbinary(255) NOT NULL,
         denied tinyint NOT NULL DEFAULT 0,
+        gate_group varbinary(64) NOT NULL DEFAULT '',
         prepared_by varbinary(128) NOT NULL DEFAULT '',
         updated_at timestamp(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
         PRIMARY KEY (db_name, table_name)
+      ) ENGINE = InnoDB""";
+  /** The column a table's group is named in, added to write_gates created before groups (SidecarSchema). */
+  static final String GROUP_COLUMN = "gate_group varbinary(64) NOT NULL DEFAULT '' AFTER denied";
+  /** The groups' table in the sidecar database; a trigger that reads it is of the grouped kind. */
+  static final String GROUPS_TABLE = "write_gate_group";
+  static final String GROUPS_DDL = """
+      (
+        db_name varbinary(255) NOT NULL,
+        group_name varbinary(64) NOT NULL,
+        denied tinyint NOT NULL DEFAULT 0,
+        updated_at timestamp(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+        PRIMARY KEY (db_name, group_name)
       ) ENGINE = InnoDB""";
   /** prepared_by of a table whose triggers a deny installed inside the write window. */
   static final String IN_WINDOW = "";
@@ -52,10 +83,12 @@ final class WriteGateRows {
    * left denied by a table dropped earlier does not deny the new triggers' first write; a deny
    * installing in the window: denied, so each trigger denies from its creation, as the barrier
    * always did), and adds the drain row. Rows of tables whose triggers exist stay as they are.
-   * {@code preparedBy} names who installed them: a prepare's owner, or {@link #IN_WINDOW}.
+   * {@code preparedBy} names who installed them: a prepare's owner, or {@link #IN_WINDOW}. With a
+   * {@code group} ({@link #groupOf} of the prepare's tables), the tables without triggers are put
+   * in it, unless it denies now (then in none: a prepare installs dormant).
    */
   void install(PrimaryEndpoint endpoint, LockSet locks, Collection<String> withoutTriggers,
-      Collection<String> withTriggers, boolean denied, String preparedBy) {
+      Collection<String> withTriggers, boolean denied, String preparedBy, String group) {
     String db = endpoint.dbName();
     fence.inTransaction(endpoint, locks, "preparing the write gate of " + db, c -> {
       try (PreparedStatement ps = c.prepareStatement("INSERT IGNORE INTO " + table(endpoint)
@@ -70,22 +103,47 @@ final class WriteGateRows {
         }
         ps.executeBatch();
       }
+      String joined = group == null || withoutTriggers.isEmpty() ? "" : joinGroup(c, endpoint, group);
       try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table(endpoint)
-          + " (db_name, table_name, denied, prepared_by, updated_at) VALUES (?, ?, ?, ?, NOW(6))"
-          + " ON DUPLICATE KEY UPDATE denied = ?, prepared_by = ?, updated_at = NOW(6)")) {
+          + " (db_name, table_name, denied, gate_group, prepared_by, updated_at) VALUES (?, ?, ?, ?, ?, NOW(6))"
+          + " ON DUPLICATE KEY UPDATE denied = ?, gate_group = ?, prepared_by = ?, updated_at = NOW(6)")) {
         for (String t : withoutTriggers) {
           ps.setString(1, db);
           ps.setString(2, t);
           ps.setInt(3, denied ? 1 : 0);
-          ps.setString(4, preparedBy);
-          ps.setInt(5, denied ? 1 : 0);
-          ps.setString(6, preparedBy);
+          ps.setString(4, joined);
+          ps.setString(5, preparedBy);
+          ps.setInt(6, denied ? 1 : 0);
+          ps.setString(7, joined);
+          ps.setString(8, preparedBy);
           ps.addBatch();
         }
         ps.executeBatch();
       }
       return null;
     });
+  }
+
+  /**
+   * The group's row, created allowed if missing and read under a shared lock (a flip of it waits
+   * until the rows joining it are committed): the group's name, or '' when it denies now.
+   */
+  private static String joinGroup(Connection c, PrimaryEndpoint endpoint, String group) throws SQLException {
+    String db = endpoint.dbName();
+    try (PreparedStatement ps = c.prepareStatement("INSERT IGNORE INTO " + groups(endpoint)
+        + " (db_name, group_name, denied, updated_at) VALUES (?, ?, 0, NOW(6))")) {
+      ps.setString(1, db);
+      ps.setString(2, group);
+      ps.executeUpdate();
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT denied FROM " + groups(endpoint)
+        + " WHERE db_name = ? AND group_name = ? LOCK IN SHARE MODE")) {
+      ps.setString(1, db);
+      ps.setString(2, group);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getInt(1) == 0 ? group : "";
+      }
+    }
   }
 
   /**
@@ -122,6 +180,9 @@ final class WriteGateRows {
           }
           throw e;
         }
+        if (denyGroup(c, endpoint, groupOf(tables), tables.size())) {
+          return null;
+        }
         int changed = setDenied(c, endpoint, tables, true);
         if (changed != tables.size()) {
           throw PointsmanException.unavailable("the write gate of " + db + " on " + endpoint + " lacks rows for some of "
@@ -135,29 +196,101 @@ final class WriteGateRows {
   }
 
   /**
+   * Denies the group's row, when the group's tables are all {@code tables} of the set it is named
+   * for (counted under shared locks, so none leaves it before this commits); false, with nothing
+   * changed, when it has no row or fewer tables. Runs after the drain row is taken: no gated writer
+   * holds the group's row then.
+   */
+  private static boolean denyGroup(Connection c, PrimaryEndpoint endpoint, String group, int tables)
+      throws SQLException {
+    String db = endpoint.dbName();
+    try (PreparedStatement ps = c.prepareStatement("SELECT denied FROM " + groups(endpoint)
+        + " WHERE db_name = ? AND group_name = ? FOR UPDATE")) {
+      ps.setString(1, db);
+      ps.setString(2, group);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return false;
+        }
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table(endpoint)
+        + " WHERE db_name = ? AND gate_group = ? LOCK IN SHARE MODE")) {
+      ps.setString(1, db);
+      ps.setString(2, group);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        if (rs.getLong(1) != tables) {
+          return false;
+        }
+      }
+    }
+    setGroupDenied(c, endpoint, List.of(group), true);
+    return true;
+  }
+
+  private static void setGroupDenied(Connection c, PrimaryEndpoint endpoint, Collection<String> groups, boolean denied)
+      throws SQLException {
+    if (groups.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement("UPDATE " + groups(endpoint) + " SET denied = ?,"
+        + " updated_at = NOW(6) WHERE db_name = ? AND group_name IN (" + placeholders(groups.size()) + ")")) {
+      ps.setInt(1, denied ? 1 : 0);
+      ps.setString(2, endpoint.dbName());
+      int i = 3;
+      for (String g : groups) {
+        ps.setString(i++, g);
+      }
+      ps.executeUpdate();
+    }
+  }
+
+  /**
    * Lets the tables' writes through again (their triggers stay, dormant); one fenced transaction.
    * Only rows that say denied are changed: an allowed row may be share-locked by a transaction
    * that is still open (a writer that passed the gate), and lifting nothing must not wait for it.
    * A denied row waits at most {@code timeout} for transactions whose writes it refused.
    */
   void allow(PrimaryEndpoint endpoint, LockSet locks, List<String> tables, Duration timeout) {
+    String group = groupOf(tables);
+    boolean groupDenied;
     List<String> denied;
+    Set<String> lift = new TreeSet<>();
+    List<String> leave = new ArrayList<>();
     try (Connection c = fence.pools().connection(endpoint)) {
       fence.ensureSchema(endpoint);
-      SortedSet<String> all = deniedRows(c, endpoint);
+      groupDenied = groupDenies(c, endpoint, group);
+      SortedSet<String> all = deniedByRow(c, endpoint);
       denied = tables.stream().filter(all::contains).toList();
+      // Tables held by other groups that deny: a group all of whose tables are lifted is lifted
+      // itself; from any other, the lifted tables leave (the rest of it stays denied).
+      Map<String, List<String>> others = otherDenyingGroups(c, endpoint, group);
+      Set<String> lifted = new HashSet<>(tables);
+      others.forEach((g, members) -> {
+        if (lifted.containsAll(members)) {
+          lift.add(g);
+        } else {
+          members.stream().filter(lifted::contains).forEach(leave::add);
+        }
+      });
     } catch (SQLException e) {
       throw SqlErrors.translate("reading the write gate of " + endpoint.dbName() + " on " + endpoint, e);
     }
-    if (denied.isEmpty()) {
+    if (groupDenied) {
+      lift.add(group);
+    }
+    if (denied.isEmpty() && lift.isEmpty() && leave.isEmpty()) {
       fence.check(endpoint, locks, "allowing writes to " + endpoint.dbName());
       return;
     }
-    fence.inTransaction(endpoint, locks, "allowing writes to " + denied.size() + " tables of " + endpoint.dbName(),
+    fence.inTransaction(endpoint, locks, "allowing writes to " + tables.size() + " tables of " + endpoint.dbName(),
         c -> {
           long before = lockWaitTimeout(c);
           setLockWaitTimeout(c, timeout.toSeconds());
           try {
+            setGroupDenied(c, endpoint, lift, false);
+            leaveGroups(c, endpoint, leave);
             return setDenied(c, endpoint, denied, false);
           } finally {
             setLockWaitTimeout(c, before);
@@ -165,17 +298,64 @@ final class WriteGateRows {
         });
   }
 
+  /** Whether the group has a row that denies (read as committed, without a lock). */
+  private static boolean groupDenies(Connection c, PrimaryEndpoint endpoint, String group) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT denied FROM " + groups(endpoint)
+        + " WHERE db_name = ? AND group_name = ?")) {
+      ps.setString(1, endpoint.dbName());
+      ps.setString(2, group);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getInt(1) != 0;
+      }
+    }
+  }
+
+  /** The groups other than {@code except} that deny, each with its tables. */
+  private static Map<String, List<String>> otherDenyingGroups(Connection c, PrimaryEndpoint endpoint, String except)
+      throws SQLException {
+    Map<String, List<String>> out = new TreeMap<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT w.gate_group, w.table_name FROM " + table(endpoint)
+        + " w JOIN " + groups(endpoint) + " g ON g.db_name = w.db_name AND g.group_name = w.gate_group"
+        + " WHERE w.db_name = ? AND g.denied <> 0 AND w.gate_group <> ?")) {
+      ps.setString(1, endpoint.dbName());
+      ps.setString(2, except);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.computeIfAbsent(rs.getString(1), g -> new ArrayList<>()).add(rs.getString(2));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Takes the tables out of their groups: their own rows decide for them again. */
+  private static void leaveGroups(Connection c, PrimaryEndpoint endpoint, List<String> tables) throws SQLException {
+    if (tables.isEmpty()) {
+      return;
+    }
+    try (PreparedStatement ps = c.prepareStatement("UPDATE " + table(endpoint) + " SET gate_group = '',"
+        + " updated_at = NOW(6) WHERE db_name = ? AND table_name IN (" + placeholders(tables.size()) + ")")) {
+      ps.setString(1, endpoint.dbName());
+      int i = 2;
+      for (String t : tables) {
+        ps.setString(i++, t);
+      }
+      ps.executeUpdate();
+    }
+  }
+
   /** The tables among {@code tables} whose rows name {@code preparedBy} and do not deny. */
   static SortedSet<String> preparedBy(Connection c, PrimaryEndpoint endpoint, String preparedBy) throws SQLException {
-    return TextColumn.read(c, new TreeSet<>(), "SELECT table_name FROM " + table(endpoint)
-        + " WHERE db_name = ? AND table_name <> '' AND denied = 0 AND prepared_by = ?", endpoint.dbName(), preparedBy);
+    return TextColumn.read(c, new TreeSet<>(), "SELECT w.table_name FROM " + withGroups(endpoint)
+        + " WHERE w.db_name = ? AND w.table_name <> '' AND w.denied = 0 AND COALESCE(g.denied, 0) = 0"
+        + " AND w.prepared_by = ?", endpoint.dbName(), preparedBy);
   }
 
   /**
-   * Deletes the tables' rows (their triggers are gone, so no transaction holds them), and the
-   * drain row once no table row is left. The drain row may still be share-locked by a transaction
-   * that wrote a covered table before its trigger was dropped: it is then left (it gates nothing
-   * without table rows) rather than waited for.
+   * Deletes the tables' rows (their triggers are gone, so no transaction holds them), the groups
+   * left without a table, and the drain row once no table row is left. The drain row and a group's
+   * row may still be share-locked by a transaction that wrote a covered table before its trigger
+   * was dropped: they are then left (they gate nothing without table rows) rather than waited for.
    */
   void delete(PrimaryEndpoint endpoint, LockSet locks, Collection<String> tables) {
     if (tables.isEmpty()) {
@@ -195,42 +375,81 @@ final class WriteGateRows {
       return null;
     });
     try {
-      fence.inTransaction(endpoint, locks, "removing the drain row of the write gate of " + db, c -> {
-        try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table(endpoint)
-            + " WHERE db_name = ? AND table_name <> ?")) {
-          ps.setString(1, db);
-          ps.setString(2, DRAIN_ROW);
-          try (ResultSet rs = ps.executeQuery()) {
-            rs.next();
-            if (rs.getLong(1) > 0) {
-              return null;
-            }
-          }
-        }
+      fence.inTransaction(endpoint, locks, "removing the drain row and empty groups of the write gate of " + db, c -> {
         long before = lockWaitTimeout(c);
         setLockWaitTimeout(c, 1);
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table(endpoint)
-            + " WHERE db_name = ? AND table_name = ?")) {
-          ps.setString(1, db);
-          ps.setString(2, DRAIN_ROW);
-          ps.executeUpdate();
+        try {
+          try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + groups(endpoint)
+              + " WHERE db_name = ? AND NOT EXISTS (SELECT 1 FROM " + table(endpoint) + " w"
+              + " WHERE w.db_name = " + groups(endpoint) + ".db_name AND w.gate_group = "
+              + groups(endpoint) + ".group_name)")) {
+            ps.setString(1, db);
+            ps.executeUpdate();
+          }
+          try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table(endpoint)
+              + " WHERE db_name = ? AND table_name <> ?")) {
+            ps.setString(1, db);
+            ps.setString(2, DRAIN_ROW);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              if (rs.getLong(1) > 0) {
+                return null;
+              }
+            }
+          }
+          try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + table(endpoint)
+              + " WHERE db_name = ? AND table_name = ?")) {
+            ps.setString(1, db);
+            ps.setString(2, DRAIN_ROW);
+            ps.executeUpdate();
+          }
+          return null;
         } finally {
           setLockWaitTimeout(c, before);
         }
-        return null;
       });
     } catch (PointsmanException e) {
       if (e.code() != ErrorCode.DEADLINE_EXCEEDED && e.code() != ErrorCode.UNAVAILABLE) {
         throw e;
       }
-      log.debug("the drain row of {} on {} is held by an open transaction; left", db, endpoint, e);
+      log.debug("the drain row or an empty group of {} on {} is held by an open transaction; left", db, endpoint, e);
     }
   }
 
-  /** The tables whose rows say denied (whether their triggers exist is the catalog's to say). */
+  /**
+   * The tables whose rows, or whose groups' rows, say denied (whether their triggers exist is the
+   * catalog's to say).
+   */
   static SortedSet<String> deniedRows(Connection c, PrimaryEndpoint endpoint) throws SQLException {
+    return TextColumn.read(c, new TreeSet<>(), "SELECT w.table_name FROM " + withGroups(endpoint)
+        + " WHERE w.db_name = ? AND w.table_name <> '' AND (w.denied <> 0 OR COALESCE(g.denied, 0) <> 0)",
+        endpoint.dbName());
+  }
+
+  /** The tables whose own rows say denied, whatever their groups say. */
+  private static SortedSet<String> deniedByRow(Connection c, PrimaryEndpoint endpoint) throws SQLException {
     return TextColumn.read(c, new TreeSet<>(), "SELECT table_name FROM " + table(endpoint)
         + " WHERE db_name = ? AND table_name <> '' AND denied <> 0", endpoint.dbName());
+  }
+
+  /** The gate's rows as {@code w}, each with its group's row as {@code g} (NULLs when in none). */
+  private static String withGroups(PrimaryEndpoint endpoint) {
+    return table(endpoint) + " w LEFT JOIN " + groups(endpoint)
+        + " g ON g.db_name = w.db_name AND g.group_name = w.gate_group";
+  }
+
+  /**
+   * The group of a set of tables: a name that only that set has (a hash of its sorted names),
+   * so that a flip of the set finds it without reading a row per table.
+   */
+  static String groupOf(Collection<String> tables) {
+    String joined = String.join(",", new TreeSet<>(tables));
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(joined.getBytes(StandardCharsets.UTF_8));
+      return "g" + HexFormat.of().formatHex(digest, 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is always available", e);
+    }
   }
 
   private static int setDenied(Connection c, PrimaryEndpoint endpoint, List<String> tables, boolean denied)
@@ -282,5 +501,9 @@ final class WriteGateRows {
 
   static String table(PrimaryEndpoint endpoint) {
     return SqlIdentifiers.qualified(endpoint.sidecarDb(), TABLE);
+  }
+
+  private static String groups(PrimaryEndpoint endpoint) {
+    return SqlIdentifiers.qualified(endpoint.sidecarDb(), GROUPS_TABLE);
   }
 }

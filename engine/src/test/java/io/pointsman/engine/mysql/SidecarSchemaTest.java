@@ -69,4 +69,25 @@ class SidecarSchemaTest {
       assertThat(rs.getLong(1)).isEqualTo(3);
     }
   }
+
+  /** A write_gate made before groups gets the column; its rows stay, in no group. */
+  @Test
+  void aWriteGateFromBeforeGroupsGetsTheGroupColumnAndKeepsItsRows() throws Exception {
+    db.schema.ensure(db.endpoint);
+    String gate = db.endpoint.sidecarDb() + ".write_gate";
+    MySqlTestSupport.exec("ALTER TABLE " + gate + " DROP COLUMN gate_group");
+    MySqlTestSupport.exec("INSERT INTO " + gate + " (db_name, table_name, denied) VALUES ('d', 't', 1)");
+
+    new SidecarSchema(db.pools).ensure(db.endpoint);
+
+    assertThat(columns("write_gate")).containsExactly("db_name", "table_name", "denied", "gate_group", "prepared_by",
+        "updated_at");
+    assertThat(columns("write_gate_group")).containsExactly("db_name", "group_name", "denied", "updated_at");
+    try (Connection c = MySqlTestSupport.client(); Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT denied, gate_group FROM " + gate + " WHERE table_name = 't'")) {
+      rs.next();
+      assertThat(rs.getInt(1)).isEqualTo(1);
+      assertThat(rs.getString(2)).isEmpty();
+    }
+  }
 }

@@ -742,6 +742,132 @@ class WriteBarrierTest {
         .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
   }
 
+  private long deniedGateRows() throws SQLException {
+    return count("SELECT COUNT(*) FROM " + WriteGateRows.table(db.endpoint) + " WHERE db_name = '"
+        + db.endpoint.dbName() + "' AND denied <> 0");
+  }
+
+  private long groupRows(String where) throws SQLException {
+    return count("SELECT COUNT(*) FROM " + db.endpoint.sidecarDb() + ".write_gate_group WHERE db_name = '"
+        + db.endpoint.dbName() + "'" + where);
+  }
+
+  /** An insert into t or u. */
+  private String insertInto(String table) {
+    return "INSERT INTO " + db.table(table) + (table.equals("t") ? " (writer, seq, v) VALUES (1, 1, 1)" : " (v) VALUES (1)");
+  }
+
+  private void assertDenied(String table) {
+    assertThatThrownBy(() -> MySqlTestSupport.exec(insertInto(table)))
+        .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+  }
+
+  private List<String> manyTables(int n) throws SQLException {
+    List<String> tables = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String name = String.format("g%03d", i);
+      MySqlTestSupport.exec("CREATE TABLE " + db.table(name) + " (id int PRIMARY KEY)");
+      tables.add(name);
+    }
+    return tables;
+  }
+
+  /**
+   * The window's flips of a prepared set of tables change the one row of its group, not a row per
+   * table: the cost of a flip does not grow with the tables, and every table is denied all the same.
+   */
+  @Test
+  void aPreparedSetIsFlippedByItsGroupsRowAloneWhateverItsSize() throws Exception {
+    List<String> tables = manyTables(40);
+    barrier.prepare(db.endpoint, WriteScope.tables(tables), locks, DRAIN);
+    assertThat(groupRows(" AND denied = 0")).isEqualTo(1);
+
+    barrier.deny(db.endpoint, WriteScope.tables(tables), locks, DRAIN);
+
+    assertThat(deniedGateRows()).as("no table's own row changed").isZero();
+    assertThat(groupRows(" AND denied <> 0")).isEqualTo(1);
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactlyInAnyOrderElementsOf(tables);
+    for (String table : List.of("g000", "g017", "g039")) {
+      assertThatThrownBy(() -> MySqlTestSupport.exec("INSERT INTO " + db.table(table) + " VALUES (1)"))
+          .satisfies(e -> assertThat(WriteBarrier.isWriteDenied(e)).isTrue());
+    }
+    MySqlTestSupport.exec("INSERT INTO " + db.table("u") + " (v) VALUES (1)"); // not in the set
+
+    barrier.open(db.endpoint, WriteScope.tables(tables), locks, DRAIN);
+
+    assertThat(groupRows(" AND denied <> 0")).isZero();
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec("INSERT INTO " + db.table("g017") + " VALUES (1)");
+
+    barrier.allow(db.endpoint, WriteScope.tables(tables), locks, DRAIN);
+    assertThat(groupRows("")).as("a group left without tables is removed").isZero();
+  }
+
+  /** A set other than the prepared one (some of its tables) is flipped row by row, just those tables. */
+  @Test
+  void aDenyOfSomeOfAGroupsTablesDeniesJustThoseRowByRow() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    assertThat(groupRows(" AND denied <> 0")).isZero();
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
+    assertDenied("t");
+    MySqlTestSupport.exec(insertInto("u"));
+    barrier.open(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec(insertInto("t"));
+  }
+
+  /**
+   * Lifting some of the tables a group denies takes them out of it; the others stay denied, and a
+   * deny of the whole set afterwards (no longer the group's) denies them all again, row by row.
+   */
+  @Test
+  void liftingSomeTablesOfADenyingGroupTakesThemOutOfItAndLeavesTheRestDenied() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    barrier.open(db.endpoint, WriteScope.tables(List.of("t")), locks, DRAIN);
+
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("u");
+    MySqlTestSupport.exec(insertInto("t"));
+    assertDenied("u");
+
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t", "u");
+    assertDenied("t");
+
+    barrier.open(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec(insertInto("u"));
+  }
+
+  /**
+   * A table of a denied set dropped and made again gets triggers from the next prepare of the set,
+   * dormant: it does not join the group that denies (a prepare never denies), the others stay denied.
+   */
+  @Test
+  void aTableMadeAgainDoesNotJoinItsSetsDenyingGroup() throws Exception {
+    barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    MySqlTestSupport.exec("DROP TABLE " + db.table("u"));
+    MySqlTestSupport.exec("CREATE TABLE " + db.table("u") + " (id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY, v int)");
+
+    WriteBarrier.Result prepared = barrier.prepare(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+
+    assertThat(prepared.triggersChanged()).hasSize(3);
+    MySqlTestSupport.exec(insertInto("u"));
+    assertThat(barrier.deniedTables(db.endpoint)).containsExactly("t");
+    assertDenied("t");
+
+    barrier.deny(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    assertDenied("u");
+    barrier.open(db.endpoint, WriteScope.tables(List.of("t", "u")), locks, DRAIN);
+    assertThat(barrier.deniedTables(db.endpoint)).isEmpty();
+    MySqlTestSupport.exec(insertInto("t"));
+  }
+
   /** A table dropped while denied leaves its gate row; the table made again later starts allowed. */
   @Test
   void aGateRowLeftByADroppedTableDoesNotDenyItsSuccessor() throws Exception {

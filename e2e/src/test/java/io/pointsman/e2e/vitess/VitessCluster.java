@@ -29,6 +29,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +49,8 @@ public final class VitessCluster implements AutoCloseable {
   private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration VTCTLDCLIENT_TIMEOUT = Duration.ofMinutes(3);
+  /** How long a workflow's create waits out the primaries' closed VReplication engines. */
+  private static final Duration ENGINES_OPEN_WAIT = Duration.ofSeconds(60);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** One tablet as the script lists it. */
@@ -295,13 +298,21 @@ public final class VitessCluster implements AutoCloseable {
    * Reshard create met it on a cluster that came up in seconds); that answer is waited out, 60 s at most.
    */
   public String vtctldclientOnceEnginesOpen(String... args) {
+    return onceEnginesOpen("vtctldclient " + String.join(" ", args), () -> vtctldclient(args), ENGINES_OPEN_WAIT);
+  }
+
+  /**
+   * {@code call}'s result, called again while it fails with vtctld's "vreplication engine is
+   * closed", {@code atMost} in all; any other failure is passed on at once.
+   */
+  static String onceEnginesOpen(String what, Supplier<String> call, Duration atMost) {
     AtomicReference<String> out = new AtomicReference<>();
-    await("the primaries' VReplication engines open, for vtctldclient " + String.join(" ", args))
-        .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+    await("the primaries' VReplication engines open, for " + what)
+        .atMost(atMost).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(250))
         .ignoreExceptionsMatching(e -> e instanceof IllegalStateException && e.getMessage() != null
             && e.getMessage().contains("vreplication engine is closed"))
         .until(() -> {
-          out.set(vtctldclient(args));
+          out.set(call.get());
           return true;
         });
     return out.get();

@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * RoutingRules record is watched only to report when the two disagree: a hand-driven switch that
  * updates RoutingRules but forgets to rebuild SrvVSchema moves no traffic, in Vitess as here.
  *
- * <p>All state lives on one thread; watch callbacks only hand their value over to it.
+ * <p>All routing state lives on one thread; watch callbacks only hand their value over to it. The
+ * comparison of the two rule records runs on another, after each publish.
  */
 final class TopologyFollower implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TopologyFollower.class);
@@ -49,9 +51,18 @@ final class TopologyFollower implements AutoCloseable {
   private final Map<String, Slot> watches = new HashMap<>();
   private final Map<String, Optional<Object>> records = new HashMap<>();
   private RoutingSnapshot published;
+  // The comparison of the served and the global rules runs on a thread of its own: at a thousand
+  // tables it compares 9000 rules, and on `loop` it would hold up the next SrvVSchema's publish
+  // (a switch changes both records in one commit). Only the newest pair waiting is compared.
+  private final ExecutorService reporter;
+  private final AtomicReference<RulePair> toCompare = new AtomicReference<>();
+  // Only touched on `reporter`:
   private boolean rulesDiffer;
   private Object comparedServed; // the two rule records last compared, by identity
   private Object comparedStored;
+
+  /** The served and the global rule records as one snapshot of them had them. */
+  private record RulePair(Optional<Object> served, Optional<Object> global) {}
 
   TopologyFollower(TopologyStore store, String cell, SnapshotBoard board) {
     this.store = store;
@@ -61,6 +72,11 @@ final class TopologyFollower implements AutoCloseable {
     this.published = RoutingSnapshot.empty(cell, keys);
     this.loop = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "router-topology " + cell);
+      t.setDaemon(true);
+      return t;
+    });
+    this.reporter = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "router-rules-report " + cell);
       t.setDaemon(true);
       return t;
     });
@@ -85,7 +101,16 @@ final class TopologyFollower implements AutoCloseable {
     int pending = (int) watches.keySet().stream().filter(k -> !records.containsKey(k)).count();
     published = new RoutingSnapshot(published.version() + 1, cell, keys, records, pending, published);
     board.publish(published);
-    reportRuleDivergence();
+    Optional<Object> served = records.get(keys.srvVSchema(cell).key());
+    Optional<Object> global = records.get(keys.routingRules().key());
+    if (served != null && global != null) { // else not both loaded yet
+      toCompare.set(new RulePair(served, global));
+      try {
+        reporter.execute(this::reportRuleDivergence);
+      } catch (RejectedExecutionException e) {
+        // closed: nothing left to report
+      }
+    }
   }
 
   /** The keys routing needs, derived from the records read so far. */
@@ -139,11 +164,12 @@ final class TopologyFollower implements AutoCloseable {
   }
 
   private void reportRuleDivergence() {
-    Optional<Object> srv = records.get(keys.srvVSchema(cell).key());
-    Optional<Object> global = records.get(keys.routingRules().key());
-    if (srv == null || global == null) {
-      return; // not both loaded yet
+    RulePair pair = toCompare.getAndSet(null);
+    if (pair == null) {
+      return; // compared by an earlier run of this already
     }
+    Optional<Object> srv = pair.served();
+    Optional<Object> global = pair.global();
     if (srv.orElse(null) == comparedServed && global.orElse(null) == comparedStored) {
       return; // neither changed since they were compared: 9000 rules at a thousand tables
     }
@@ -197,5 +223,6 @@ final class TopologyFollower implements AutoCloseable {
       loop.shutdownNow();
       Thread.currentThread().interrupt();
     }
+    reporter.shutdownNow();
   }
 }

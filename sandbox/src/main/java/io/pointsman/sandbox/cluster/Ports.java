@@ -20,6 +20,8 @@ public final class Ports {
   private static final int HIGHEST = 19_999;
   private static final int DEFAULT_EPHEMERAL_LOW = 32_768;
   private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+  /** The highest port {@link #freePort} gives: the kernel's range is read once, it does not change under a test. */
+  private static final int FREE_HIGHEST = Math.min(HIGHEST, ephemeralLow() - 1);
 
   private Ports() {}
 
@@ -31,7 +33,7 @@ public final class Ports {
    * again: a CI run lost etcd's port so while a test had etcd down.
    */
   public static int freePort() {
-    int high = Math.min(HIGHEST, ephemeralLow() - 1);
+    int high = FREE_HIGHEST;
     for (int attempt = 0; attempt < 200; attempt++) {
       int port = LOWEST + ThreadLocalRandom.current().nextInt(Math.max(1, high - LOWEST + 1));
       if (HANDED_OUT.contains(port)) {

@@ -47,7 +47,8 @@ final class BarrierCost {
       md.append("Single-row autocommit inserts from ").append(WRITERS).append(" sessions as fast as they go, straight ")
           .append("into the MoveTables source primary, alternating ").append(round.toSeconds())
           .append(" s rounds between a table without a barrier and one with the barrier prepared (triggers ")
-          .append("installed, the gate allowing: each insert reads two gate rows with shared locks).\n\n");
+          .append("installed, the gate allowing: each insert reads the drain row and its table's row, then its ")
+          .append("group's row, with shared locks).\n\n");
       md.append("| round | without barrier (inserts/s) | dormant barrier (inserts/s) |\n|---:|---:|---:|\n");
       for (int i = 0; i < plain.size(); i++) {
         md.append(String.format(Locale.ROOT, "| %d | %.0f | %.0f |%n", i + 1, plain.get(i), gated.get(i)));

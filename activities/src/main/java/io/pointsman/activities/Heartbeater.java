@@ -41,12 +41,19 @@ final class Heartbeater implements AutoCloseable {
     }, 0, every.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Starts heartbeating for the activity running on this thread; outside an activity it does nothing. */
+  /**
+   * Starts heartbeating for the activity running on this thread; outside an activity, and in a
+   * local activity, it does nothing: the SDK ignores a local activity's heartbeat (the write
+   * window's chain, where a thread started and stopped for each step would be all it did).
+   */
   static Heartbeater start() {
     ActivityExecutionContext context;
     try {
       context = Activity.getExecutionContext();
     } catch (IllegalStateException | NullPointerException notInAnActivity) {
+      return new Heartbeater();
+    }
+    if (context.getInfo().isLocal()) {
       return new Heartbeater();
     }
     Duration timeout = context.getInfo().getHeartbeatTimeout();

@@ -393,6 +393,20 @@ class TabletPortsTest {
         .isInstanceOfSatisfying(LockLostException.class, e -> assertThat(e.getMessage()).contains("no longer held"));
     assertThat(ports.fence().highestToken(t, MySqlFence.resource(token))).as("the fence was not raised").isEmpty();
     assertThat(ports.streams().read(t, WORKFLOW)).allSatisfy(s -> assertThat(s.message()).isNotEqualTo("after release"));
+
+    // The ports that ask etcd ahead, while they read, take the answer before the tablet is asked too.
+    Stream stream = ports.streams().read(t, WORKFLOW).get(0);
+    Position now = ports.positions().current(COMMERCE);
+    assertThatThrownBy(() -> ports.streams().stopAt(t, stream.id(), now, LockSet.of(token)))
+        .isInstanceOfSatisfying(LockLostException.class, e -> assertThat(e.getMessage()).contains("no longer held"));
+    assertThat(ports.streams().read(t, WORKFLOW).get(0).stopPos()).isEqualTo(stream.stopPos());
+    BinlogSource reverse = BinlogSource.of("customer", "-80",
+        BinlogSource.Filter.of(new BinlogSource.Rule("customer", "select * from customer")));
+    assertThatThrownBy(() -> ports.streams().insert(COMMERCE, List.of(NewStream.stopped("ports_released_reverse",
+        reverse, now, "vt_commerce", WorkflowType.MOVE_TABLES, WorkflowSubType.NONE)), LockSet.of(token)))
+        .isInstanceOfSatisfying(LockLostException.class, e -> assertThat(e.getMessage()).contains("no longer held"));
+    assertThat(ports.streams().read(COMMERCE, "ports_released_reverse")).isEmpty();
+    assertThat(ports.fence().highestToken(COMMERCE, MySqlFence.resource(token))).isEmpty();
   }
 
   /**

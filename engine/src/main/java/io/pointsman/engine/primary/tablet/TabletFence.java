@@ -74,8 +74,25 @@ public final class TabletFence implements FencePort {
 
   /** Raises the fence on the primary the caller resolved for the change it is about to make there. */
   public void raise(TabletPrimary primary, ShardRef shard, LockSet lockSet, String action) {
+    raise(primary, ask(shard, lockSet, action));
+  }
+
+  /**
+   * The lock check of one change, put to etcd ahead: a port asks when it starts and raises the fence
+   * with it ({@link #raise(TabletPrimary, Asked)}) after the reads the change needs, so that etcd
+   * answers while the port reads instead of after. Nothing is asked when no lock service was given.
+   */
+  public record Asked(ShardRef shard, List<LockToken> claims, Optional<LockCheck> held, String action) {}
+
+  /** Asks etcd about the locks of a change to be made on the shard's primary; see {@link Asked}. */
+  public Asked ask(ShardRef shard, LockSet lockSet, String action) {
     List<LockToken> claims = claims(lockSet, shard, action);
-    raise(primary, locks.map(service -> service.ask(claims)), claims, shard, action);
+    return new Asked(shard, claims, locks.map(service -> service.ask(claims)), action);
+  }
+
+  /** Raises the fence on the primary the caller resolved, with the check it asked for; see {@link Asked}. */
+  public void raise(TabletPrimary primary, Asked asked) {
+    raise(primary, asked.held(), asked.claims(), asked.shard(), asked.action());
   }
 
   private static List<LockToken> claims(LockSet lockSet, ShardRef shard, String action) {

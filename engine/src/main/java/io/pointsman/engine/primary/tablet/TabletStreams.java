@@ -177,6 +177,8 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
    */
   @Override
   public void stopAt(ShardRef shard, int id, Position pos, LockSet locks) {
+    // etcd is asked about the locks while the primary is resolved and the stream read
+    TabletFence.Asked asked = fence.ask(shard, locks, "setting the stop position of stream " + id);
     TabletPrimary p = primaries.resolve(shard);
     StreamRows.Row row = StreamRows.byId(client, p, id).orElseThrow(() -> PointsmanException.notFound(
         "stream " + id + " does not exist on " + p));
@@ -187,7 +189,7 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
     if (row.state() == StreamState.STOPPED && row.pos().atLeast(pos)) {
       return; // already there
     }
-    fence.raise(p, shard, locks, "setting the stop position of stream " + id);
+    fence.raise(p, asked);
     Outcomes.settle("setting the stop position of stream " + id + " on " + p,
         () -> client.vreplicationExec(p.endpoint(), "update _vt.vreplication set state = "
             + sqlString(StreamState.RUNNING.column()) + ", message = '', stop_pos = " + sqlString(pos.encode())
@@ -248,6 +250,9 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
    */
   @Override
   public List<Integer> insert(ShardRef shard, List<NewStream> streams, LockSet locks) {
+    String workflows = streams.stream().map(NewStream::workflow).distinct().collect(Collectors.joining(","));
+    // etcd is asked about the locks while the primary is resolved
+    TabletFence.Asked asked = fence.ask(shard, locks, "creating streams of " + workflows);
     TabletPrimary p = primaries.resolve(shard);
     for (NewStream s : streams) {
       if (!s.dbName().equals(p.dbName())) {
@@ -255,8 +260,7 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
             + " cannot run on " + p + ", which serves " + p.dbName());
       }
     }
-    String workflows = streams.stream().map(NewStream::workflow).distinct().collect(Collectors.joining(","));
-    fence.raise(p, shard, locks, "creating streams of " + workflows);
+    fence.raise(p, asked);
     List<Integer> ids = new ArrayList<>();
     for (NewStream s : streams) {
       Set<Integer> before = read(p, s.workflow()).stream().map(Stream::id).collect(Collectors.toSet());

@@ -3,6 +3,7 @@ package io.pointsman.engine.mysql;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.trace.TimingTrace;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -22,6 +23,7 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
 /**
@@ -159,6 +161,8 @@ final class WriteGateRows {
    */
   void deny(PrimaryEndpoint endpoint, LockSet locks, List<String> tables, Duration wait, Duration drainTimeout) {
     String db = endpoint.dbName();
+    long started = TimingTrace.start();
+    AtomicBoolean byGroup = new AtomicBoolean();
     fence.inTransaction(endpoint, locks, "denying writes to " + tables.size() + " tables of " + db, c -> {
       long before = lockWaitTimeout(c);
       setLockWaitTimeout(c, wait.toSeconds());
@@ -181,6 +185,7 @@ final class WriteGateRows {
           throw e;
         }
         if (denyGroup(c, endpoint, groupOf(tables), tables.size())) {
+          byGroup.set(true);
           return null;
         }
         int changed = setDenied(c, endpoint, tables, true);
@@ -193,6 +198,8 @@ final class WriteGateRows {
         setLockWaitTimeout(c, before);
       }
     });
+    TimingTrace.took("gate.deny", started, () -> tables.size() + " tables of " + db + " on " + endpoint
+        + (byGroup.get() ? ", by their group's row" : ", row by row"));
   }
 
   /**
@@ -284,6 +291,7 @@ final class WriteGateRows {
       fence.check(endpoint, locks, "allowing writes to " + endpoint.dbName());
       return;
     }
+    long started = TimingTrace.start();
     fence.inTransaction(endpoint, locks, "allowing writes to " + tables.size() + " tables of " + endpoint.dbName(),
         c -> {
           long before = lockWaitTimeout(c);
@@ -296,6 +304,8 @@ final class WriteGateRows {
             setLockWaitTimeout(c, before);
           }
         });
+    TimingTrace.took("gate.allow", started, () -> tables.size() + " tables of " + endpoint.dbName() + " on " + endpoint
+        + ": " + lift.size() + " group row(s), " + denied.size() + " table row(s), " + leave.size() + " leaving a group");
   }
 
   /** Whether the group has a row that denies (read as committed, without a lock). */

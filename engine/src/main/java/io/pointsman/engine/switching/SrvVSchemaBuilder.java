@@ -12,6 +12,7 @@ import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.ShardRoutingRules;
 import io.pointsman.engine.topo.model.SrvVSchema;
 import io.pointsman.engine.topo.model.VSchema;
+import io.pointsman.engine.trace.TimingTrace;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -142,10 +143,15 @@ public final class SrvVSchemaBuilder {
       try {
         // The cells' records are read beside the build's inputs, not after them: at a thousand
         // tables each is a third of a megabyte, and a write switch rebuilds inside its window.
+        long started = TimingTrace.start();
         AtomicReference<Build> build = new AtomicReference<>();
         AtomicReference<Served> served = new AtomicReference<>();
         FanOut.forEach(List.<Runnable>of(() -> build.set(read(edit)), () -> served.set(served(cells))), Runnable::run);
+        long read = TimingTrace.start();
+        TimingTrace.took("srvvschema.read", started, () -> served.get().cells().size() + " cell(s)");
         write(build.get(), served.get(), locks);
+        int tried = attempt;
+        TimingTrace.took("srvvschema.write", read, () -> "attempt " + tried);
         return;
       } catch (RecordChangedException e) {
         if (attempt == ATTEMPTS) {

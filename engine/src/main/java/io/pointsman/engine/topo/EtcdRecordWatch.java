@@ -8,6 +8,7 @@ import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
 import io.pointsman.engine.etcd.EtcdClients;
+import io.pointsman.engine.trace.TimingTrace;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.Executors;
@@ -134,7 +135,10 @@ final class EtcdRecordWatch<T> implements TopoWatch {
         deliver(Optional.empty());
       } else {
         try {
-          deliver(Optional.of(decoder.apply(key, ev.getKeyValue())));
+          long started = TimingTrace.start();
+          Versioned<T> value = decoder.apply(key, ev.getKeyValue());
+          TimingTrace.took("watch.decode", started, () -> key.key() + " at revision " + value.modRevision());
+          deliver(Optional.of(value));
         } catch (RuntimeException e) {
           log.warn("watch of {} skipped an undecodable value at revision {}: {}", key.key(), rev, e.getMessage());
         }

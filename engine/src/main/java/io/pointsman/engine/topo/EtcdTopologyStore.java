@@ -13,6 +13,7 @@ import io.pointsman.api.errors.RecordChangedException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.etcd.EtcdClients;
 import io.pointsman.engine.topo.StoredRecords.StoredRecord;
+import io.pointsman.engine.trace.TimingTrace;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -213,15 +214,21 @@ public final class EtcdTopologyStore implements TopologyStore {
   @Override
   public long commit(List<RecordWrite<?>> writes, LockSet locks) {
     // What each write stores, kept once committed as the record at the commit's revision
+    long started = TimingTrace.start();
     Map<FencedTxn.EncodedWrite, StoredRecord> written = new IdentityHashMap<>();
     List<FencedTxn.EncodedWrite> encoded = new ArrayList<>(writes.size());
     for (RecordWrite<?> w : writes) {
       encoded.add(encode(w, written));
     }
+    long sent = TimingTrace.start();
+    TimingTrace.took("etcd.encode", started, () -> encoded.size() + " writes");
     long revision = 0;
-    for (List<FencedTxn.EncodedWrite> part : TxnSplitter.split(encoded, locks.locks().size(), options)) {
+    List<List<FencedTxn.EncodedWrite>> parts = TxnSplitter.split(encoded, locks.locks().size(), options);
+    for (List<FencedTxn.EncodedWrite> part : parts) {
       revision = commitPart(part, written, locks);
     }
+    TimingTrace.took("etcd.txn", sent, () -> encoded.stream().mapToLong(w -> w.value() == null ? 0 : w.value().length)
+        .sum() + " bytes in " + parts.size() + " transaction(s), first key " + encoded.get(0).key());
     return revision;
   }
 

@@ -11,6 +11,7 @@ import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.ShardReference;
 import io.pointsman.engine.topo.model.SrvKeyspace;
 import io.pointsman.engine.topo.model.SrvVSchema;
+import io.pointsman.engine.trace.TimingTrace;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -155,7 +156,9 @@ final class TopologyFollower implements AutoCloseable {
       return; // from a watch closed since (maybe replaced by a newer one for the same key): stale
     }
     records.put(key.key(), value.map(Versioned::value));
+    long started = TimingTrace.start();
     reconcileAndPublish();
+    TimingTrace.took("router.publish", started, () -> "cell " + cell + " after " + key.key());
   }
 
   private <T> Optional<T> value(RecordKey<T> key) {

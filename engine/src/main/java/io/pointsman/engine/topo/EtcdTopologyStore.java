@@ -228,7 +228,8 @@ public final class EtcdTopologyStore implements TopologyStore {
       revision = commitPart(part, written, locks);
     }
     TimingTrace.took("etcd.txn", sent, () -> encoded.stream().mapToLong(w -> w.value() == null ? 0 : w.value().length)
-        .sum() + " bytes in " + parts.size() + " transaction(s), first key " + encoded.get(0).key());
+        .sum() + " bytes in " + parts.size() + " transaction(s)" + (encoded.isEmpty() ? "" : ", first key "
+        + encoded.get(0).key()));
     return revision;
   }
 

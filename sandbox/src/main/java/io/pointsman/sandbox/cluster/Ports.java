@@ -20,6 +20,11 @@ public final class Ports {
   private static final int HIGHEST = 19_999;
   private static final int DEFAULT_EPHEMERAL_LOW = 32_768;
   private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+  /** {@link #spreadBasePort}'s blocks: 200 of 50 ports from 20000. */
+  private static final int SPREAD_LOW = 20_000;
+  private static final int SPREAD_BLOCKS = 200;
+  static final int SPREAD_BLOCK = 50;
+  private static final Set<Integer> BLOCKS_HANDED_OUT = ConcurrentHashMap.newKeySet();
   /** The highest port {@link #freePort} gives: the kernel's range is read once, it does not change under a test. */
   private static final int FREE_HIGHEST = Math.min(HIGHEST, ephemeralLow() - 1);
 
@@ -62,11 +67,38 @@ public final class Ports {
   }
 
   /**
-   * A first MariaDB port for a test world, spread by process and time between 20000 and 29999 (below
-   * the kernel's ephemeral range), so two suites running at once on one machine do not collide.
+   * A first MariaDB port for a test world: the first of a block of {@value #SPREAD_BLOCK} ports
+   * between 20000 and 29999 (below the kernel's ephemeral range) on none of which anything listens
+   * now, the search starting at a block chosen by the process id, so that two suites running at once
+   * on one machine do not collide. Blocks this process handed out before are skipped while others
+   * are free: two worlds alive at once in one process (a class's own world beside the shared one)
+   * got overlapping ports from the older spread by time, and a CI run's MariaDB could not start
+   * ("port 29370 is already in use").
    */
   public static int spreadBasePort() {
-    return 20000 + (int) (ProcessHandle.current().pid() % 200) * 50 + (int) (System.nanoTime() % 40);
+    int first = (int) (ProcessHandle.current().pid() % SPREAD_BLOCKS);
+    for (boolean skipHandedOut : new boolean[] {true, false}) {
+      for (int i = 0; i < SPREAD_BLOCKS; i++) {
+        int block = (first + i) % SPREAD_BLOCKS;
+        int base = SPREAD_LOW + block * SPREAD_BLOCK;
+        if (skipHandedOut && BLOCKS_HANDED_OUT.contains(block) || anyListening(base, SPREAD_BLOCK)) {
+          continue;
+        }
+        BLOCKS_HANDED_OUT.add(block);
+        return base;
+      }
+    }
+    throw PointsmanException.unavailable("no block of " + SPREAD_BLOCK + " free loopback ports between "
+        + SPREAD_LOW + " and " + (SPREAD_LOW + SPREAD_BLOCKS * SPREAD_BLOCK - 1), null);
+  }
+
+  private static boolean anyListening(int from, int count) {
+    for (int port = from; port < from + count; port++) {
+      if (isListening(port)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Whether something accepts connections on 127.0.0.1:port. */

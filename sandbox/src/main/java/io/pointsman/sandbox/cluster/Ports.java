@@ -38,9 +38,8 @@ public final class Ports {
    * again: a CI run lost etcd's port so while a test had etcd down.
    */
   public static int freePort() {
-    int high = FREE_HIGHEST;
     for (int attempt = 0; attempt < 200; attempt++) {
-      int port = LOWEST + ThreadLocalRandom.current().nextInt(Math.max(1, high - LOWEST + 1));
+      int port = LOWEST + ThreadLocalRandom.current().nextInt(Math.max(1, FREE_HIGHEST - LOWEST + 1));
       if (HANDED_OUT.contains(port)) {
         continue;
       }
@@ -51,7 +50,7 @@ public final class Ports {
         // in use: another try
       }
     }
-    throw PointsmanException.unavailable("no free loopback port between " + LOWEST + " and " + high
+    throw PointsmanException.unavailable("no free loopback port between " + LOWEST + " and " + FREE_HIGHEST
         + " after 200 tries", null);
   }
 

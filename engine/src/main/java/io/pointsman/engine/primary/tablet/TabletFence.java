@@ -65,10 +65,9 @@ public final class TabletFence implements FencePort {
    * resolved; the answer is taken before the tablet is asked anything.
    */
   public TabletPrimary raiseOn(ShardRef shard, LockSet lockSet, String action) {
-    List<LockToken> claims = claims(lockSet, shard, action);
-    Optional<LockCheck> held = locks.map(service -> service.ask(claims));
+    Asked asked = ask(shard, lockSet, action);
     TabletPrimary primary = primaries.resolve(shard);
-    raise(primary, held, claims, shard, action);
+    raise(primary, asked);
     return primary;
   }
 
@@ -92,21 +91,9 @@ public final class TabletFence implements FencePort {
 
   /** Raises the fence on the primary the caller resolved, with the check it asked for; see {@link Asked}. */
   public void raise(TabletPrimary primary, Asked asked) {
-    raise(primary, asked.held(), asked.claims(), asked.shard(), asked.action());
-  }
+    List<LockToken> claims = asked.claims();
+    asked.held().ifPresent(check -> requireHeld(check.statuses(), claims, asked.shard(), asked.action()));
 
-  private static List<LockToken> claims(LockSet lockSet, ShardRef shard, String action) {
-    Objects.requireNonNull(lockSet, "locks");
-    if (lockSet.isEmpty()) {
-      throw PointsmanException.invalidArgument(action + " on " + shard
-          + " must run under the locks that guard it, but none were given");
-    }
-    return lockSet.locks().stream().sorted(Comparator.comparing(MySqlFence::resource)).toList();
-  }
-
-  private void raise(TabletPrimary primary, Optional<LockCheck> held, List<LockToken> claims, ShardRef shard,
-      String action) {
-    held.ifPresent(check -> requireHeld(check.statuses(), claims, shard, action));
     table.ensure(primary);
     // one statement raises every row and one reads them back, however many locks guard the change,
     // both in one call on one connection: this runs before each change on a tablet, inside the
@@ -138,10 +125,19 @@ public final class TabletFence implements FencePort {
       long ours = lock.fencingToken();
       if (there > ours) {
         throw new LockLostException(lock.key(), "lock on " + lock.resource() + " was taken over: the fence "
-            + resource + " on " + primary + " holds token " + there + ", ours is " + ours + "; " + action
+            + resource + " on " + primary + " holds token " + there + ", ours is " + ours + "; " + asked.action()
             + " was not applied");
       }
     }
+  }
+
+  private static List<LockToken> claims(LockSet lockSet, ShardRef shard, String action) {
+    Objects.requireNonNull(lockSet, "locks");
+    if (lockSet.isEmpty()) {
+      throw PointsmanException.invalidArgument(action + " on " + shard
+          + " must run under the locks that guard it, but none were given");
+    }
+    return lockSet.locks().stream().sorted(Comparator.comparing(MySqlFence::resource)).toList();
   }
 
   private String readStatement(List<LockToken> claims) {

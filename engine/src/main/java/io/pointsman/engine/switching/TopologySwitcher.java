@@ -111,7 +111,6 @@ public final class TopologySwitcher {
     List<String> cells = cells(requestedCells);
     if (info.migrationType() == MigrationType.TABLES) {
       // As Vitess, in either direction: the moved tables stop being mirrored for these types.
-      removeMirrorRules(info, types, locks);
       String to = direction == Direction.FORWARD ? info.targetKeyspace() : info.sourceKeyspace();
       srvVSchema.rebuild(rules -> {
         RoutingRules r = rules;
@@ -119,7 +118,7 @@ public final class TopologySwitcher {
           r = RoutingRuleEdits.switchReads(r, info.tables(), type, info.sourceKeyspace(), info.targetKeyspace(), to);
         }
         return r;
-      }, cells, locks);
+      }, mirrorRemoval(info, types), cells, locks);
       return;
     }
     List<String> from = direction == Direction.FORWARD ? info.sourceShards() : info.targetShards();
@@ -189,16 +188,16 @@ public final class TopologySwitcher {
    */
   public void changeRouting(MigrationInfo info, LockSet locks) {
     if (info.migrationType() == MigrationType.TABLES) {
-      removeMirrorRules(info, List.of(TabletType.PRIMARY), locks);
-      srvVSchema.rebuild(rules -> RoutingRuleEdits.switchWrites(rules, info.tables(), info.sourceKeyspace(),
-          info.targetKeyspace()), List.of(), locks);
+      SrvVSchemaBuilder.Rebuilt rebuilt = srvVSchema.rebuild(
+          rules -> RoutingRuleEdits.switchWrites(rules, info.tables(), info.sourceKeyspace(), info.targetKeyspace()),
+          mirrorRemoval(info, List.of(TabletType.PRIMARY)), List.of(), locks);
       // Once more, unchanged, after the rules moved. vtgate clears its plan cache on every
       // SrvVSchema change, but a write planned against the old rules while the move was being
       // applied can put its plan back in the cache; it then sends every such write to the side
       // whose writes are denied until something clears the cache again (vtgate's own comments on
       // plan_execute say so; vtctld leaves it). This change clears it, and ends as switched any
       // buffering of the old side's shards that began meanwhile.
-      srvVSchema.rewrite(locks);
+      srvVSchema.rewrite(rebuilt, locks);
       return;
     }
     // Every shard record at once (in the write window, a Reshard 2 → 4 read six in a row here).
@@ -269,24 +268,16 @@ public final class TopologySwitcher {
 
   /**
    * Vitess's switch removes the moved tables' mirror rules of the switched tablet types (from the
-   * workflow's source to its target) before it changes any routing. The record is written only
-   * when a rule goes, and deleted when none is left, as Vitess leaves no key for no mirror rules;
-   * the caller's SrvVSchema rebuild serves the change. Unlike Vitess, which rebuilds every cell
-   * here, a read switch in some cells serves it in those cells only: a rebuild of the others would
-   * also serve them read routing this switch does not give them.
+   * workflow's source to its target) before it changes any routing; here in the commit that changes
+   * it ({@link SrvVSchemaBuilder#rebuild(UnaryOperator, UnaryOperator, List, LockSet)}). The record is
+   * written only when a rule goes, and deleted when none is left, as Vitess leaves no key for no
+   * mirror rules. Unlike Vitess, which rebuilds every cell here, a read switch in some cells serves
+   * the change in those cells only: a rebuild of the others would also serve them read routing this
+   * switch does not give them.
    */
-  private void removeMirrorRules(MigrationInfo info, List<TabletType> types, LockSet locks) {
-    Optional<Versioned<MirrorRules>> current = store.get(store.keys().mirrorRules());
-    if (current.isEmpty()) {
-      return;
-    }
-    MirrorRules next = MirrorRuleEdits.removeSwitched(current.get().value(), info.tables(), types,
-        info.sourceKeyspace(), info.targetKeyspace());
-    if (next.equals(current.get().value())) {
-      return;
-    }
-    store.commit(List.of(next.rules().isEmpty() ? RecordWrite.delete(current.get())
-        : RecordWrite.replace(current.get(), next)), locks);
+  private static UnaryOperator<MirrorRules> mirrorRemoval(MigrationInfo info, List<TabletType> types) {
+    return rules -> MirrorRuleEdits.removeSwitched(rules, info.tables(), types, info.sourceKeyspace(),
+        info.targetKeyspace());
   }
 
   private void updateSrvKeyspaces(String keyspace, List<String> requestedCells, UnaryOperator<SrvKeyspace> edit,

@@ -13,6 +13,7 @@ import io.pointsman.api.errors.RecordChangedException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.etcd.EtcdClients;
 import io.pointsman.engine.topo.StoredRecords.StoredRecord;
+import io.pointsman.engine.topo.codec.EncodedValues;
 import io.pointsman.engine.trace.TimingTrace;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -217,8 +218,9 @@ public final class EtcdTopologyStore implements TopologyStore {
     long started = TimingTrace.start();
     Map<FencedTxn.EncodedWrite, StoredRecord> written = new IdentityHashMap<>();
     List<FencedTxn.EncodedWrite> encoded = new ArrayList<>(writes.size());
+    EncodedValues values = new EncodedValues();
     for (RecordWrite<?> w : writes) {
-      encoded.add(encode(w, written));
+      encoded.add(encode(w, written, values));
     }
     long sent = TimingTrace.start();
     TimingTrace.took("etcd.encode", started, () -> encoded.size() + " writes");
@@ -291,7 +293,8 @@ public final class EtcdTopologyStore implements TopologyStore {
     return EtcdRecordWatch.start(client, key, listener, this::get, this::decode);
   }
 
-  private <T> FencedTxn.EncodedWrite encode(RecordWrite<T> w, Map<FencedTxn.EncodedWrite, StoredRecord> written) {
+  private <T> FencedTxn.EncodedWrite encode(RecordWrite<T> w, Map<FencedTxn.EncodedWrite, StoredRecord> written,
+      EncodedValues values) {
     String key = w.key().key();
     if (w.guardOnly()) {
       return new FencedTxn.EncodedWrite(key, w.expectedModRevision(), null, true);
@@ -302,7 +305,7 @@ public final class EtcdTopologyStore implements TopologyStore {
     Class<T> type = w.key().type();
     TopoCodec.Encoded e;
     if (w.expectedModRevision() == 0) {
-      e = TopoCodec.encode(key, w.value(), null, null, type);
+      e = TopoCodec.encode(key, w.value(), null, null, type, values);
     } else {
       StoredRecord base = storedAt(key, w.expectedModRevision());
       T baseValue = base.valueIfSame(base.bytes(), type);
@@ -313,7 +316,7 @@ public final class EtcdTopologyStore implements TopologyStore {
       } else {
         Message message = base.message() != null || OwnRecords.owns(type) ? base.message()
             : TopoCodec.parse(key, base.bytes(), type);
-        e = TopoCodec.encode(key, w.value(), message, baseValue, type);
+        e = TopoCodec.encode(key, w.value(), message, baseValue, type, values);
       }
     }
     FencedTxn.EncodedWrite out = new FencedTxn.EncodedWrite(key, w.expectedModRevision(), e.bytes());

@@ -8,6 +8,7 @@ import com.google.protobuf.Message;
 import com.google.protobuf.UnknownFieldSet;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.topo.codec.EncodedValues;
 import io.pointsman.engine.topo.codec.RecordMappers;
 import io.pointsman.engine.topo.codec.RecordMapper;
 import io.pointsman.engine.topo.model.CellInfo;
@@ -84,12 +85,22 @@ public final class TopoCodec {
    * re-encoding them (see {@link RecordMapper#toProto(Object, Message, Object)}).
    */
   public static <T> Encoded encode(String key, T value, Message base, T baseValue, Class<T> type) {
+    return encode(key, value, base, baseValue, type, new EncodedValues());
+  }
+
+  /**
+   * As {@link #encode(String, Object, Message, Object, Class)}, as one write of a commit that has
+   * encoded the values in {@code encoded} (see {@link EncodedValues}); adds this one to them.
+   */
+  public static <T> Encoded encode(String key, T value, Message base, T baseValue, Class<T> type,
+      EncodedValues encoded) {
     if (OwnRecords.owns(type)) {
       return new Encoded(OwnRecords.encode(value), null);
     }
     RecordMapper<T, Message> mapper = RecordMappers.forType(type);
-    Message m = base == null ? mapper.toProto(value, mapper.defaultInstance())
-        : mapper.toProto(value, base, baseValue);
+    Message m = base == null ? mapper.toProto(value, mapper.defaultInstance(), null, encoded)
+        : mapper.toProto(value, base, baseValue, encoded);
+    encoded.add(value, m);
     return new Encoded(bytes(m), m);
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.Direction;
 import io.pointsman.api.model.MigrationInfo;
@@ -107,6 +108,49 @@ class MirrorRulesSwitchTest {
     }
   }
 
+  @Test
+  void aReadSwitchRemovesTheMirrorRulesInTheCommitThatMovesTheRoutingRulesAndServesThem() throws Exception {
+    Vschema.MirrorRule product = rule("commerce.product", "other.product", 10);
+    put(mirrorRulesKey(), mirrorRules(rule("commerce.customer@replica", "customer.customer", 50), product)
+        .toByteArray());
+    new SrvVSchemaBuilder(store).rebuild(List.of(), NO_LOCKS);
+
+    new TopologySwitcher(store).switchReads(MOVE, List.of(TabletType.REPLICA), List.of(), Direction.FORWARD,
+        NO_LOCKS);
+
+    long mirrorRevision = modRevision(mirrorRulesKey());
+    assertThat(mirrorRevision).as("the mirror rules and the routing rules saved in one etcd transaction")
+        .isEqualTo(modRevision(store.keys().routingRules().key()));
+    for (String cell : CELLS) {
+      assertThat(modRevision(store.keys().srvVSchema(cell).key())).as("%s served in that transaction", cell)
+          .isEqualTo(mirrorRevision);
+      assertThat(served(cell).getMirrorRules()).isEqualTo(mirrorRules(product));
+    }
+  }
+
+  @Test
+  void aWriteSwitchThatRemovesTheLastMirrorRuleDeletesTheRecordAsItMovesTheRoutingRules() throws Exception {
+    put(mirrorRulesKey(), mirrorRules(rule("commerce.customer", "customer.customer", 5)).toByteArray());
+    new SrvVSchemaBuilder(store).rebuild(List.of(), NO_LOCKS);
+    long before = etcd.getKVClient().get(bytes(mirrorRulesKey())).get().getHeader().getRevision();
+
+    new TopologySwitcher(store).changeRouting(MOVE, NO_LOCKS);
+
+    long moved = modRevision(store.keys().routingRules().key());
+    assertThat(moved).isGreaterThan(before);
+    assertThat(etcd.getKVClient().get(bytes(mirrorRulesKey())).get().getKvs()).as("no key for no mirror rules")
+        .isEmpty();
+    assertThat(etcd.getKVClient().get(bytes(mirrorRulesKey()), GetOption.builder().withRevision(moved - 1).build())
+        .get().getKvs()).as("the mirror rules were still there just before the routing rules moved").hasSize(1);
+    for (String cell : CELLS) {
+      assertThat(served(cell).getMirrorRules().getRulesList()).as("%s serves no mirror rule", cell).isEmpty();
+    }
+  }
+
+  private long modRevision(String key) throws Exception {
+    return etcd.getKVClient().get(bytes(key)).get().getKvs().get(0).getModRevision();
+  }
+
   private String mirrorRulesKey() {
     return paths.globalRoot() + "/MirrorRules";
   }
@@ -125,6 +169,10 @@ class MirrorRulesSwitchTest {
 
   private static Vschema.MirrorRule rule(String from, String to, float percent) {
     return Vschema.MirrorRule.newBuilder().setFromTable(from).setToTable(to).setPercent(percent).build();
+  }
+
+  private static ByteSequence bytes(String key) {
+    return ByteSequence.from(key.getBytes());
   }
 
   private void put(String key, byte[] value) throws Exception {

@@ -152,6 +152,44 @@ class SrvVSchemaRebuildRaceTest {
     assertThat(routingRulesIn("zone2")).as("a cell not rebuilt keeps serving what it served").isEqualTo(RoutingRules.EMPTY);
   }
 
+  @Test
+  void aRewriteAfterARebuildWritesEveryCellAgainAsTheRebuildLeftIt() {
+    SrvVSchemaBuilder builder = new SrvVSchemaBuilder(store);
+    RoutingRules rules = RoutingRules.fromMap(Map.of("customer", List.of("customer.customer")));
+    SrvVSchemaBuilder.Rebuilt rebuilt = builder.rebuild(current -> rules, List.of(), NO_LOCKS);
+    long rebuiltAt = store.getRequired(store.keys().routingRules()).modRevision();
+    assertThat(rebuilt.cells()).extracting(v -> v.key().key())
+        .containsExactlyInAnyOrderElementsOf(CELLS.stream().map(c -> store.keys().srvVSchema(c).key()).toList());
+    assertThat(rebuilt.cells()).allSatisfy(v -> assertThat(v.modRevision()).isEqualTo(rebuiltAt));
+
+    builder.rewrite(rebuilt, NO_LOCKS);
+
+    for (String cell : CELLS) {
+      var served = store.getRequired(store.keys().srvVSchema(cell));
+      assertThat(served.modRevision()).as("%s written again", cell).isGreaterThan(rebuiltAt);
+      assertThat(served.value().routingRules()).isEqualTo(rules);
+    }
+  }
+
+  @Test
+  void aRewriteAfterARebuildWhoseCellChangedSinceWritesWhatTheCellHoldsNowNotTheRebuild() {
+    SrvVSchemaBuilder builder = new SrvVSchemaBuilder(store);
+    RoutingRules ours = RoutingRules.fromMap(Map.of("customer", List.of("customer.customer")));
+    SrvVSchemaBuilder.Rebuilt rebuilt = builder.rebuild(current -> ours, List.of(), NO_LOCKS);
+    RoutingRules theirs = RoutingRules.fromMap(Map.of("product", List.of("inventory.product")));
+    // another writer rebuilds zone2 after this rebuild
+    store.update(store.keys().srvVSchema("zone2"), srv -> srv.withRoutingRules(theirs), NO_LOCKS);
+    long theirRevision = store.getRequired(store.keys().srvVSchema("zone2")).modRevision();
+
+    builder.rewrite(rebuilt, NO_LOCKS);
+
+    var zone2 = store.getRequired(store.keys().srvVSchema("zone2"));
+    assertThat(zone2.value().routingRules()).as("the other writer's SrvVSchema is not put back").isEqualTo(theirs);
+    assertThat(zone2.modRevision()).as("but it is written again").isGreaterThan(theirRevision);
+    assertThat(routingRulesIn("zone1")).isEqualTo(ours);
+    assertThat(store.getRequired(store.keys().srvVSchema("zone1")).modRevision()).isEqualTo(zone2.modRevision());
+  }
+
   private static RoutingRules withRule(RoutingRules rules, String from, String to) {
     Map<String, List<String>> map = new LinkedHashMap<>(rules.asMap());
     map.put(from, List.of(to));

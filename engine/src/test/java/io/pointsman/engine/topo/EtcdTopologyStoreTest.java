@@ -371,6 +371,34 @@ class EtcdTopologyStoreTest extends EtcdTestFixture {
     assertThat(store.getRequired(shardKey("ks", "watched")).modRevision()).isEqualTo(updated);
   }
 
+  /**
+   * A cell's SrvVSchema written in the commit that saves the routing rules it serves holds the
+   * rules as saved (the message just encoded, fields newer than the model included, as Vitess's
+   * rebuild serves the record), not the rules written over the cell's previous copy.
+   */
+  @Test
+  void aCellWrittenWithTheRoutingRulesItServesHoldsThemAsSaved() throws Exception {
+    vschema.Vschema.RoutingRule newer = TopoCodecTest.withFutureField(
+        vschema.Vschema.RoutingRule.newBuilder().setFromTable("t").addToTables("src.t").build());
+    putRaw(paths.routingRules(), TopoCodec.bytes(vschema.Vschema.RoutingRules.newBuilder().addRules(newer).build()));
+    Versioned<RoutingRules> rules = store.getRequired(store.keys().routingRules());
+    RecordKey<io.pointsman.engine.topo.model.SrvVSchema> cellKey = store.keys().srvVSchema("zone1");
+    // the cell serves the rule without the newer field
+    Versioned<io.pointsman.engine.topo.model.SrvVSchema> cell = store.create(cellKey,
+        new io.pointsman.engine.topo.model.SrvVSchema(java.util.Map.of(), new RoutingRules(List.of(
+            new RoutingRule("t", List.of("src.t")))), null));
+    RoutingRules next = new RoutingRules(List.of(rules.value().rules().get(0),
+        new RoutingRule("src.t", List.of("src.t"))));
+
+    store.commit(List.of(RecordWrite.replace(rules, next), RecordWrite.replace(cell, cell.value().withRoutingRules(next))),
+        NO_LOCKS);
+
+    vschema.Vschema.RoutingRules saved = vschema.Vschema.RoutingRules.parseFrom(raw(paths.routingRules()));
+    vschema.Vschema.SrvVSchema served = vschema.Vschema.SrvVSchema.parseFrom(raw(paths.srvVSchema("zone1")));
+    assertThat(saved.getRules(0).getUnknownFields().hasField(TopoCodecTest.FUTURE_FIELD)).isTrue();
+    assertThat(served.getRoutingRules()).isEqualTo(saved);
+  }
+
   @Test
   void aWriteOfAValueReadElsewhereIsEncodedOverTheBytesAtItsRevision() throws Exception {
     String key = paths.shard("ks", "0");

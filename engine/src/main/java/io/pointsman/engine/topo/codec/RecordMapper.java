@@ -34,4 +34,13 @@ public interface RecordMapper<T, M extends Message> {
   default M toProto(T value, M base, T baseValue) {
     return toProto(value, base);
   }
+
+  /**
+   * As {@link #toProto(Object, Message, Object)}, in a commit that has already encoded the values
+   * in {@code encoded}: a mapper whose record serves one of them as a part may take its message
+   * for that part, if the record it serves is what that part must hold.
+   */
+  default M toProto(T value, M base, T baseValue, EncodedValues encoded) {
+    return toProto(value, base, baseValue);
+  }
 }

@@ -43,13 +43,25 @@ final class SrvVSchemaMapper implements RecordMapper<SrvVSchema, Vschema.SrvVSch
    */
   @Override
   public Vschema.SrvVSchema toProto(SrvVSchema v, Vschema.SrvVSchema base, SrvVSchema baseValue) {
+    return toProto(v, base, baseValue, new EncodedValues());
+  }
+
+  /**
+   * The routing rules served are the message of the global record when the same commit saves
+   * those very rules (a rebuild that edits them), as Vitess's rebuild serves the record it read;
+   * otherwise they are written over the cell's previous copy.
+   */
+  @Override
+  public Vschema.SrvVSchema toProto(SrvVSchema v, Vschema.SrvVSchema base, SrvVSchema baseValue,
+      EncodedValues encoded) {
     Vschema.SrvVSchema.Builder b = base.toBuilder();
     if (baseValue == null || !baseValue.keyspaces().equals(v.keyspaces())) {
       b.clearKeyspaces().putAllKeyspaces(Merge.byName(base.getKeyspacesMap(), v.keyspaces(),
           keyspaces::toProto, Vschema.Keyspace.getDefaultInstance()));
     }
+    Vschema.RoutingRules saved = encoded.messageOf(v.routingRules(), Vschema.RoutingRules.class);
     return b
-        .setRoutingRules(routingRules.toProto(v.routingRules(), base.getRoutingRules()))
+        .setRoutingRules(saved != null ? saved : routingRules.toProto(v.routingRules(), base.getRoutingRules()))
         .setShardRoutingRules(shardRoutingRules.toProto(v.shardRoutingRules(), base.getShardRoutingRules()))
         .setKeyspaceRoutingRules(keyspaceRoutingRules.toProto(v.keyspaceRoutingRules(),
             base.getKeyspaceRoutingRules()))

@@ -164,9 +164,7 @@ final class WriteGateRows {
     long started = TimingTrace.start();
     AtomicBoolean byGroup = new AtomicBoolean();
     fence.inTransaction(endpoint, locks, "denying writes to " + tables.size() + " tables of " + db, c -> {
-      long before = lockWaitTimeout(c);
-      setLockWaitTimeout(c, wait.toSeconds());
-      try {
+      try (LockWait ignored = LockWait.set(c, wait.toSeconds())) {
         try (PreparedStatement ps = c.prepareStatement("UPDATE " + table(endpoint)
             + " SET updated_at = NOW(6) WHERE db_name = ? AND table_name = ?")) {
           ps.setString(1, db);
@@ -194,8 +192,6 @@ final class WriteGateRows {
               + abbreviated(tables) + " (removed concurrently?); nothing was denied", null);
         }
         return null;
-      } finally {
-        setLockWaitTimeout(c, before);
       }
     });
     TimingTrace.took("gate.deny", started, () -> tables.size() + " tables of " + db + " on " + endpoint
@@ -267,14 +263,13 @@ final class WriteGateRows {
     List<String> leave = new ArrayList<>();
     try (Connection c = fence.pools().connection(endpoint)) {
       fence.ensureSchema(endpoint);
-      groupDenied = groupDenies(c, endpoint, group);
-      SortedSet<String> all = deniedByRow(c, endpoint);
-      denied = tables.stream().filter(all::contains).toList();
+      Denying now = denying(c, endpoint, group);
+      groupDenied = now.groupDenies();
+      denied = tables.stream().filter(now.tablesByRow()::contains).toList();
       // Tables held by other groups that deny: a group all of whose tables are lifted is lifted
       // itself; from any other, the lifted tables leave (the rest of it stays denied).
-      Map<String, List<String>> others = otherDenyingGroups(c, endpoint, group);
       Set<String> lifted = new HashSet<>(tables);
-      others.forEach((g, members) -> {
+      now.otherGroups().forEach((g, members) -> {
         if (lifted.containsAll(members)) {
           lift.add(g);
         } else {
@@ -294,48 +289,56 @@ final class WriteGateRows {
     long started = TimingTrace.start();
     fence.inTransaction(endpoint, locks, "allowing writes to " + tables.size() + " tables of " + endpoint.dbName(),
         c -> {
-          long before = lockWaitTimeout(c);
-          setLockWaitTimeout(c, timeout.toSeconds());
-          try {
+          try (LockWait ignored = LockWait.set(c, timeout.toSeconds())) {
             setGroupDenied(c, endpoint, lift, false);
             leaveGroups(c, endpoint, leave);
             return setDenied(c, endpoint, denied, false);
-          } finally {
-            setLockWaitTimeout(c, before);
           }
         });
     TimingTrace.took("gate.allow", started, () -> tables.size() + " tables of " + endpoint.dbName() + " on " + endpoint
         + ": " + lift.size() + " group row(s), " + denied.size() + " table row(s), " + leave.size() + " leaving a group");
   }
 
-  /** Whether the group has a row that denies (read as committed, without a lock). */
-  private static boolean groupDenies(Connection c, PrimaryEndpoint endpoint, String group) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT denied FROM " + groups(endpoint)
-        + " WHERE db_name = ? AND group_name = ?")) {
+  /**
+   * What denies on a primary, as allow must know it before it changes anything.
+   *
+   * @param groupDenies whether the set's own group has a row that denies
+   * @param tablesByRow the tables whose own rows say denied, whatever their groups say
+   * @param otherGroups the groups other than the set's that deny, each with its tables
+   */
+  private record Denying(boolean groupDenies, Set<String> tablesByRow, Map<String, List<String>> otherGroups) {}
+
+  /**
+   * Reads {@link Denying} in one statement (read as committed, without a lock): allow runs inside
+   * the write window, where each round trip to the primary counts.
+   */
+  private static Denying denying(Connection c, PrimaryEndpoint endpoint, String group) throws SQLException {
+    boolean groupDenies = false;
+    Set<String> byRow = new HashSet<>();
+    Map<String, List<String>> others = new TreeMap<>();
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT 'group', group_name, '' FROM " + groups(endpoint) + " WHERE db_name = ? AND group_name = ? AND denied <> 0"
+            + " UNION ALL SELECT 'row', table_name, '' FROM " + table(endpoint)
+            + " WHERE db_name = ? AND table_name <> '' AND denied <> 0"
+            + " UNION ALL SELECT 'other', w.gate_group, w.table_name FROM " + table(endpoint) + " w JOIN "
+            + groups(endpoint) + " g ON g.db_name = w.db_name AND g.group_name = w.gate_group"
+            + " WHERE w.db_name = ? AND g.denied <> 0 AND w.gate_group <> ?")) {
       ps.setString(1, endpoint.dbName());
       ps.setString(2, group);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() && rs.getInt(1) != 0;
-      }
-    }
-  }
-
-  /** The groups other than {@code except} that deny, each with its tables. */
-  private static Map<String, List<String>> otherDenyingGroups(Connection c, PrimaryEndpoint endpoint, String except)
-      throws SQLException {
-    Map<String, List<String>> out = new TreeMap<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT w.gate_group, w.table_name FROM " + table(endpoint)
-        + " w JOIN " + groups(endpoint) + " g ON g.db_name = w.db_name AND g.group_name = w.gate_group"
-        + " WHERE w.db_name = ? AND g.denied <> 0 AND w.gate_group <> ?")) {
-      ps.setString(1, endpoint.dbName());
-      ps.setString(2, except);
+      ps.setString(3, endpoint.dbName());
+      ps.setString(4, endpoint.dbName());
+      ps.setString(5, group);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          out.computeIfAbsent(rs.getString(1), g -> new ArrayList<>()).add(rs.getString(2));
+          switch (rs.getString(1)) {
+            case "group" -> groupDenies = true;
+            case "row" -> byRow.add(rs.getString(2));
+            default -> others.computeIfAbsent(rs.getString(2), g -> new ArrayList<>()).add(rs.getString(3));
+          }
         }
       }
     }
-    return out;
+    return new Denying(groupDenies, byRow, others);
   }
 
   /** Takes the tables out of their groups: their own rows decide for them again. */
@@ -386,9 +389,7 @@ final class WriteGateRows {
     });
     try {
       fence.inTransaction(endpoint, locks, "removing the drain row and empty groups of the write gate of " + db, c -> {
-        long before = lockWaitTimeout(c);
-        setLockWaitTimeout(c, 1);
-        try {
+        try (LockWait ignored = LockWait.set(c, 1)) {
           try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + groups(endpoint)
               + " WHERE db_name = ? AND NOT EXISTS (SELECT 1 FROM " + table(endpoint) + " w"
               + " WHERE w.db_name = " + groups(endpoint) + ".db_name AND w.gate_group = "
@@ -414,8 +415,6 @@ final class WriteGateRows {
             ps.executeUpdate();
           }
           return null;
-        } finally {
-          setLockWaitTimeout(c, before);
         }
       });
     } catch (PointsmanException e) {
@@ -434,12 +433,6 @@ final class WriteGateRows {
     return TextColumn.read(c, new TreeSet<>(), "SELECT w.table_name FROM " + withGroups(endpoint)
         + " WHERE w.db_name = ? AND w.table_name <> '' AND (w.denied <> 0 OR COALESCE(g.denied, 0) <> 0)",
         endpoint.dbName());
-  }
-
-  /** The tables whose own rows say denied, whatever their groups say. */
-  private static SortedSet<String> deniedByRow(Connection c, PrimaryEndpoint endpoint) throws SQLException {
-    return TextColumn.read(c, new TreeSet<>(), "SELECT table_name FROM " + table(endpoint)
-        + " WHERE db_name = ? AND table_name <> '' AND denied <> 0", endpoint.dbName());
   }
 
   /** The gate's rows as {@code w}, each with its group's row as {@code g} (NULLs when in none). */
@@ -482,19 +475,35 @@ final class WriteGateRows {
     return changed;
   }
 
-  private static long lockWaitTimeout(Connection c) throws SQLException {
-    try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT @@SESSION.innodb_lock_wait_timeout")) {
-      rs.next();
-      return rs.getLong(1);
+  /**
+   * The session's innodb_lock_wait_timeout set for the waits of a gate change, and put back as it
+   * was on close. The value it had is kept in a session variable, not read first: one round trip
+   * each way instead of three, as deny and allow run inside the write window.
+   */
+  static final class LockWait implements AutoCloseable {
+    private final Connection c;
+
+    private LockWait(Connection c) {
+      this.c = c;
+    }
+
+    static LockWait set(Connection c, long seconds) throws SQLException {
+      try (Statement st = c.createStatement()) {
+        // MariaDB takes 0 (no wait); MySQL's minimum is 1.
+        st.execute("SET @pointsman_lock_wait_before = @@SESSION.innodb_lock_wait_timeout,"
+            + " SESSION innodb_lock_wait_timeout = " + Math.max(0, seconds));
+      }
+      return new LockWait(c);
+    }
+
+    @Override
+    public void close() throws SQLException {
+      try (Statement st = c.createStatement()) {
+        st.execute("SET SESSION innodb_lock_wait_timeout = @pointsman_lock_wait_before");
+      }
     }
   }
 
-  private static void setLockWaitTimeout(Connection c, long seconds) throws SQLException {
-    try (Statement st = c.createStatement()) {
-      // MariaDB takes 0 (no wait); MySQL's minimum is 1.
-      st.execute("SET SESSION innodb_lock_wait_timeout = " + Math.max(0, seconds));
-    }
-  }
 
   private static List<String> abbreviated(List<String> tables) {
     if (tables.size() <= 5) {

@@ -124,6 +124,34 @@ class DeniedTablesSwitchTest {
     assertThat(served("zone1").modRevision()).isEqualTo(served);
   }
 
+  @Test
+  void allowingTargetWritesAfterTheSourceStoppedChangesNothing() {
+    switcher.stopSourceWrites(MOVE, NO_LOCKS);
+    long stopped = read("commerce", "0").modRevision();
+    long served = served("zone1").modRevision();
+
+    switcher.allowTargetWrites(MOVE, NO_LOCKS);
+
+    assertThat(read("commerce", "0").modRevision()).isEqualTo(stopped);
+    assertThat(read("customer", "-80").modRevision()).isEqualTo(stopped);
+    assertThat(served("zone1").modRevision()).isEqualTo(served);
+  }
+
+  /** Run where the shard records do not say so yet (a step run again after an undo), it does all stopSourceWrites does. */
+  @Test
+  void allowingTargetWritesWhereTheSourceWasNotStoppedDeniesItFreesTheTargetAndTellsTheCells() {
+    switcher.allowTargetWrites(MOVE, NO_LOCKS);
+
+    Versioned<Shard> source = read("commerce", "0");
+    assertThat(source.value().deniedTables(TabletType.PRIMARY)).containsExactlyInAnyOrderElementsOf(TABLES);
+    for (String shard : List.of("-80", "80-")) {
+      Versioned<Shard> target = read("customer", shard);
+      assertThat(target.value().deniedTables(TabletType.PRIMARY)).as("customer/%s", shard).isEmpty();
+      assertThat(target.modRevision()).isEqualTo(source.modRevision());
+    }
+    assertThat(served("zone2").modRevision()).as("zone2 told in the same revision").isEqualTo(source.modRevision());
+  }
+
   /**
    * After the rules move, every cell's SrvVSchema is written once more, unchanged: vtgate clears the
    * plans it cached when it sees it, among them any made against the rules before the move.

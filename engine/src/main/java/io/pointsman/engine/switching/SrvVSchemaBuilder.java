@@ -174,13 +174,18 @@ public final class SrvVSchemaBuilder {
       LockSet locks) {
     for (int attempt = 1; ; attempt++) {
       try {
-        // The cells' records are read beside the build's inputs, not after them: at a thousand
-        // tables each is a third of a megabyte, and a write switch rebuilds inside its window.
+        // The cells' revisions are read beside the build's inputs, not after them, and without
+        // their values: at a thousand tables each is a third of a megabyte, and a write switch
+        // rebuilds inside its window. When the rules change, every cell rebuilt is written
+        // anyway; only a build that changes no rule compares each cell with it, reading it then.
         long started = TimingTrace.start();
         AtomicReference<Build> build = new AtomicReference<>();
         AtomicReference<Served> served = new AtomicReference<>();
-        FanOut.forEach(List.<Runnable>of(() -> build.set(read(edit, mirrorEdit)), () -> served.set(served(cells))),
-            Runnable::run);
+        FanOut.forEach(List.<Runnable>of(() -> build.set(read(edit, mirrorEdit)),
+            () -> served.set(served(cells, false))), Runnable::run);
+        if (build.get().inputs().stream().allMatch(RecordWrite::guardOnly)) {
+          served.set(served(served.get().cells(), true));
+        }
         long read = TimingTrace.start();
         TimingTrace.took("srvvschema.read", started, () -> served.get().cells().size() + " cell(s)");
         Rebuilt rebuilt = write(build.get(), served.get(), locks);
@@ -236,35 +241,48 @@ public final class SrvVSchemaBuilder {
    * since, nothing is written ({@link RecordChangedException}).
    */
   public void write(Build build, List<String> cells, LockSet locks) {
-    write(build, served(cells), locks);
+    write(build, served(cells, true), locks);
   }
 
-  /** The cells a build is written into, and each one's record as read (empty: none yet). */
-  private record Served(List<String> cells, List<Optional<Versioned<SrvVSchema>>> records) {}
+  /**
+   * A cell a build is written into: its SrvVSchema's revisions as read (0: none yet), and its
+   * value when it was read (null when only its revisions were).
+   */
+  private record Cell(String name, long modRevision, long createRevision, SrvVSchema value) {}
 
-  /** Reads the records of the cells given (all cells when empty). */
-  private Served served(List<String> cells) {
+  /** The cells a build is written into. */
+  private record Served(List<String> cells, List<Cell> records) {}
+
+  /** Reads the records, or only the revisions, of the cells given (all cells when empty). */
+  private Served served(List<String> cells, boolean values) {
     List<String> targets = cells.isEmpty() ? store.listCells() : cells;
-    return new Served(targets, FanOut.map(targets, cell -> store.get(store.keys().srvVSchema(cell))));
+    return new Served(targets, FanOut.map(targets, cell -> {
+      RecordKey<SrvVSchema> key = store.keys().srvVSchema(cell);
+      if (values) {
+        return store.get(key).map(v -> new Cell(cell, v.modRevision(), v.createRevision(), v.value()))
+            .orElse(new Cell(cell, 0, 0, null));
+      }
+      return store.revision(key).map(r -> new Cell(cell, r.modRevision(), r.createRevision(), null))
+          .orElse(new Cell(cell, 0, 0, null));
+    }));
   }
 
   private Rebuilt write(Build build, Served served, LockSet locks) {
     SrvVSchema srv = build.srvVSchema();
     List<RecordWrite<?>> cellWrites = new ArrayList<>();
-    List<Versioned<SrvVSchema>> unchanged = new ArrayList<>();
-    List<Optional<Versioned<SrvVSchema>>> written = new ArrayList<>();
-    for (int i = 0; i < served.cells().size(); i++) {
-      String cell = served.cells().get(i);
-      Optional<Versioned<SrvVSchema>> current = served.records().get(i);
-      if (current.isPresent() && current.get().value().equals(srv)) {
-        unchanged.add(current.get());
+    List<Cell> written = new ArrayList<>();
+    List<Versioned<SrvVSchema>> after = new ArrayList<>();
+    for (Cell cell : served.records()) {
+      RecordKey<SrvVSchema> key = store.keys().srvVSchema(cell.name());
+      if (cell.value() != null && cell.value().equals(srv)) {
+        after.add(new Versioned<>(key, cell.value(), cell.modRevision(), cell.createRevision()));
         continue;
       }
-      cellWrites.add(current.map(v -> RecordWrite.replace(v, srv))
-          .orElseGet(() -> RecordWrite.create(store.keys().srvVSchema(cell), srv)));
-      written.add(current);
+      // Guarded by the revision read (0: must not exist yet); encoded over the bytes at that
+      // revision, which the store keeps or reads at it.
+      cellWrites.add(new RecordWrite<>(key, cell.modRevision(), srv));
+      written.add(cell);
     }
-    List<Versioned<SrvVSchema>> after = new ArrayList<>(unchanged);
     if (!cellWrites.isEmpty() || build.inputs().stream().anyMatch(w -> !w.guardOnly())) {
       // The inputs first: records too large for one etcd transaction are split over several in
       // this order, and then the rules are saved before any cell serves them, as Vitess orders it.
@@ -272,10 +290,9 @@ public final class SrvVSchemaBuilder {
       writes.addAll(cellWrites);
       long revision = store.commit(writes, locks);
       for (int i = 0; i < cellWrites.size(); i++) {
-        @SuppressWarnings("unchecked")
-        RecordKey<SrvVSchema> key = (RecordKey<SrvVSchema>) cellWrites.get(i).key();
-        long created = written.get(i).map(Versioned::createRevision).orElse(revision);
-        after.add(new Versioned<>(key, srv, revision, created));
+        Cell cell = written.get(i);
+        after.add(new Versioned<>(store.keys().srvVSchema(cell.name()), srv, revision,
+            cell.modRevision() == 0 ? revision : cell.createRevision()));
       }
     }
     return new Rebuilt(after);

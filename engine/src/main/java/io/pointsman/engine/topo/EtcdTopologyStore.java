@@ -70,6 +70,13 @@ public final class EtcdTopologyStore implements TopologyStore {
   }
 
   @Override
+  public Optional<RecordRevision> revision(RecordKey<?> key) {
+    GetResponse r = EtcdCalls.await(kv.get(EtcdClients.bytes(key.key()), GetOption.builder().withKeysOnly(true).build()),
+        options.callTimeout(), "read of the revision of " + key.key(), false);
+    return r.getKvs().stream().findFirst().map(kv -> new RecordRevision(kv.getModRevision(), kv.getCreateRevision()));
+  }
+
+  @Override
   public <T> Versioned<T> getRequired(RecordKey<T> key) {
     return get(key).orElseThrow(() -> PointsmanException.notFound(
         key.type().getSimpleName() + " record " + key.key() + " does not exist"));

@@ -29,6 +29,12 @@ public interface TopologyStore {
   /** The record with its revisions, or empty when the key does not exist. */
   <T> Optional<Versioned<T>> get(RecordKey<T> key);
 
+  /**
+   * The record's revisions without its value, or empty when the key does not exist: what a write
+   * that replaces the record whatever it holds needs for its guard, without the record's bytes.
+   */
+  Optional<RecordRevision> revision(RecordKey<?> key);
+
   /** The record, or NOT_FOUND naming it. */
   <T> Versioned<T> getRequired(RecordKey<T> key);
 

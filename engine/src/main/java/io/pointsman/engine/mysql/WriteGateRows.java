@@ -504,7 +504,6 @@ final class WriteGateRows {
     }
   }
 
-
   private static List<String> abbreviated(List<String> tables) {
     if (tables.size() <= 5) {
       return tables;

@@ -60,14 +60,7 @@ class DeniedTablesSwitchTest {
   void stoppingSourceWritesDeniesTheSourceAndFreesTheTargetInOneRevision() {
     switcher.stopSourceWrites(MOVE, NO_LOCKS);
 
-    Versioned<Shard> source = read("commerce", "0");
-    assertThat(source.value().deniedTables(TabletType.PRIMARY)).containsExactlyInAnyOrderElementsOf(TABLES);
-    for (String shard : List.of("-80", "80-")) {
-      Versioned<Shard> target = read("customer", shard);
-      assertThat(target.value().deniedTables(TabletType.PRIMARY)).as("customer/%s", shard).isEmpty();
-      assertThat(target.modRevision()).as("customer/%s written with the source", shard)
-          .isEqualTo(source.modRevision());
-    }
+    assertSourceDeniedAndTargetFreedInOneRevision();
   }
 
   @Test
@@ -142,14 +135,8 @@ class DeniedTablesSwitchTest {
   void allowingTargetWritesWhereTheSourceWasNotStoppedDeniesItFreesTheTargetAndTellsTheCells() {
     switcher.allowTargetWrites(MOVE, NO_LOCKS);
 
-    Versioned<Shard> source = read("commerce", "0");
-    assertThat(source.value().deniedTables(TabletType.PRIMARY)).containsExactlyInAnyOrderElementsOf(TABLES);
-    for (String shard : List.of("-80", "80-")) {
-      Versioned<Shard> target = read("customer", shard);
-      assertThat(target.value().deniedTables(TabletType.PRIMARY)).as("customer/%s", shard).isEmpty();
-      assertThat(target.modRevision()).isEqualTo(source.modRevision());
-    }
-    assertThat(served("zone2").modRevision()).as("zone2 told in the same revision").isEqualTo(source.modRevision());
+    long revision = assertSourceDeniedAndTargetFreedInOneRevision();
+    assertThat(served("zone2").modRevision()).as("zone2 told in the same revision").isEqualTo(revision);
   }
 
   /**
@@ -169,6 +156,19 @@ class DeniedTablesSwitchTest {
       assertThat(now.modRevision()).as("%s written again after the rules", cell).isGreaterThan(rules.modRevision());
       assertThat(now.value().routingRules()).as("%s serves the moved rules", cell).isEqualTo(rules.value());
     }
+  }
+
+  /** The moved tables denied on the source and no longer on the target, all in one revision, which it returns. */
+  private long assertSourceDeniedAndTargetFreedInOneRevision() {
+    Versioned<Shard> source = read("commerce", "0");
+    assertThat(source.value().deniedTables(TabletType.PRIMARY)).containsExactlyInAnyOrderElementsOf(TABLES);
+    for (String shard : List.of("-80", "80-")) {
+      Versioned<Shard> target = read("customer", shard);
+      assertThat(target.value().deniedTables(TabletType.PRIMARY)).as("customer/%s", shard).isEmpty();
+      assertThat(target.modRevision()).as("customer/%s written with the source", shard)
+          .isEqualTo(source.modRevision());
+    }
+    return source.modRevision();
   }
 
   private Versioned<SrvVSchema> served(String cell) {

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -51,6 +53,50 @@ class FanOutTest {
     })).isInstanceOf(IllegalArgumentException.class).hasMessage("fails")
         .satisfies(e -> assertThat(e.getSuppressed()).extracting(Throwable::getMessage).containsExactly("also fails"));
     assertThat(slowBranchEnded).as("returned only when the slow branch had ended").isTrue();
+  }
+
+  /**
+   * Branch threads are kept for later fan-outs, so an interrupt must reach a branch only while it
+   * works on its item, and none may be left on a thread for the next fan-out's work.
+   */
+  @Test
+  void anInterruptedCallerInterruptsItsBranchesWaitsForThemAndLeavesNoInterruptBehind() throws Exception {
+    CountDownLatch started = new CountDownLatch(2);
+    AtomicInteger interruptedBranches = new AtomicInteger();
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    Thread caller = new Thread(() -> {
+      try {
+        FanOut.forEach(List.of(1, 2), i -> {
+          started.countDown();
+          try {
+            Thread.sleep(20_000);
+          } catch (InterruptedException e) {
+            interruptedBranches.incrementAndGet();
+          }
+        });
+      } catch (RuntimeException e) {
+        thrown.set(e);
+      }
+    });
+    caller.start();
+    assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+    caller.interrupt();
+    caller.join(10_000);
+
+    assertThat(caller.isAlive()).as("the caller returned once its branches ended").isFalse();
+    assertThat(interruptedBranches).hasValue(2);
+    assertThat(thrown.get()).hasMessageContaining("interrupted while working on");
+    List<Boolean> interruptedAtStart = FanOut.map(List.of(1, 2, 3, 4), i -> Thread.currentThread().isInterrupted());
+    assertThat(interruptedAtStart).containsOnly(false);
+  }
+
+  @Test
+  void branchesAreNamedAfterTheCaller() {
+    String caller = Thread.currentThread().getName();
+
+    assertThat(FanOut.map(List.of(1, 2), i -> Thread.currentThread().getName()))
+        .containsExactly("pointsman-fan-out-" + caller + "-0", "pointsman-fan-out-" + caller + "-1");
   }
 
   @Test

@@ -517,10 +517,14 @@ public final class MySqlFence {
     }
   }
 
-  private static List<LockToken> claims(LockSet locks, String action, PrimaryEndpoint endpoint) {
+  /**
+   * The locks a change on {@code where} (a primary, a shard) claims, ordered by resource as every
+   * fence takes them; INVALID_ARGUMENT when none guard it. Shared with the tablet fence.
+   */
+  public static List<LockToken> claims(LockSet locks, String action, Object where) {
     Objects.requireNonNull(locks, "locks");
     if (locks.isEmpty()) {
-      throw PointsmanException.invalidArgument(action + " on " + endpoint
+      throw PointsmanException.invalidArgument(action + " on " + where
           + " must run under the locks that guard it, but none were given");
     }
     return locks.locks().stream().sorted(Comparator.comparing(MySqlFence::resource)).toList();

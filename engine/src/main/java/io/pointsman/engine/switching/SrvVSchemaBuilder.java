@@ -180,15 +180,15 @@ public final class SrvVSchemaBuilder {
         // anyway; only a build that changes no rule compares each cell with it, reading it then.
         long started = TimingTrace.start();
         AtomicReference<Build> build = new AtomicReference<>();
-        AtomicReference<Served> served = new AtomicReference<>();
+        AtomicReference<List<Cell>> served = new AtomicReference<>();
         FanOut.forEach(List.<Runnable>of(() -> build.set(read(edit, mirrorEdit)),
             () -> served.set(served(cells, false))), Runnable::run);
         if (build.get().inputs().stream().allMatch(RecordWrite::guardOnly)) {
-          served.set(served(served.get().cells(), true));
+          served.set(served(served.get().stream().map(Cell::name).toList(), true));
         }
         long read = TimingTrace.start();
-        TimingTrace.took("srvvschema.read", started, () -> served.get().cells().size() + " cell(s)");
-        Rebuilt rebuilt = write(build.get(), served.get(), locks);
+        TimingTrace.took("srvvschema.read", started, () -> served.get().size() + " cell(s)");
+        Rebuilt rebuilt = writeInto(build.get(), served.get(), locks);
         int tried = attempt;
         TimingTrace.took("srvvschema.write", read, () -> "attempt " + tried);
         return rebuilt;
@@ -205,7 +205,7 @@ public final class SrvVSchemaBuilder {
    * served changes, but each watcher hears of a change. vtgate then clears its plan cache and reads
    * the shard records again (see {@link TopologySwitcher#changeRouting}).
    */
-  public void rewrite(LockSet locks) {
+  private void rewrite(LockSet locks) {
     List<RecordWrite<?>> writes = new ArrayList<>();
     for (Optional<Versioned<SrvVSchema>> served
         : FanOut.map(store.listCells(), cell -> store.get(store.keys().srvVSchema(cell)))) {
@@ -241,7 +241,7 @@ public final class SrvVSchemaBuilder {
    * since, nothing is written ({@link RecordChangedException}).
    */
   public void write(Build build, List<String> cells, LockSet locks) {
-    write(build, served(cells, true), locks);
+    writeInto(build, served(cells, true), locks);
   }
 
   /**
@@ -250,13 +250,10 @@ public final class SrvVSchemaBuilder {
    */
   private record Cell(String name, long modRevision, long createRevision, SrvVSchema value) {}
 
-  /** The cells a build is written into. */
-  private record Served(List<String> cells, List<Cell> records) {}
-
   /** Reads the records, or only the revisions, of the cells given (all cells when empty). */
-  private Served served(List<String> cells, boolean values) {
+  private List<Cell> served(List<String> cells, boolean values) {
     List<String> targets = cells.isEmpty() ? store.listCells() : cells;
-    return new Served(targets, FanOut.map(targets, cell -> {
+    return FanOut.map(targets, cell -> {
       RecordKey<SrvVSchema> key = store.keys().srvVSchema(cell);
       if (values) {
         return store.get(key).map(v -> new Cell(cell, v.modRevision(), v.createRevision(), v.value()))
@@ -264,15 +261,15 @@ public final class SrvVSchemaBuilder {
       }
       return store.revision(key).map(r -> new Cell(cell, r.modRevision(), r.createRevision(), null))
           .orElse(new Cell(cell, 0, 0, null));
-    }));
+    });
   }
 
-  private Rebuilt write(Build build, Served served, LockSet locks) {
+  private Rebuilt writeInto(Build build, List<Cell> served, LockSet locks) {
     SrvVSchema srv = build.srvVSchema();
     List<RecordWrite<?>> cellWrites = new ArrayList<>();
     List<Cell> written = new ArrayList<>();
     List<Versioned<SrvVSchema>> after = new ArrayList<>();
-    for (Cell cell : served.records()) {
+    for (Cell cell : served) {
       RecordKey<SrvVSchema> key = store.keys().srvVSchema(cell.name());
       if (cell.value() != null && cell.value().equals(srv)) {
         after.add(new Versioned<>(key, cell.value(), cell.modRevision(), cell.createRevision()));

@@ -151,21 +151,25 @@ public final class TopologySwitcher {
 
   /** Whether every shard record of a TABLES switch already says what {@link #stopSourceWrites} makes it say. */
   private boolean sourceWritesStopped(MigrationInfo info) {
-    Map<RecordKey<Shard>, UnaryOperator<Shard>> edits = new LinkedHashMap<>();
-    denyEdits(edits, info.sourceKeyspace(), info.sourceShards(), info.tables(), false);
-    denyEdits(edits, info.targetKeyspace(), info.targetShards(), info.tables(), true);
+    Map<RecordKey<Shard>, UnaryOperator<Shard>> edits = sourceWritesEdits(info, true);
     List<RecordKey<Shard>> keys = List.copyOf(edits.keySet());
     return FanOut.map(keys, key -> store.get(key)).stream().allMatch(read -> read.isPresent()
         && edits.get(read.get().key()).apply(read.get().value()).equals(read.get().value()));
+  }
+
+  /** A TABLES switch's denied-table edits: the source shards deny the tables and the target's do not, or the reverse. */
+  private Map<RecordKey<Shard>, UnaryOperator<Shard>> sourceWritesEdits(MigrationInfo info, boolean stopped) {
+    Map<RecordKey<Shard>, UnaryOperator<Shard>> edits = new LinkedHashMap<>();
+    denyEdits(edits, info.sourceKeyspace(), info.sourceShards(), info.tables(), !stopped);
+    denyEdits(edits, info.targetKeyspace(), info.targetShards(), info.tables(), stopped);
+    return edits;
   }
 
   private void setSourceWritesStopped(MigrationInfo info, boolean stopped, LockSet locks) {
     if (info.migrationType() == MigrationType.TABLES) {
       // Source and target shard records in one commit: each etcd read and write of a shard that
       // lists a thousand denied tables counts inside the write window.
-      Map<RecordKey<Shard>, UnaryOperator<Shard>> edits = new LinkedHashMap<>();
-      denyEdits(edits, info.sourceKeyspace(), info.sourceShards(), info.tables(), !stopped);
-      denyEdits(edits, info.targetKeyspace(), info.targetShards(), info.tables(), stopped);
+      Map<RecordKey<Shard>, UnaryOperator<Shard>> edits = sourceWritesEdits(info, stopped);
       // Every cell's SrvVSchema written again, as it is, in that commit. vtgate learns that a
       // MoveTables is switching writes only from a SrvVSchema change, on which it reads the shard
       // records: told now, it sees the denied tables with the routing rules not yet moved, and

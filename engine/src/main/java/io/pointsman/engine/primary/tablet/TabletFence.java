@@ -15,7 +15,6 @@ import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.tablet.DbaQuery;
 import io.pointsman.engine.tablet.TabletManagerClient;
 import io.pointsman.engine.tablet.TabletQueryResult;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,7 +84,7 @@ public final class TabletFence implements FencePort {
 
   /** Asks etcd about the locks of a change to be made on the shard's primary; see {@link Asked}. */
   public Asked ask(ShardRef shard, LockSet lockSet, String action) {
-    List<LockToken> claims = claims(lockSet, shard, action);
+    List<LockToken> claims = MySqlFence.claims(lockSet, action, shard);
     return new Asked(shard, claims, locks.map(service -> service.ask(claims)), action);
   }
 
@@ -93,7 +92,6 @@ public final class TabletFence implements FencePort {
   public void raise(TabletPrimary primary, Asked asked) {
     List<LockToken> claims = asked.claims();
     asked.held().ifPresent(check -> requireHeld(check.statuses(), claims, asked.shard(), asked.action()));
-
     table.ensure(primary);
     // one statement raises every row and one reads them back, however many locks guard the change,
     // both in one call on one connection: this runs before each change on a tablet, inside the
@@ -131,14 +129,6 @@ public final class TabletFence implements FencePort {
     }
   }
 
-  private static List<LockToken> claims(LockSet lockSet, ShardRef shard, String action) {
-    Objects.requireNonNull(lockSet, "locks");
-    if (lockSet.isEmpty()) {
-      throw PointsmanException.invalidArgument(action + " on " + shard
-          + " must run under the locks that guard it, but none were given");
-    }
-    return lockSet.locks().stream().sorted(Comparator.comparing(MySqlFence::resource)).toList();
-  }
 
   private String readStatement(List<LockToken> claims) {
     String in = claims.stream().map(l -> sqlString(MySqlFence.resource(l))).distinct().collect(Collectors.joining(", "));

@@ -51,6 +51,7 @@ final class DirectSwitch {
   SwitchRun switchWrites(String targetKeyspace, String workflow, Direction direction, Duration lockTtl) {
     List<StepTiming> timings = new ArrayList<>();
     long start = System.nanoTime();
+    long startMillis = System.currentTimeMillis();
     boolean forward = direction == Direction.FORWARD;
     Switched before = switched(timings, targetKeyspace, workflow, forward);
     List<HeldLock> held = new ArrayList<>();
@@ -119,7 +120,7 @@ final class DirectSwitch {
       timings.add(new StepTiming("releaseLocks", releaseStart, System.nanoTime()));
     }
     timed(timings, "getWorkflowState", () -> steps.getWorkflowState(before.named(), List.of()));
-    return new SwitchRun(Report.DIRECT, direction, start, System.nanoTime(), timings, "");
+    return new SwitchRun(Report.DIRECT, direction, start, startMillis, System.nanoTime(), timings, "");
   }
 
   /**

@@ -3,7 +3,6 @@ package io.pointsman.bench;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.common.v1.Payloads;
 import io.temporal.api.history.v1.HistoryEvent;
-import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
 import java.util.List;
 
@@ -13,8 +12,7 @@ import java.util.List;
  */
 record HistoryCost(int events, long historyBytes, long payloadBytes) {
 
-  static HistoryCost of(WorkflowClient client, String workflowId) {
-    WorkflowExecutionHistory history = client.fetchHistory(workflowId);
+  static HistoryCost of(WorkflowExecutionHistory history) {
     List<HistoryEvent> events = history.getEvents();
     long payloads = 0;
     for (HistoryEvent e : events) {

@@ -39,6 +39,7 @@ final class Report {
     all.addAll(scale);
     if (!all.isEmpty()) {
       r.history(all);
+      r.temporalTime(all);
       r.steps(all);
     }
     return r.md.toString();
@@ -192,6 +193,57 @@ final class Report {
           .append(" |\n");
     }
     md.append('\n');
+  }
+
+  /**
+   * Where a switch through Temporal spends the time the direct switch does not: its steps against the
+   * SDK's time inside the workflow tasks and the server's round trips between them.
+   */
+  private void temporalTime(List<Block> blocks) {
+    md.append("## Where Temporal's time goes\n\n");
+    md.append("Each switch through Temporal split by its history's workflow tasks (the server's times) and its "
+        + "steps (the progress query's): **steps**, the steps' own durations summed (a step's is its local "
+        + "activity's run time); **in tasks**, the tasks' time outside the steps (the SDK handing each local "
+        + "activity to its thread and the result back, running the workflow code, answering the task); "
+        + "**between tasks**, from one task's end to the next one's start (the server's round trips: holdLocks "
+        + "started and reporting that it renews the leases, its end after the release); **start and end**, "
+        + "from the start request to the first task and from the last task to the result. The four add up to "
+        + "each switch's total; the p50 of each is taken on its own, so the p50s need not. Direct: the same "
+        + "steps called in a row, and its total.\n\n");
+    md.append("| migration | rate | total p50 (ms) | steps | in tasks | between tasks | start and end | tasks "
+        + "| direct total p50 | direct steps |\n");
+    md.append("|---|---|---|---|---|---|---|---|---|---|\n");
+    for (Block b : blocks) {
+      List<TemporalTimes> times = b.by(TEMPORAL).stream().flatMap(m -> m.times().stream()).toList();
+      if (times.isEmpty()) {
+        continue;
+      }
+      List<SwitchMeasurement> d = b.by(DIRECT);
+      md.append("| ").append(b.migration().label())
+          .append(" | ").append(rate(b.rate()))
+          .append(" | ").append(Stats.millis(totals(b.by(TEMPORAL)).p50()))
+          .append(" | ").append(p50(times, TemporalTimes::steps))
+          .append(" | ").append(p50(times, TemporalTimes::inTasks))
+          .append(" | ").append(p50(times, TemporalTimes::betweenTasks))
+          .append(" | ").append(p50(times, TemporalTimes::startAndEnd))
+          .append(" | ").append(medianTasks(times))
+          .append(" | ").append(d.isEmpty() ? "–" : Stats.millis(totals(d).p50()))
+          .append(" | ").append(d.isEmpty() ? "–" : Stats.millis(Stats.ofDurations(d.stream()
+              .map(m -> m.run().steps().stream().map(StepTiming::took).reduce(Duration.ZERO, Duration::plus))
+              .toList()).p50()))
+          .append(" |\n");
+    }
+    md.append('\n');
+  }
+
+  /** By nearest rank, as {@link Stats} does. */
+  private static int medianTasks(List<TemporalTimes> times) {
+    int[] tasks = times.stream().mapToInt(TemporalTimes::tasks).sorted().toArray();
+    return tasks[(int) Math.ceil(tasks.length / 2.0) - 1];
+  }
+
+  private static String p50(List<TemporalTimes> times, Function<TemporalTimes, Duration> part) {
+    return Stats.millis(Stats.ofDurations(times.stream().map(part).toList()).p50());
   }
 
   /** The median time of each step, Temporal and direct, so it shows where a switch spends its time. */

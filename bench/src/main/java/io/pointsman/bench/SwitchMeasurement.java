@@ -12,8 +12,10 @@ import java.util.Optional;
  * @param run the switch, its executor and steps
  * @param window what the writers saw while it ran
  * @param history the Temporal history it left; absent when executed directly
+ * @param times where its time went by that history; absent when executed directly
  */
-record SwitchMeasurement(SwitchRun run, WriteWindow window, Optional<HistoryCost> history) {
+record SwitchMeasurement(SwitchRun run, WriteWindow window, Optional<HistoryCost> history,
+    Optional<TemporalTimes> times) {
   String executor() {
     return run.executor();
   }
@@ -43,6 +45,6 @@ record SwitchMeasurement(SwitchRun run, WriteWindow window, Optional<HistoryCost
   /** The switches with what the writers saw of each, once every write of the load has been answered. */
   static List<SwitchMeasurement> withWindows(List<SwitchMeasurement> switches, List<LoadRecord> records) {
     return switches.stream().map(m -> new SwitchMeasurement(m.run(),
-        WriteWindow.of(records, m.run().startNanos(), m.run().endNanos()), m.history())).toList();
+        WriteWindow.of(records, m.run().startNanos(), m.run().endNanos()), m.history(), m.times())).toList();
   }
 }

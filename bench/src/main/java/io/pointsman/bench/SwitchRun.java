@@ -10,10 +10,11 @@ import java.util.List;
  *
  * @param executor {@code temporal} or {@code direct}
  * @param direction which way writes went (FORWARD: to the target)
+ * @param startEpochMillis its start on the wall clock, to set it beside a Temporal history's times
  * @param workflowId the Temporal workflow that ran it; empty when executed directly
  */
-record SwitchRun(String executor, Direction direction, long startNanos, long endNanos, List<StepTiming> steps,
-    String workflowId) {
+record SwitchRun(String executor, Direction direction, long startNanos, long startEpochMillis, long endNanos,
+    List<StepTiming> steps, String workflowId) {
   SwitchRun {
     steps = List.copyOf(steps);
   }

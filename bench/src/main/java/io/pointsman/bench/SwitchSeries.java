@@ -14,6 +14,7 @@ import io.pointsman.sandbox.load.LoadWriter;
 import io.pointsman.sandbox.load.VerificationReport;
 import io.pointsman.sandbox.load.WriteFactory;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.common.WorkflowExecutionHistory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -117,11 +118,16 @@ final class SwitchSeries {
     SwitchRun run = viaTemporal
         ? temporal.switchWrites(migration.targetKeyspace(), migration.workflow(), direction, LOCK_TTL)
         : direct.switchWrites(migration.targetKeyspace(), migration.workflow(), direction, LOCK_TTL);
-    Optional<HistoryCost> history = viaTemporal
-        ? Optional.of(HistoryCost.of(world.client(), run.workflowId())) : Optional.empty();
+    Optional<HistoryCost> history = Optional.empty();
+    Optional<TemporalTimes> times = Optional.empty();
+    if (viaTemporal) {
+      WorkflowExecutionHistory h = world.client().fetchHistory(run.workflowId());
+      history = Optional.of(HistoryCost.of(h));
+      times = Optional.of(TemporalTimes.of(h.getEvents(), run));
+    }
     Thread.sleep(SETTLE.toMillis());
     // the window is computed once the block's load has ended, when every write of it has been answered
-    return new SwitchMeasurement(run, null, history);
+    return new SwitchMeasurement(run, null, history, times);
   }
 
   /** Enough writers that a second of buffering does not leave the schedule without a free writer. */

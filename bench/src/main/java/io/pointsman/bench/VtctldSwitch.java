@@ -28,6 +28,7 @@ final class VtctldSwitch {
     List<String> command = List.of(vtctldclient.toString(), "--server", server, "MoveTables", "--workflow", workflow,
         "--target-keyspace", targetKeyspace, action, "--tablet-types", "PRIMARY");
     long start = System.nanoTime();
+    long startMillis = System.currentTimeMillis();
     try {
       Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
       byte[] out = p.getInputStream().readAllBytes();
@@ -40,6 +41,6 @@ final class VtctldSwitch {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while vtctldclient ran " + action, e);
     }
-    return new SwitchRun(EXECUTOR, direction, start, System.nanoTime(), List.of(), "");
+    return new SwitchRun(EXECUTOR, direction, start, startMillis, System.nanoTime(), List.of(), "");
   }
 }

@@ -7,6 +7,7 @@ import io.pointsman.bench.SwitchSeries.Block;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,7 @@ class BenchSmokeTest {
 
     String report = result.report("smoke", Machine.describe());
     assertThat(report).contains("## Write-unavailability window", "## The cost of durability",
-        "## Where a write switch spends its time", "## Scale", "## Temporal cost", "## Stream runner lag",
+        "## Where a write switch spends its time", "## Scale", "## Temporal cost", "## Where Temporal's time goes", "## Stream runner lag",
         "## What a dormant barrier costs a write", "## The floor", "× floor", "MoveTables of 2 tables",
         "Reshard -80,80- → 4 shards", "Reshard 0 → 2 shards", "MoveTables of 10 tables");
     for (Block b : result.windows()) {
@@ -147,8 +148,19 @@ class BenchSmokeTest {
           assertThat(h.events()).isGreaterThan(10);
           assertThat(h.payloadBytes()).isPositive().isLessThan(h.historyBytes());
         });
+        // a write switch takes two lock sets, each handed to holdLocks across a task's end, and
+        // releases them: at least three tasks, with time between them; the parts make up the total
+        // (the history's times are whole milliseconds: a millisecond of rounding each side)
+        assertThat(m.times()).as(what + " Temporal's time").hasValueSatisfying(t -> {
+          assertThat(t.tasks()).isGreaterThanOrEqualTo(3);
+          assertThat(t.steps()).isPositive();
+          assertThat(t.betweenTasks()).isPositive();
+          Duration sum = t.steps().plus(t.inTasks()).plus(t.betweenTasks()).plus(t.startAndEnd());
+          assertThat(sum).isBetween(m.took().minusMillis(2), m.took().plusMillis(2));
+        });
       } else {
         assertThat(m.history()).isEmpty();
+        assertThat(m.times()).isEmpty();
       }
     }
   }

@@ -42,13 +42,15 @@ final class TemporalSwitch {
       wf.switchTraffic(request);
       long end = System.nanoTime();
       progress = wf.progress();
-      return new SwitchRun(Report.TEMPORAL, direction, start, startMillis, end, steps(progress, start, startMillis), id);
+      return new SwitchRun(Report.TEMPORAL, direction, start, startMillis, end, steps(progress, start, startMillis),
+        id);
     }
     ReverseTrafficWorkflow wf = client.newWorkflowStub(ReverseTrafficWorkflow.class, options);
     wf.reverseTraffic(request);
     long end = System.nanoTime();
     progress = wf.progress();
-    return new SwitchRun(Report.TEMPORAL, direction, start, startMillis, end, steps(progress, start, startMillis), id);
+    return new SwitchRun(Report.TEMPORAL, direction, start, startMillis, end, steps(progress, start, startMillis),
+        id);
   }
 
   /** The workflow's steps on this JVM's monotonic clock, anchored where the start was sent. */

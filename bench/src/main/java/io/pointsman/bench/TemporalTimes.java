@@ -14,12 +14,15 @@ import java.util.List;
  * tasks: the round trips through the server that end one task and start the next (holdLocks started
  * and reporting that it renews the leases; holdLocks's end after the release). Start and end: from
  * the caller's start request to the first task, and from the last task to the result reaching the
- * caller. The five add up to the switch's total as the caller saw it.
+ * caller. The four add up to the switch's total as the caller saw it.
  *
  * <p>A step's duration is its local activity's own: inside a task the workflow clock moves on by
  * each local activity's run time, not by the hand-offs around it (seen with an activity interceptor
  * timing each run on the worker: the steps' stamps matched the runs, and fell behind the wall clock
- * by the hand-offs), which therefore count as the tasks' rest.
+ * by the hand-offs), which therefore count as the tasks' rest. A step run as an activity of its
+ * own (acquireLocks, when the locks were not free at once) spans tasks: its time then counts as a
+ * step's, and the tasks' rest is that much smaller, down to below zero; the bench's switches do not
+ * wait for locks.
  *
  * @param tasks the workflow tasks that completed (or failed, or timed out) in the run
  * @param steps the steps' durations, summed
@@ -64,7 +67,8 @@ record TemporalTimes(int tasks, Duration steps, Duration inTasks, Duration betwe
       if (type == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) {
         started = millis(e);
       } else if (started >= 0 && (type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
-          || type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED || type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)) {
+          || type == EventType.EVENT_TYPE_WORKFLOW_TASK_FAILED
+          || type == EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT)) {
         spans.add(new long[] {started, millis(e)});
         started = -1;
       }

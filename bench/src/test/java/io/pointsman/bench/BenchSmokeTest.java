@@ -61,7 +61,8 @@ class BenchSmokeTest {
 
     String report = result.report("smoke", Machine.describe());
     assertThat(report).contains("## Write-unavailability window", "## The cost of durability",
-        "## Where a write switch spends its time", "## Scale", "## Temporal cost", "## Where Temporal's time goes", "## Stream runner lag",
+        "## Where a write switch spends its time", "## Scale", "## Temporal cost",
+        "## Where Temporal's time goes", "## Stream runner lag",
         "## What a dormant barrier costs a write", "## The floor", "× floor", "MoveTables of 2 tables",
         "Reshard -80,80- → 4 shards", "Reshard 0 → 2 shards", "MoveTables of 10 tables");
     for (Block b : result.windows()) {

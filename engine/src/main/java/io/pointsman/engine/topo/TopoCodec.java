@@ -1,11 +1,12 @@
 package io.pointsman.engine.topo;
 
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
-import com.google.protobuf.UnknownFieldSet;
+import com.google.protobuf.WireFormat;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.engine.topo.codec.EncodedValues;
@@ -23,10 +24,8 @@ import io.pointsman.engine.topo.model.SrvVSchema;
 import io.pointsman.engine.topo.model.Tablet;
 import io.pointsman.engine.topo.model.VSchema;
 import java.io.IOException;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The one place that decides how records are encoded: as Vitess stores them, the binary protobuf
@@ -37,9 +36,6 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class TopoCodec {
   private TopoCodec() {}
-
-  /** Per message type, what {@link #messageFields} gives: found once, asked for every message decoded. */
-  private static final Map<Descriptor, List<FieldDescriptor>> MESSAGE_FIELDS = new ConcurrentHashMap<>();
 
   /** Record types by the file name that ends their keys (TopoPaths), as Vitess names them. */
   private static final Map<String, Class<?>> BY_FILE_NAME = Map.ofEntries(
@@ -140,7 +136,12 @@ public final class TopoCodec {
     } catch (InvalidProtocolBufferException e) {
       throw invalid(key, type, e.getMessage(), e);
     }
-    String group = findGroup(m, mapper.defaultInstance().getDescriptorForType().getFullName());
+    String group;
+    try {
+      group = findGroup(bytes, mapper.defaultInstance().getDescriptorForType());
+    } catch (IOException e) {
+      throw invalid(key, type, e.getMessage(), e);
+    }
     if (group != null) {
       throw invalid(key, type, "it holds a group at " + group + ", which no Vitess record has", null);
     }
@@ -163,54 +164,40 @@ public final class TopoCodec {
     return out;
   }
 
-  /** The path of the first group in the message or its submessages, or null. */
-  private static String findGroup(Message m, String path) {
-    String below = groupBelow(m);
-    return below == null ? null : path + below;
+  /**
+   * The path of the first group in the message's bytes or its submessages', or null. Read off the
+   * wire, after the parse succeeded: walking the parsed message by reflection built an entry object
+   * for every element of every map (a thousand tables of a keyspace, twice in a SrvVSchema) and took
+   * nearly as long as the parse itself. A length-delimited field is entered only when the message type says
+   * it holds a message (a map's entries included); strings, bytes, packed numbers and unknown
+   * length-delimited fields (a newer submessage or plain bytes) are skipped, as before.
+   */
+  private static String findGroup(byte[] bytes, Descriptor type) throws IOException {
+    String below = groupIn(CodedInputStream.newInstance(bytes), type);
+    return below == null ? null : type.getFullName() + below;
   }
 
-  /**
-   * Where under {@code m} the first group is ("" for m itself, ".field..." below it), or null. Only
-   * message-typed fields are visited, found once per message type: reflection over every field of
-   * every element (getAllFields) took half the decode of a SrvVSchema of 9000 routing rules, whose
-   * rules have no message field at all.
-   */
-  private static String groupBelow(Message m) {
-    if (hasGroup(m.getUnknownFields())) {
-      return "";
-    }
-    for (FieldDescriptor f : messageFields(m.getDescriptorForType())) {
-      if (f.isRepeated()) {
-        for (int i = 0, n = m.getRepeatedFieldCount(f); i < n; i++) {
-          String found = groupBelow((Message) m.getRepeatedField(f, i));
-          if (found != null) {
-            return "." + f.getName() + found;
-          }
-        }
-      } else if (m.hasField(f)) {
-        String found = groupBelow((Message) m.getField(f));
-        if (found != null) {
-          return "." + f.getName() + found;
-        }
+  /** Where, from the stream's position to its limit, the first group starts ("" here, ".field..." below), or null. */
+  private static String groupIn(CodedInputStream in, Descriptor type) throws IOException {
+    for (int tag = in.readTag(); tag != 0; tag = in.readTag()) {
+      int wireType = WireFormat.getTagWireType(tag);
+      if (wireType == WireFormat.WIRETYPE_START_GROUP || wireType == WireFormat.WIRETYPE_END_GROUP) {
+        return "";
       }
+      FieldDescriptor f = wireType == WireFormat.WIRETYPE_LENGTH_DELIMITED
+          ? type.findFieldByNumber(WireFormat.getTagFieldNumber(tag)) : null;
+      if (f == null || f.getJavaType() != FieldDescriptor.JavaType.MESSAGE) {
+        in.skipField(tag);
+        continue;
+      }
+      int limit = in.pushLimit(in.readRawVarint32());
+      String below = groupIn(in, f.getMessageType());
+      if (below != null) {
+        return "." + f.getName() + below;
+      }
+      in.popLimit(limit);
     }
     return null;
-  }
-
-  /** The message-typed fields of a message type (a map field counts: its entries are messages). */
-  private static List<FieldDescriptor> messageFields(Descriptor type) {
-    return MESSAGE_FIELDS.computeIfAbsent(type, t -> t.getFields().stream()
-        .filter(f -> f.getJavaType() == FieldDescriptor.JavaType.MESSAGE).toList());
-  }
-
-  private static boolean hasGroup(UnknownFieldSet fields) {
-    for (UnknownFieldSet.Field f : fields.asMap().values()) {
-      // An unknown length-delimited field may be a newer submessage or plain bytes: not inspected.
-      if (!f.getGroupList().isEmpty()) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private static PointsmanException invalid(String key, Class<?> type, String why, Throwable cause) {

@@ -226,7 +226,7 @@ final class Report {
           .append(" | ").append(p50(times, TemporalTimes::inTasks))
           .append(" | ").append(p50(times, TemporalTimes::betweenTasks))
           .append(" | ").append(p50(times, TemporalTimes::startAndEnd))
-          .append(" | ").append(medianTasks(times))
+          .append(" | ").append(Stats.ofNanos(times.stream().map(t -> (long) t.tasks()).toList()).p50().toNanos())
           .append(" | ").append(d.isEmpty() ? "–" : Stats.millis(totals(d).p50()))
           .append(" | ").append(d.isEmpty() ? "–" : Stats.millis(Stats.ofDurations(d.stream()
               .map(m -> m.run().steps().stream().map(StepTiming::took).reduce(Duration.ZERO, Duration::plus))
@@ -234,12 +234,6 @@ final class Report {
           .append(" |\n");
     }
     md.append('\n');
-  }
-
-  /** By nearest rank, as {@link Stats} does. */
-  private static int medianTasks(List<TemporalTimes> times) {
-    int[] tasks = times.stream().mapToInt(TemporalTimes::tasks).sorted().toArray();
-    return tasks[(int) Math.ceil(tasks.length / 2.0) - 1];
   }
 
   private static String p50(List<TemporalTimes> times, Function<TemporalTimes, Duration> part) {

@@ -1,5 +1,6 @@
 package io.pointsman.bench;
 
+import com.google.protobuf.util.Timestamps;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import java.time.Duration;
@@ -77,6 +78,6 @@ record TemporalTimes(int tasks, Duration steps, Duration inTasks, Duration betwe
   }
 
   private static long millis(HistoryEvent e) {
-    return e.getEventTime().getSeconds() * 1000 + e.getEventTime().getNanos() / 1_000_000;
+    return Timestamps.toMillis(e.getEventTime());
   }
 }

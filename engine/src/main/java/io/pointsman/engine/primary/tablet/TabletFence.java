@@ -129,7 +129,6 @@ public final class TabletFence implements FencePort {
     }
   }
 
-
   private String readStatement(List<LockToken> claims) {
     String in = claims.stream().map(l -> sqlString(MySqlFence.resource(l))).distinct().collect(Collectors.joining(", "));
     return "select resource, token from " + table.name() + " where resource in (" + in + ")";

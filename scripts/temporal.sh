@@ -111,12 +111,14 @@ start_temporal_dev() {
   # --ip binds the frontend, the internal services, the HTTP API and metrics to 127.0.0.1;
   # --ui-ip the Web UI. No --headless: in start-dev that flag turns the Web UI off (start-dev
   # never opens a browser). The "default" namespace is always created. --log-level warn keeps the
-  # log file small.
+  # log file small. Eager activities: holdLocks starts in the answer to the workflow task that
+  # schedules it, without a trip through matching (docs/real-temporal.md).
   "$POINTSMAN_TEMPORAL_BIN" server start-dev \
     --ip 127.0.0.1 --ui-ip 127.0.0.1 \
     --port "$grpc_port" --ui-port "$ui_port" --http-port "$http_port" --metrics-port "$metrics_port" \
     --db-filename "$data_dir/temporal.db" \
     --log-level warn \
+    --dynamic-config-value system.enableActivityEagerExecution=true \
     "$@" \
     >>"$data_dir/temporal.log" 2>&1 &
   POINTSMAN_TEMPORAL_PID=$!

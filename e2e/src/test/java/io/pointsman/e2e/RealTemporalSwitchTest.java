@@ -48,6 +48,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class RealTemporalSwitchTest {
   private static final String KS = "customer";
   private static final String WF = "commerce2customer";
+  /** The server's count of activities it handed to a worker in its answer to a workflow task. */
+  private static final String EAGER_STARTS = "activity_eager_execution";
 
   private static final FaultInjection faults = new FaultInjection();
   @RegisterExtension
@@ -62,6 +64,8 @@ class RealTemporalSwitchTest {
   @Order(1)
   void aSwitchIsListedByItsSearchAttributesAndItsFetchedHistoryReplays() throws Exception {
     String workflowId = id(Pointsman.SWITCH_TRAFFIC, KS, WF);
+    TemporalServerMetrics metrics = new TemporalServerMetrics(WORLD.server().metricsUrl());
+    long eagerBefore = metrics.counter(EAGER_STARTS, Pointsman.TASK_QUEUE);
     ActionResult result = world().workflow(SwitchTrafficWorkflow.class, workflowId)
         .switchTraffic(SwitchTrafficRequest.of(WF, KS));
     assertThat(result.currentState()).isEqualTo(ALL_SWITCHED);
@@ -96,6 +100,13 @@ class RealTemporalSwitchTest {
     assertThat(history.getEvents()).filteredOn(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
         .extracting(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName())
         .doesNotContain("acquireLocks").contains("holdLocks");
+    // Each holdLocks started in the answer to the task that scheduled it (TemporalDevServer turns
+    // eager activities on), not after a trip through matching; the server counts every such start.
+    long holds = history.getEvents().stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+        && e.getActivityTaskScheduledEventAttributes().getActivityType().getName().equals("holdLocks")).count();
+    assertThat(holds).isEqualTo(2);
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
+        assertThat(metrics.counter(EAGER_STARTS, Pointsman.TASK_QUEUE) - eagerBefore).isGreaterThanOrEqualTo(holds));
     assertReplays(history);
 
     reverse();

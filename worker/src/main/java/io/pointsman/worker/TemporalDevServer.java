@@ -36,6 +36,8 @@ public final class TemporalDevServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TemporalDevServer.class);
   private static final Duration START_TIMEOUT = Duration.ofMinutes(2);
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(30);
+  /** The server's dynamic config key that lets it hand an activity to the worker that scheduled it. */
+  private static final String EAGER_ACTIVITIES = "system.enableActivityEagerExecution";
 
   private final Path binary;
   private final Path dataDir;
@@ -117,6 +119,11 @@ public final class TemporalDevServer implements AutoCloseable {
     return "http://127.0.0.1:" + uiPort;
   }
 
+  /** {@code http://127.0.0.1:<port>/metrics}: the server's own metrics, in Prometheus's text format. */
+  public String metricsUrl() {
+    return "http://127.0.0.1:" + metricsPort + "/metrics";
+  }
+
   /** The UI's list of a namespace's workflows. */
   public String workflowsUrl(String namespace) {
     return uiUrl() + "/namespaces/" + namespace + "/workflows";
@@ -175,7 +182,10 @@ public final class TemporalDevServer implements AutoCloseable {
         "--ip", "127.0.0.1", "--ui-ip", "127.0.0.1",
         "--port", Integer.toString(grpcPort), "--ui-port", Integer.toString(uiPort),
         "--http-port", Integer.toString(httpPort), "--metrics-port", Integer.toString(metricsPort),
-        "--db-filename", database().toString(), "--log-level", "warn"));
+        "--db-filename", database().toString(), "--log-level", "warn",
+        // holdLocks then starts in the answer to the workflow task that schedules it, in the worker
+        // that took the locks, without a trip through matching (docs/real-temporal.md)
+        "--dynamic-config-value", EAGER_ACTIVITIES + "=true"));
     try {
       process = new ProcessBuilder(cmd).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile())).start();

@@ -8,7 +8,7 @@ import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.api.request.TimeLimits;
-import io.pointsman.engine.concurrent.InTurn;
+import io.pointsman.engine.concurrent.FanOut;
 import io.pointsman.engine.lock.HeldLock;
 import io.pointsman.engine.lock.LockHolder;
 import io.pointsman.engine.lock.LockLoss;
@@ -22,7 +22,6 @@ import io.temporal.client.ActivityCompletionException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -343,9 +342,10 @@ public final class LockActivitiesImpl implements LockActivities {
     if (set == null) {
       throw PointsmanException.invalidArgument("lock set is missing");
     }
-    List<LockToken> newestFirst = new ArrayList<>(set.locks());
-    Collections.reverse(newestFirst);
-    InTurn.forEach(newestFirst, locks::release);
+    // All revokes at once: each is an etcd round trip, and nothing waits on their order (a waiter
+    // for one of them queues behind the others it needs anyway). Every lease is tried even when
+    // one fails, which expires within its TTL; the first failure is thrown, the others suppressed.
+    FanOut.forEach(set.locks(), locks::release);
   }
 
   /** One attached lock and its loss, observed from the start. */

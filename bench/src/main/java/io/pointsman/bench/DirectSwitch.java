@@ -10,6 +10,7 @@ import io.pointsman.api.model.StreamMigration;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.Services;
+import io.pointsman.engine.concurrent.FanOut;
 import io.pointsman.engine.lock.HeldLock;
 import io.pointsman.engine.lock.LockOptions;
 import java.time.Duration;
@@ -114,9 +115,8 @@ final class DirectSwitch {
       run(timings, "freezeTargetVReplication", () -> steps.freezeTargetVReplication(f, stamped(held)));
     } finally {
       long releaseStart = System.nanoTime();
-      for (int i = held.size() - 1; i >= 0; i--) {
-        held.get(i).close();
-      }
+      // as releaseLocks revokes them: all at once
+      FanOut.forEach(held, HeldLock::close);
       timings.add(new StepTiming("releaseLocks", releaseStart, System.nanoTime()));
     }
     timed(timings, "getWorkflowState", () -> steps.getWorkflowState(before.named(), List.of()));

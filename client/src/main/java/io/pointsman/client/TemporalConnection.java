@@ -1,6 +1,7 @@
 package io.pointsman.client;
 
 import com.uber.m3.tally.Scope;
+import io.grpc.ClientInterceptor;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
@@ -11,6 +12,7 @@ import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLException;
@@ -41,7 +43,17 @@ public final class TemporalConnection implements AutoCloseable {
    * @param metricsScope where the SDK reports its metrics; null for none
    */
   public static TemporalConnection lazy(TemporalOptions options, Scope metricsScope) {
-    return new TemporalConnection(options, WorkflowServiceStubs.newServiceStubs(stubOptions(options, metricsScope)));
+    return lazy(options, metricsScope, List.of());
+  }
+
+  /**
+   * {@link #lazy(TemporalOptions, Scope)} with {@code interceptors} on every call to the server (the
+   * worker's watch of eager activities).
+   */
+  public static TemporalConnection lazy(TemporalOptions options, Scope metricsScope,
+      List<ClientInterceptor> interceptors) {
+    return new TemporalConnection(options,
+        WorkflowServiceStubs.newServiceStubs(stubOptions(options, metricsScope, interceptors)));
   }
 
   /**
@@ -53,7 +65,7 @@ public final class TemporalConnection implements AutoCloseable {
   public static TemporalConnection connected(TemporalOptions options, Duration timeout) {
     try {
       return new TemporalConnection(options,
-          WorkflowServiceStubs.newConnectedServiceStubs(stubOptions(options, null), timeout));
+          WorkflowServiceStubs.newConnectedServiceStubs(stubOptions(options, null, List.of()), timeout));
     } catch (StatusRuntimeException e) {
       String tls = tlsProblem(e);
       throw new TemporalUnreachableException("cannot reach Temporal at " + options.address() + " (namespace "
@@ -84,8 +96,10 @@ public final class TemporalConnection implements AutoCloseable {
     }
   }
 
-  private static WorkflowServiceStubsOptions stubOptions(TemporalOptions o, Scope metricsScope) {
-    WorkflowServiceStubsOptions.Builder b = WorkflowServiceStubsOptions.newBuilder().setTarget(o.address());
+  private static WorkflowServiceStubsOptions stubOptions(TemporalOptions o, Scope metricsScope,
+      List<ClientInterceptor> interceptors) {
+    WorkflowServiceStubsOptions.Builder b = WorkflowServiceStubsOptions.newBuilder().setTarget(o.address())
+        .setGrpcClientInterceptors(interceptors);
     if (o.tls()) {
       b.setSslContext(sslContext(o));
     } else {

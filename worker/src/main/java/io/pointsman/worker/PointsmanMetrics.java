@@ -4,6 +4,7 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -26,7 +27,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li>{@code pointsman_step_duration_seconds{step,outcome}}: each step (activity) as it ran here;
  *   <li>{@code pointsman_write_barrier_duration_seconds{outcome}}: how long writes were stopped, from
  *       the start of {@code stopSourceWrites} to the end of {@code changeRouting} (switched) or of
- *       {@code allowSourceWrites} (undone), when this worker ran both ends.
+ *       {@code allowSourceWrites} (undone), when this worker ran both ends;
+ *   <li>{@code pointsman_eager_activities_requested_total} and {@code _received_total}: activities
+ *       this worker asked the server to hand it eagerly, and those it got ({@link EagerActivityWatch}).
  * </ul>
  * They are fed by wrapping the etcd client ({@link #meter(Client)}), the lock service
  * ({@link #meter(LockService)}) and the activities ({@link #interceptor()}); the activity code
@@ -58,6 +61,17 @@ public final class PointsmanMetrics {
   /** The lock service the lock activities should use, counting held locks and losses. */
   public LockService meter(LockService locks) {
     return new MeteredLockService(locks, this);
+  }
+
+  /** Counts what {@code watch} sees of the server's eager activities. */
+  public EagerActivityWatch meter(EagerActivityWatch watch) {
+    FunctionCounter.builder("pointsman.eager.activities.requested", watch, EagerActivityWatch::requested)
+        .description("Activities this worker asked the Temporal server to hand it eagerly")
+        .register(registry);
+    FunctionCounter.builder("pointsman.eager.activities.received", watch, EagerActivityWatch::received)
+        .description("Activities the Temporal server handed this worker eagerly")
+        .register(registry);
+    return watch;
   }
 
   /** Times every activity as a step, and the write barrier between its steps. */

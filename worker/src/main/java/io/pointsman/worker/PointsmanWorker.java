@@ -105,7 +105,8 @@ public final class PointsmanWorker implements AutoCloseable {
       Scope scope = new RootScopeBuilder().reporter(new MicrometerClientStatsReporter(registry))
           .reportEvery(com.uber.m3.util.Duration.ofSeconds(5));
       opened.push(scope);
-      TemporalConnection temporal = TemporalConnection.lazy(config.temporal(), scope);
+      EagerActivityWatch eager = metrics.meter(new EagerActivityWatch(config.temporal().namespace()));
+      TemporalConnection temporal = TemporalConnection.lazy(config.temporal(), scope, List.of(eager));
       opened.push(temporal);
       SearchAttributeSetup.ensure(temporal, TEMPORAL_WAIT);
 

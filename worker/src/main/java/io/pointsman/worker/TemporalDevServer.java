@@ -45,17 +45,20 @@ public final class TemporalDevServer implements AutoCloseable {
   private final int uiPort;
   private final int httpPort;
   private final int metricsPort;
+  private final boolean eagerActivities;
   private Process process;
   /** Stops the server when the JVM ends without closing it (a test run killed, Ctrl-C); else it runs on. */
   private final Thread stopOnExit = new Thread(this::stop, "temporal-dev-server-exit");
 
-  private TemporalDevServer(Path binary, Path dataDir, int grpcPort, int uiPort, int httpPort, int metricsPort) {
+  private TemporalDevServer(Path binary, Path dataDir, int grpcPort, int uiPort, int httpPort, int metricsPort,
+      boolean eagerActivities) {
     this.binary = binary;
     this.dataDir = dataDir;
     this.grpcPort = grpcPort;
     this.uiPort = uiPort;
     this.httpPort = httpPort;
     this.metricsPort = metricsPort;
+    this.eagerActivities = eagerActivities;
   }
 
   /**
@@ -92,13 +95,21 @@ public final class TemporalDevServer implements AutoCloseable {
    * @throws IllegalStateException when the server exits or does not become ready within 2 minutes
    */
   public static TemporalDevServer start(Path binary, Path dataDir, int grpcPort) {
+    return start(binary, dataDir, grpcPort, true);
+  }
+
+  /**
+   * @param eagerActivities whether the server hands a worker the activities it asks to run eagerly;
+   *     pointsman wants it (docs/real-temporal.md), off only to see a server without it
+   */
+  public static TemporalDevServer start(Path binary, Path dataDir, int grpcPort, boolean eagerActivities) {
     try {
       Files.createDirectories(dataDir);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     TemporalDevServer s = new TemporalDevServer(binary, dataDir.toAbsolutePath(),
-        grpcPort > 0 ? grpcPort : freePort(), freePort(), freePort(), freePort());
+        grpcPort > 0 ? grpcPort : freePort(), freePort(), freePort(), freePort(), eagerActivities);
     Runtime.getRuntime().addShutdownHook(s.stopOnExit);
     try {
       s.launch();
@@ -185,7 +196,7 @@ public final class TemporalDevServer implements AutoCloseable {
         "--db-filename", database().toString(), "--log-level", "warn",
         // holdLocks then starts in the answer to the workflow task that schedules it, in the worker
         // that took the locks, without a trip through matching (docs/real-temporal.md)
-        "--dynamic-config-value", EAGER_ACTIVITIES + "=true"));
+        "--dynamic-config-value", EAGER_ACTIVITIES + "=" + eagerActivities));
     try {
       process = new ProcessBuilder(cmd).redirectErrorStream(true)
           .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile().toFile())).start();

@@ -118,6 +118,8 @@ class WorkerProcessTest {
     String scraped = metrics(metricsPort);
     // checked line by line, so a failure names the missing metric instead of printing the whole scrape
     for (String expected : List.of("pointsman_locks_held 0.0",
+        // the watch of eager activities is registered (the workflow scheduled no activity)
+        "pointsman_eager_activities_requested_total 0.0", "pointsman_eager_activities_received_total 0.0",
         "pointsman_step_duration_seconds_count{outcome=\"failed\",step=\"buildTrafficSwitcher\"} 1",
         // a local activity since the reads before the locks became local ones (local-reads-outside-the-write-window)
         "temporal_local_activity_execution_latency_seconds_count{activity_type=\"BuildTrafficSwitcher\"")) {

@@ -67,8 +67,8 @@ public final class EagerActivityWatch implements ClientInterceptor {
     requested.addAndGet(asked);
     received.addAndGet(handed);
     if (received.get() == 0 && requested.get() >= UNANSWERED) {
-      String text = "the Temporal server ran none of the " + requested.get() + " activities this worker asked to"
-          + " start eagerly: set system.enableActivityEagerExecution to true for namespace " + namespace
+      String text = "the Temporal server handed this worker none of the " + requested.get() + " activities it"
+          + " asked to start eagerly: set system.enableActivityEagerExecution to true for namespace " + namespace
           + " in its dynamic config, else each lock hand-over of a switch waits for a trip through matching"
           + " (docs/real-temporal.md)";
       if (warning.compareAndSet(null, text)) {

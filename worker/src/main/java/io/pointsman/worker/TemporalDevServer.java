@@ -194,8 +194,8 @@ public final class TemporalDevServer implements AutoCloseable {
         "--port", Integer.toString(grpcPort), "--ui-port", Integer.toString(uiPort),
         "--http-port", Integer.toString(httpPort), "--metrics-port", Integer.toString(metricsPort),
         "--db-filename", database().toString(), "--log-level", "warn",
-        // holdLocks then starts in the answer to the workflow task that schedules it, in the worker
-        // that took the locks, without a trip through matching (docs/real-temporal.md)
+        // On (unless a test asks otherwise): holdLocks starts in the answer to the workflow task that
+        // schedules it, in the worker that took the locks, without a trip through matching (docs/real-temporal.md)
         "--dynamic-config-value", EAGER_ACTIVITIES + "=" + eagerActivities));
     try {
       process = new ProcessBuilder(cmd).redirectErrorStream(true)

@@ -21,6 +21,7 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -544,7 +545,8 @@ public final class WriteBarrier {
       if (leaveHeld && deadline - System.nanoTime() <= 0) {
         break;
       }
-      checkLeft(endpoint, table, deadline, timeout, ALLOW_LEFT);
+      checkLeft(c, endpoint, deadline, timeout, dropped.size() + " of " + triggers.size() + " triggers dropped",
+          ALLOW_LEFT);
       long statementDeadline = leaveHeld ? Math.min(deadline, System.nanoTime() + perTable) : deadline;
       try {
         fence.ddl(c, endpoint, locks, 0, statementDeadline, action,
@@ -708,13 +710,15 @@ public final class WriteBarrier {
   private List<String> createTriggers(Connection c, PrimaryEndpoint endpoint, LockSet locks,
       List<MissingTrigger> missing, long deadline, Duration drainTimeout) throws SQLException {
     int sessions = (int) Math.min(MAX_DDL_SESSIONS, Math.max(1, missing.size() / TRIGGERS_PER_SESSION));
+    List<String> created = Collections.synchronizedList(new ArrayList<>());
+    Supplier<String> progress = () -> created.size() + " of " + missing.size() + " triggers created";
     if (sessions == 1) {
       for (MissingTrigger t : missing) {
-        createTrigger(c, endpoint, locks, 0, t.table(), t.event(), deadline, drainTimeout);
+        createTrigger(c, endpoint, locks, 0, t, deadline, drainTimeout, progress);
+        created.add(t.name());
       }
-      return missing.stream().map(MissingTrigger::name).toList();
+      return List.copyOf(created);
     }
-    List<String> created = Collections.synchronizedList(new ArrayList<>());
     AtomicBoolean failed = new AtomicBoolean();
     FanOut.forEach(IntStream.range(0, sessions).boxed().toList(), slot -> {
       try (Connection session = pools.dedicatedConnection(endpoint)) {
@@ -723,7 +727,7 @@ public final class WriteBarrier {
           if (failed.get()) {
             return; // another session failed: the barrier fails, and what exists stays until allow()
           }
-          createTrigger(session, endpoint, locks, slot, t.table(), t.event(), deadline, drainTimeout);
+          createTrigger(session, endpoint, locks, slot, t, deadline, drainTimeout, progress);
           created.add(t.name());
         }
       } catch (SQLException e) {
@@ -747,12 +751,13 @@ public final class WriteBarrier {
   }
 
   /** One trigger, as a fenced DDL statement (MySqlFence#ddl): a newer holder's fence stops it. */
-  private void createTrigger(Connection c, PrimaryEndpoint endpoint, LockSet locks, int slot, String table,
-      DenyTriggers.Event event, long deadline, Duration drainTimeout) throws SQLException {
-    checkLeft(endpoint, table, deadline, drainTimeout, DENY_LEFT);
+  private void createTrigger(Connection c, PrimaryEndpoint endpoint, LockSet locks, int slot, MissingTrigger t,
+      long deadline, Duration drainTimeout, Supplier<String> progress) throws SQLException {
+    String table = t.table();
+    checkLeft(c, endpoint, deadline, drainTimeout, progress.get(), DENY_LEFT);
     try {
       fence.ddl(c, endpoint, locks, slot, deadline, "denying writes to " + table + " of " + endpoint.dbName(),
-          DenyTriggers.createStatement(endpoint.dbName(), endpoint.sidecarDb(), table, event, options.exemptUsers()));
+          DenyTriggers.createStatement(endpoint.dbName(), endpoint.sidecarDb(), table, t.event(), options.exemptUsers()));
     } catch (SQLException e) {
       if (e.getErrorCode() == SqlErrors.ER_TRG_ALREADY_EXISTS) {
         return; // a concurrent deny created it; verify() checks it is ours
@@ -816,11 +821,20 @@ public final class WriteBarrier {
 
   /**
    * Fails once the deadline has passed. Otherwise the statement's own waits are bounded by what is
-   * left (MySqlFence#ddl sets the session's lock_wait_timeout, rounded down).
+   * left (MySqlFence#ddl sets the session's lock_wait_timeout, rounded down). Passed between two
+   * statements, the time went to the statements themselves (a thousand tables' triggers on a slow
+   * server), or to waits that did end: the failure says how far it got and which transactions are
+   * open now, rather than that some did not end (lockWaitOr says that, when one did not).
    */
-  private static void checkLeft(PrimaryEndpoint endpoint, String table, long deadline, Duration timeout, String left) {
+  private static void checkLeft(Connection c, PrimaryEndpoint endpoint, long deadline, Duration timeout,
+      String progress, String left) {
     if (deadline - System.nanoTime() <= 0) {
-      throw drainTimeout(endpoint, table, timeout, "", left);
+      String open = BarrierCatalog.openTransactions(c);
+      throw new PointsmanException(ErrorCode.DEADLINE_EXCEEDED, "write barrier on " + endpoint.dbName() + " of "
+          + endpoint + ": its statements did not finish within " + timeout + " (" + progress + "; "
+          + (open.isEmpty() ? "no open transaction used the tables when the time ran out, so the statements"
+              + " themselves took it: a longer timeout gives them more" : "open transactions: " + open)
+          + "). " + left);
     }
   }
 

@@ -95,7 +95,8 @@ _vc_wait() {
 
 # Free loopback ports, distinct within the cluster. One python3 call fills a pool of 40 (python3 starts
 # slowly on a loaded machine): a block of 40 consecutive ports, each bound once to see it is free, at a
-# random place below the kernel's ephemeral range. Ports from the ephemeral range (a bind to port 0)
+# random place below the kernel's ephemeral range and above 30000 (where the Java tests take none) when
+# there is room. Ports from the ephemeral range (a bind to port 0)
 # were taken meanwhile by outgoing connections of other tests often enough that a vttablet found its
 # gRPC port in use and never registered ("bind: address already in use").
 _vc_free_port() {
@@ -104,8 +105,12 @@ _vc_free_port() {
     python3 -c '
 import random, socket
 low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+# Above the ports of the Java tests (10000-19999 single ports, 20000-29999 the MariaDB blocks of
+# their worlds) when the kernel leaves room there: a MariaDB block taken by another test JVM, not yet
+# listening, was otherwise free to this check too.
+lowest, highest = (30000, low - 40) if low - 40 > 30000 + 400 else (10000, max(low, 20040) - 40)
 for _ in range(500):
-    base = random.randrange(10000, max(low, 20040) - 40)
+    base = random.randrange(lowest, highest)
     socks = []
     try:
         for port in range(base, base + 40):

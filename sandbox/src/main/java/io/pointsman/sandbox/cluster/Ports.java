@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
@@ -25,6 +26,8 @@ public final class Ports {
   private static final int SPREAD_BLOCKS = 200;
   static final int SPREAD_BLOCK = 50;
   private static final Set<Integer> BLOCKS_HANDED_OUT = ConcurrentHashMap.newKeySet();
+  /** The sockets by which this process holds its blocks ({@link #claim}); open until it ends. */
+  private static final Map<Integer, ServerSocket> CLAIMS = new ConcurrentHashMap<>();
   /** The highest port {@link #freePort} gives: the kernel's range is read once, it does not change under a test. */
   private static final int FREE_HIGHEST = Math.min(HIGHEST, ephemeralLow() - 1);
 
@@ -74,13 +77,14 @@ public final class Ports {
    * got overlapping ports from the older spread by time, and a CI run's MariaDB could not start
    * ("port 29370 is already in use").
    */
-  public static int spreadBasePort() {
+  public static synchronized int spreadBasePort() {
     int first = (int) (ProcessHandle.current().pid() % SPREAD_BLOCKS);
     for (boolean skipHandedOut : new boolean[] {true, false}) {
       for (int i = 0; i < SPREAD_BLOCKS; i++) {
         int block = (first + i) % SPREAD_BLOCKS;
         int base = SPREAD_LOW + block * SPREAD_BLOCK;
-        if (skipHandedOut && BLOCKS_HANDED_OUT.contains(block) || anyListening(base, SPREAD_BLOCK)) {
+        if (skipHandedOut && BLOCKS_HANDED_OUT.contains(block) || anyListening(base, SPREAD_BLOCK)
+            || !claim(block, base)) {
           continue;
         }
         BLOCKS_HANDED_OUT.add(block);
@@ -89,6 +93,26 @@ public final class Ports {
     }
     throw PointsmanException.unavailable("no block of " + SPREAD_BLOCK + " free loopback ports between "
         + SPREAD_LOW + " and " + (SPREAD_LOW + SPREAD_BLOCKS * SPREAD_BLOCK - 1), null);
+  }
+
+  /**
+   * Claims a block for this process by listening on its last port until the process ends (a world's
+   * MariaDBs take the first ports of its block, one per primary, never the last). Nothing listens on a
+   * block between its choice and its MariaDBs' start, seconds on a loaded machine: without the claim
+   * a test JVM beside this one saw the block free meanwhile and took it too ("port 20201 is already
+   * in use", a CI run with three test JVMs). The bind is the atomic part: a process that loses it
+   * looks further. A block this process claimed before is claimed already.
+   */
+  private static boolean claim(int block, int base) {
+    if (CLAIMS.containsKey(block)) {
+      return true;
+    }
+    try {
+      CLAIMS.put(block, new ServerSocket(base + SPREAD_BLOCK - 1, 1, InetAddress.getLoopbackAddress()));
+      return true;
+    } catch (IOException taken) {
+      return false;
+    }
   }
 
   private static boolean anyListening(int from, int count) {

@@ -49,4 +49,18 @@ class PortsTest {
           .as("the block with a listener on %d is passed over, got %d", listened, second).isFalse();
     }
   }
+
+  /**
+   * A block handed out is claimed at once, before its MariaDBs start: its last port listens, so a
+   * test JVM beside this one passes it over (it checks for listeners), while the first ports stay
+   * free for the primaries.
+   */
+  @Test
+  void aBlockHandedOutIsClaimedOnItsLastPortAtOnceAndLeavesItsFirstPortsFree() {
+    int base = Ports.spreadBasePort();
+    assertThat(Ports.isListening(base + Ports.SPREAD_BLOCK - 1)).as("the claim on the block's last port").isTrue();
+    for (int port = base; port < base + 20; port++) {
+      assertThat(Ports.isListening(port)).as("port %d of the block", port).isFalse();
+    }
+  }
 }

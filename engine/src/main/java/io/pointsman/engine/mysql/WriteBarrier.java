@@ -545,7 +545,7 @@ public final class WriteBarrier {
       if (leaveHeld && deadline - System.nanoTime() <= 0) {
         break;
       }
-      checkLeft(c, endpoint, deadline, timeout, dropped.size() + " of " + triggers.size() + " triggers dropped",
+      checkLeft(c, endpoint, deadline, timeout, () -> dropped.size() + " of " + triggers.size() + " triggers dropped",
           ALLOW_LEFT);
       long statementDeadline = leaveHeld ? Math.min(deadline, System.nanoTime() + perTable) : deadline;
       try {
@@ -754,10 +754,11 @@ public final class WriteBarrier {
   private void createTrigger(Connection c, PrimaryEndpoint endpoint, LockSet locks, int slot, MissingTrigger t,
       long deadline, Duration drainTimeout, Supplier<String> progress) throws SQLException {
     String table = t.table();
-    checkLeft(c, endpoint, deadline, drainTimeout, progress.get(), DENY_LEFT);
+    checkLeft(c, endpoint, deadline, drainTimeout, progress, DENY_LEFT);
     try {
       fence.ddl(c, endpoint, locks, slot, deadline, "denying writes to " + table + " of " + endpoint.dbName(),
-          DenyTriggers.createStatement(endpoint.dbName(), endpoint.sidecarDb(), table, t.event(), options.exemptUsers()));
+          DenyTriggers.createStatement(endpoint.dbName(), endpoint.sidecarDb(), table, t.event(),
+              options.exemptUsers()));
     } catch (SQLException e) {
       if (e.getErrorCode() == SqlErrors.ER_TRG_ALREADY_EXISTS) {
         return; // a concurrent deny created it; verify() checks it is ours
@@ -827,11 +828,11 @@ public final class WriteBarrier {
    * open now, rather than that some did not end (lockWaitOr says that, when one did not).
    */
   private static void checkLeft(Connection c, PrimaryEndpoint endpoint, long deadline, Duration timeout,
-      String progress, String left) {
+      Supplier<String> progress, String left) {
     if (deadline - System.nanoTime() <= 0) {
       String open = BarrierCatalog.openTransactions(c);
       throw new PointsmanException(ErrorCode.DEADLINE_EXCEEDED, "write barrier on " + endpoint.dbName() + " of "
-          + endpoint + ": its statements did not finish within " + timeout + " (" + progress + "; "
+          + endpoint + ": its statements did not finish within " + timeout + " (" + progress.get() + "; "
           + (open.isEmpty() ? "no open transaction used the tables when the time ran out, so the statements"
               + " themselves took it: a longer timeout gives them more" : "open transactions: " + open)
           + "). " + left);

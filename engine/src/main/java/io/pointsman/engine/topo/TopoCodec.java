@@ -168,9 +168,9 @@ public final class TopoCodec {
    * The path of the first group in the message's bytes or its submessages', or null. Read off the
    * wire, after the parse succeeded: walking the parsed message by reflection built an entry object
    * for every element of every map (a thousand tables of a keyspace, twice in a SrvVSchema) and took
-   * nearly as long as the parse itself. A length-delimited field is entered only when the message type says
-   * it holds a message (a map's entries included); strings, bytes, packed numbers and unknown
-   * length-delimited fields (a newer submessage or plain bytes) are skipped, as before.
+   * nearly as long as the parse itself. A length-delimited field is entered only when the message
+   * type says it holds a message (a map's entries included); strings, bytes, packed numbers and
+   * unknown length-delimited fields (a newer submessage or plain bytes) are skipped, as before.
    */
   private static String findGroup(byte[] bytes, Descriptor type) throws IOException {
     String below = groupIn(CodedInputStream.newInstance(bytes), type);

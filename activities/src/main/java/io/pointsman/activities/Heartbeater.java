@@ -1,6 +1,5 @@
 package io.pointsman.activities;
 
-import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.client.ActivityCompletionException;
 import java.time.Duration;
@@ -47,13 +46,8 @@ final class Heartbeater implements AutoCloseable {
    * window's chain, where a thread started and stopped for each step would be all it did).
    */
   static Heartbeater start() {
-    ActivityExecutionContext context;
-    try {
-      context = Activity.getExecutionContext();
-    } catch (IllegalStateException | NullPointerException notInAnActivity) {
-      return new Heartbeater();
-    }
-    if (context.getInfo().isLocal()) {
+    ActivityExecutionContext context = AttemptTime.context().orElse(null);
+    if (context == null || context.getInfo().isLocal()) {
       return new Heartbeater();
     }
     Duration timeout = context.getInfo().getHeartbeatTimeout();

@@ -22,6 +22,7 @@ import io.pointsman.engine.lock.LockCheck;
 import io.pointsman.engine.lock.LockStatus;
 import io.pointsman.engine.mysql.Journal;
 import io.pointsman.engine.mysql.NewStream;
+import io.pointsman.engine.mysql.PrepareBudget;
 import io.pointsman.engine.mysql.PrimaryResolver.PrimaryTablet;
 import io.pointsman.engine.mysql.ReverseStreams;
 import io.pointsman.engine.mysql.Stream;
@@ -212,15 +213,25 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public void prepareSourceWrites(MigrationInfo info, String owner, Duration timeout, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
+      PrepareBudget budget = prepareBudget(timeout);
       checkHeld(locks);
       try (Heartbeater hb = Heartbeater.start()) {
         FanOut.forEach(info.sourceShards(), shard -> {
           ShardRef source = source(info, shard);
-          ports(source).writeGate().prepare(source, scope(info), owner, locks, timeout);
+          ports(source).writeGate().prepare(source, scope(info), owner, locks, budget);
         });
         hb.checkCancelled();
       }
     });
+  }
+
+  /**
+   * Each statement waits for transactions at most the request's timeout, as the window's drain does;
+   * the statements together, what the step may take (SwitchActivities#prepareSourceWrites).
+   */
+  static PrepareBudget prepareBudget(Duration timeout) {
+    Duration total = AttemptTime.left(timeout.plus(PREPARE_WORK));
+    return new PrepareBudget(timeout, total.compareTo(timeout) < 0 ? timeout : total);
   }
 
   @Override

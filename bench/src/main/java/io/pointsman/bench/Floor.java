@@ -7,6 +7,7 @@ import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.engine.lock.HeldLock;
 import io.pointsman.engine.lock.LockOptions;
+import io.pointsman.engine.mysql.PrepareBudget;
 import io.pointsman.engine.mysql.WriteScope;
 import io.pointsman.engine.primary.ShardRef;
 import io.pointsman.engine.switching.TopologySwitcher;
@@ -58,7 +59,7 @@ final class Floor {
       LockSet locks = new LockSet(held.stream().map(HeldLock::token).toList());
       for (String shard : info.sourceShards()) {
         ShardRef source = new ShardRef(info.sourceKeyspace(), shard);
-        world.services.primary(source).writeGate().prepare(source, scope, "bench floor", locks, TIMEOUT);
+        world.services.primary(source).writeGate().prepare(source, scope, "bench floor", locks, PrepareBudget.within(TIMEOUT));
       }
       for (int i = 0; i < samples; i++) {
         long start = System.nanoTime();

@@ -1,5 +1,6 @@
 package io.pointsman.workflows;
 
+import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.errors.ErrorCode;
 import io.temporal.activity.ActivityCancellationType;
 import io.temporal.activity.ActivityOptions;
@@ -68,8 +69,8 @@ final class StepOptions {
   }
 
   /**
-   * A local step bounded by the request's timeout before the journal (the drain, the catch-up, and
-   * the prepared barrier since Versions.LOCAL_CHECKS): running out of it rolls the switch back
+   * A local step bounded by the request's timeout before the journal (the drain, the catch-up; the
+   * prepared barrier's waits, {@link #localPrepare}): running out of it rolls the switch back
    * instead of holding writes (or, preparing, the table's writers behind its DDL) for another
    * timeout per retry.
    */
@@ -77,6 +78,18 @@ final class StepOptions {
     return LocalActivityOptions.newBuilder()
         .setStartToCloseTimeout(timeout.plus(Duration.ofMinutes(1)))
         .setRetryOptions(stepRetry().toBuilder().setDoNotRetry(Failures.nonRetryableWhileWritesStopped()).build())
+        .build();
+  }
+
+  /**
+   * The prepared barrier (prepareSourceWrites) as a local activity: each of its statements waits at
+   * most the request's timeout for transactions, inside the step, and all of them together may take
+   * that and {@link SwitchActivities#PREPARE_WORK} more, this start-to-close, which the step reads
+   * to end with its own failure first. A step that ran out of either is not tried again.
+   */
+  static LocalActivityOptions localPrepare(Duration timeout) {
+    return localWithinTimeout(timeout).toBuilder()
+        .setStartToCloseTimeout(timeout.plus(SwitchActivities.PREPARE_WORK))
         .build();
   }
 

@@ -59,7 +59,10 @@ final class WriteSwitch {
   /** The steps bounded by the request's timeout (the drain, the catch-up), with a minute to spare. */
   private final SwitchActivities criticalWithinTimeout;
   private final boolean localChain;
-  /** prepareSourceWrites: bounded by the request's timeout, and not retried once it ran out of it. */
+  /**
+   * prepareSourceWrites: each statement's wait for transactions bounded by the request's timeout,
+   * the statements' own work by the step's longer start-to-close; not retried once out of either.
+   */
   private final SwitchActivities preparing;
   /** readReverseStreams, before the shard locks, in runs since Versions.LOCAL_CHECKS (used only then). */
   private final SwitchActivities checks;
@@ -85,7 +88,7 @@ final class WriteSwitch {
     this.localChain = localChain;
     this.localChecks = localChecks;
     preparing = localChecks
-        ? Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.localWithinTimeout(request.timeout()))
+        ? Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.localPrepare(request.timeout()))
         : Workflow.newActivityStub(SwitchActivities.class, StepOptions.stepWithinTimeout(request.timeout()));
     checks = Workflow.newLocalActivityStub(SwitchActivities.class, StepOptions.localRead());
     if (localChain) {

@@ -111,11 +111,20 @@ public interface SwitchActivities {
    * Before the write window: installs on the source primaries what {@link #stopSourceWrites} would
    * otherwise install inside it, letting writes through meanwhile (direct MySQL: the barrier's
    * triggers, dormant), so that the window's cost does not grow with the table count. Idempotent;
-   * changes nothing in the topology. Waits at most {@code timeout} for transactions using the tables.
+   * changes nothing in the topology. Each of its statements waits at most {@code timeout} for the
+   * transactions using its table; all of them together take at most the step's own start-to-close
+   * (less a margin for its answer), or outside Temporal {@code timeout} plus {@link #PREPARE_WORK}.
    *
    * @param owner who prepares (the switch's run), so that its undo removes exactly what it installed
    */
   void prepareSourceWrites(MigrationInfo info, String owner, Duration timeout, LockSet locks);
+
+  /**
+   * What {@link #prepareSourceWrites} may take beyond the request's timeout: its statements' own
+   * work, which grows with the table count (a thousand tables' triggers took 14 s on an idle, slow
+   * machine) and holds up no writes, unlike a statement waiting for transactions.
+   */
+  Duration PREPARE_WORK = Duration.ofMinutes(5);
 
   /**
    * Undoes {@link #prepareSourceWrites} of {@code owner} where the sources' writes are not denied:

@@ -95,7 +95,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every CREATE and DROP TRIGGER is a fenced DDL statement ({@link MySqlFence#ddl}), and every
  * change of the gate a fenced transaction ({@link MySqlFence#inTransaction}): a holder paused in
  * the middle of a barrier whose lock a newer holder has taken over stops at its next statement.
- * Each waits for its locks at most what is left of the caller's timeout.
+ * Each waits for its locks at most what is left of the caller's timeout; a prepare's
+ * statements, at most a {@link PrepareBudget}'s lock wait each.
  *
  * <h2>Replicas and failover</h2>
  * The trigger DDL and the gate's rows go to the binary log, so every replica of the primary gets
@@ -190,6 +191,7 @@ public final class WriteBarrier {
    * Writes go on as before, at the cost of the triggers' gate reads. Run it before the write
    * window; each CREATE TRIGGER waits for its table's open transactions, at most what is left of
    * {@code timeout} in total. Tables already covered keep their gate as it is.
+   * {@link #prepare(PrimaryEndpoint, WriteScope, String, LockSet, PrepareBudget)} bounds the two apart.
    *
    * @throws io.pointsman.api.errors.LockLostException when the fence holds a newer token
    * @throws PointsmanException DEADLINE_EXCEEDED when transactions did not end in time (what was
@@ -205,13 +207,23 @@ public final class WriteBarrier {
    * {@link #removePrepared} undoes exactly them (a switch's run).
    */
   public Result prepare(PrimaryEndpoint endpoint, WriteScope scope, String owner, LockSet locks, Duration timeout) {
+    return prepare(endpoint, scope, owner, locks, PrepareBudget.within(timeout));
+  }
+
+  /**
+   * {@link #prepare(PrimaryEndpoint, WriteScope, String, LockSet, Duration)}, where each CREATE
+   * TRIGGER waits for its table's open transactions at most {@code budget.lockWait()}, and all of
+   * them together take at most {@code budget.total()}: a thousand tables' statements may take
+   * longer than one wait should, without any transaction in their way.
+   */
+  public Result prepare(PrimaryEndpoint endpoint, WriteScope scope, String owner, LockSet locks, PrepareBudget budget) {
     checkOwner(owner);
     String db = endpoint.dbName();
     String action = "preparing the write barrier on " + scope + " of " + db;
-    return onSession(endpoint, locks, action, timeout, true, (c, w) -> {
+    return onSession(endpoint, locks, action, budget.total(), true, (c, w) -> {
       List<String> tables = tablesToDeny(c, endpoint, scope);
       Map<String, BarrierCatalog.Trigger> present = BarrierCatalog.barrierTriggers(c, db);
-      List<String> created = install(c, endpoint, locks, tables, present, false, owner, w.deadline(), timeout);
+      List<String> created = install(c, endpoint, locks, tables, present, false, owner, w.deadline(), budget);
       // Seen complete now: the window's deny and open trust this instead of reading the catalog.
       CheckedTables.record(c, endpoint, fullyGated(tables, created.isEmpty() ? present
           : BarrierCatalog.barrierTriggers(c, db)), CheckedTables.tableIds(c, db));
@@ -254,7 +266,7 @@ public final class WriteBarrier {
       }
       List<String> created = checked ? List.of()
           : install(c, endpoint, locks, tables, BarrierCatalog.barrierTriggers(c, db), true, WriteGateRows.IN_WINDOW,
-              w.deadline(), drainTimeout);
+              w.deadline(), PrepareBudget.within(drainTimeout));
       if (!tables.isEmpty()) {
         gate.deny(endpoint, locks, tables, left(w.deadline()), drainTimeout);
       }
@@ -584,8 +596,8 @@ public final class WriteBarrier {
    * Returns the triggers created; checks afterwards that every one is there.
    */
   private List<String> install(Connection c, PrimaryEndpoint endpoint, LockSet locks, List<String> tables,
-      Map<String, BarrierCatalog.Trigger> present, boolean denied, String preparedBy, long deadline, Duration timeout)
-      throws SQLException {
+      Map<String, BarrierCatalog.Trigger> present, boolean denied, String preparedBy, long deadline,
+      PrepareBudget budget) throws SQLException {
     SortedSet<String> withTriggers = new TreeSet<>();
     SortedSet<String> ungated = new TreeSet<>();
     present.values().forEach(t -> {
@@ -611,7 +623,7 @@ public final class WriteBarrier {
     // A prepare puts the tables it gives triggers in the group of its tables, so that the window
     // flips one row for all of them; a deny installing in the window flips rows anyway.
     gate.install(endpoint, locks, fresh, kept, denied, preparedBy, denied ? null : WriteGateRows.groupOf(tables));
-    List<String> created = createTriggers(c, endpoint, locks, missing, deadline, timeout);
+    List<String> created = createTriggers(c, endpoint, locks, missing, deadline, budget);
     verify(c, endpoint, tables);
     return created;
   }
@@ -708,13 +720,13 @@ public final class WriteBarrier {
    * Returns only when every session has ended; the first failure is thrown, and stops the others.
    */
   private List<String> createTriggers(Connection c, PrimaryEndpoint endpoint, LockSet locks,
-      List<MissingTrigger> missing, long deadline, Duration drainTimeout) throws SQLException {
+      List<MissingTrigger> missing, long deadline, PrepareBudget budget) throws SQLException {
     int sessions = (int) Math.min(MAX_DDL_SESSIONS, Math.max(1, missing.size() / TRIGGERS_PER_SESSION));
     List<String> created = Collections.synchronizedList(new ArrayList<>());
     Supplier<String> progress = () -> created.size() + " of " + missing.size() + " triggers created";
     if (sessions == 1) {
       for (MissingTrigger t : missing) {
-        createTrigger(c, endpoint, locks, 0, t, deadline, drainTimeout, progress);
+        createTrigger(c, endpoint, locks, 0, t, deadline, budget, progress);
         created.add(t.name());
       }
       return List.copyOf(created);
@@ -727,7 +739,7 @@ public final class WriteBarrier {
           if (failed.get()) {
             return; // another session failed: the barrier fails, and what exists stays until allow()
           }
-          createTrigger(session, endpoint, locks, slot, t, deadline, drainTimeout, progress);
+          createTrigger(session, endpoint, locks, slot, t, deadline, budget, progress);
           created.add(t.name());
         }
       } catch (SQLException e) {
@@ -750,20 +762,25 @@ public final class WriteBarrier {
     return out;
   }
 
-  /** One trigger, as a fenced DDL statement (MySqlFence#ddl): a newer holder's fence stops it. */
+  /**
+   * One trigger, as a fenced DDL statement (MySqlFence#ddl): a newer holder's fence stops it. Its
+   * wait for the table's transactions ends by the budget's lock wait, or by {@code deadline}, the
+   * end of all the statements, when that comes first.
+   */
   private void createTrigger(Connection c, PrimaryEndpoint endpoint, LockSet locks, int slot, MissingTrigger t,
-      long deadline, Duration drainTimeout, Supplier<String> progress) throws SQLException {
+      long deadline, PrepareBudget budget, Supplier<String> progress) throws SQLException {
     String table = t.table();
-    checkLeft(c, endpoint, deadline, drainTimeout, progress, DENY_LEFT);
+    checkLeft(c, endpoint, deadline, budget.total(), progress, DENY_LEFT);
+    long statementDeadline = Math.min(deadline, System.nanoTime() + budget.lockWait().toNanos());
     try {
-      fence.ddl(c, endpoint, locks, slot, deadline, "denying writes to " + table + " of " + endpoint.dbName(),
+      fence.ddl(c, endpoint, locks, slot, statementDeadline, "denying writes to " + table + " of " + endpoint.dbName(),
           DenyTriggers.createStatement(endpoint.dbName(), endpoint.sidecarDb(), table, t.event(),
               options.exemptUsers()));
     } catch (SQLException e) {
       if (e.getErrorCode() == SqlErrors.ER_TRG_ALREADY_EXISTS) {
         return; // a concurrent deny created it; verify() checks it is ours
       }
-      throw lockWaitOr(e, c, endpoint, table, drainTimeout, DENY_LEFT);
+      throw lockWaitOr(e, c, endpoint, table, budget.lockWait(), DENY_LEFT);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.pointsman.engine.primary;
 
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.mysql.PrepareBudget;
 import io.pointsman.engine.mysql.WriteScope;
 import java.time.Duration;
 import java.util.Objects;
@@ -31,8 +32,8 @@ public final class TwoWallGate implements WriteGatePort {
   }
 
   @Override
-  public void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {
-    mysql.prepare(shard, scope, owner, locks, timeout);
+  public void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, PrepareBudget budget) {
+    mysql.prepare(shard, scope, owner, locks, budget);
   }
 
   @Override

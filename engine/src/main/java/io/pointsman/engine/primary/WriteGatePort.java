@@ -1,6 +1,7 @@
 package io.pointsman.engine.primary;
 
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.mysql.PrepareBudget;
 import io.pointsman.engine.mysql.WriteScope;
 import java.time.Duration;
 import java.util.SortedSet;
@@ -26,9 +27,10 @@ public interface WriteGatePort {
    * Installs, ahead of the write window, whatever {@link #deny} would otherwise install inside it,
    * letting writes through meanwhile (direct MySQL: the barrier's triggers, dormant), marked as
    * {@code owner}'s. Idempotent; undone by {@link #removePrepared} or {@link #allow}. Nothing to do
-   * where denying costs nothing per table (vttablet's denied tables).
+   * where denying costs nothing per table (vttablet's denied tables). Each statement waits for the
+   * transactions using its table at most the budget's lock wait; all of them, at most its total.
    */
-  default void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {}
+  default void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, PrepareBudget budget) {}
 
   /** The undo of {@link #prepare} by {@code owner}, where writes are not denied now. */
   default void removePrepared(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {}

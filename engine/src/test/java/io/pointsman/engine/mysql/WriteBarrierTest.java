@@ -17,7 +17,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -198,6 +200,38 @@ class WriteBarrierTest {
         .hasMessageContaining("no open transaction used the tables")
         .hasMessageNotContaining("did not end");
     assertThat(barrierTriggers()).isZero();
+  }
+
+  /**
+   * A prepare's budget bounds each statement's wait for transactions apart from all of them: t and
+   * u each held by a transaction for most of one lock wait, one after the other, take longer than
+   * one lock wait in all, and the prepare still finishes, writes to neither table having waited
+   * behind its DDL longer than the lock wait. Seen on a slow machine: a thousand tables' triggers
+   * need more than the switch's timeout with nothing in their way.
+   */
+  @Test
+  void aPrepareWaitsForEachTablesTransactionsUpToTheLockWaitHoweverLongTheyTakeTogether() throws Exception {
+    Duration lockWait = Duration.ofSeconds(6);
+    Duration held = Duration.ofMillis(3500); // below the 5 s lock_wait_timeout a 6 s wait gets (whole seconds, rounded down)
+    Map<String, Connection> transactions = new LinkedHashMap<>();
+    transactions.put("t", openTransactionAfter("INSERT INTO " + db.table("t") + " (writer, seq, v) VALUES (1, 1, 1)"));
+    transactions.put("u", openTransactionAfter("INSERT INTO " + db.table("u") + " (v) VALUES (1)"));
+
+    Future<WriteBarrier.Result> prepared = executor.submit(() -> barrier.prepare(db.endpoint,
+        WriteScope.tables(List.of("t", "u")), "run a", locks, new PrepareBudget(lockWait, Duration.ofMinutes(1))));
+    for (Map.Entry<String, Connection> tx : transactions.entrySet()) {
+      String on = "ON " + SqlIdentifiers.qualified(db.endpoint.dbName(), tx.getKey()) + " FOR EACH ROW";
+      await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> count(
+          "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'CREATE TRIGGER%' AND INSTR(INFO, '"
+              + on.replace("'", "''") + "') > 0 AND STATE LIKE '%metadata lock%'") == 1);
+      Thread.sleep(held.toMillis()); // the application's transaction, still open while the DDL waits
+      tx.getValue().commit();
+    }
+
+    WriteBarrier.Result result = prepared.get(1, TimeUnit.MINUTES);
+    assertThat(result.took()).as("both waits together, longer than one lock wait").isGreaterThan(lockWait);
+    assertThat(result.triggersChanged()).hasSize(6);
+    assertThat(barrierTriggers()).isEqualTo(6);
   }
 
   /** A transaction left open after {@code write}, for a test to commit or roll back; closed after the test. */

@@ -1,6 +1,7 @@
 package io.pointsman.engine.primary.direct;
 
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.engine.mysql.PrepareBudget;
 import io.pointsman.engine.mysql.WriteBarrier;
 import io.pointsman.engine.mysql.WriteScope;
 import io.pointsman.engine.primary.ShardRef;
@@ -20,8 +21,8 @@ final class DirectWriteGate extends DirectPort implements WriteGatePort {
   }
 
   @Override
-  public void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, Duration timeout) {
-    barrier.prepare(at(shard), scope, owner, locks, timeout);
+  public void prepare(ShardRef shard, WriteScope scope, String owner, LockSet locks, PrepareBudget budget) {
+    barrier.prepare(at(shard), scope, owner, locks, budget);
   }
 
   @Override

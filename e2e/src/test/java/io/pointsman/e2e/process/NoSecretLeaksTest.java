@@ -135,6 +135,10 @@ class NoSecretLeaksTest {
               URI.create("http://127.0.0.1:" + metricsPort + "/metrics")).build(),
           HttpResponse.BodyHandlers.ofString()).body();
       assertThat(metrics).as("the worker's metrics page").contains("pointsman_");
+      // The worker put its watch of eager activities on its connection, and the dev server (eager
+      // on) handed it the switch's holdLocks: at least one a lock hand-over, two in a write switch.
+      assertThat(counter(metrics, "pointsman_eager_activities_received_total"))
+          .as("activities handed to the worker eagerly").isGreaterThanOrEqualTo(2);
       assertNoSecretIn("the worker's metrics page", metrics);
       assertThat(worker.isAlive()).isTrue();
     }
@@ -166,6 +170,13 @@ class NoSecretLeaksTest {
     assertThat(wrongMysql.exit()).as(wrongMysql.output()).isEqualTo(1);
     assertThat(wrongMysql.output()).containsIgnoringCase("access denied");
     assertNoSecretIn("check-config's report with a wrong MySQL password", wrongMysql.output());
+  }
+
+  /** The value of a counter without labels on a Prometheus page; fails when the page has none. */
+  private static double counter(String page, String name) {
+    return page.lines().filter(l -> l.startsWith(name + " ")).findFirst()
+        .map(l -> Double.parseDouble(l.substring(name.length() + 1).trim()))
+        .orElseThrow(() -> new AssertionError("no " + name + " on the metrics page:\n" + page));
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.MigrateWorkflow;
 import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
+import io.pointsman.api.names.Shown;
 import io.pointsman.api.model.UnfinishedCleanup;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.mysql.WriteScope;
@@ -64,7 +65,8 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
             TablesPort tables = services.primary(source).tables();
             List<String> done = renameTables ? tables.rename(source, info.tables(), locks)
                 : tables.drop(source, info.tables(), locks);
-            log.info("{} on {}/{}: {}", renameTables ? "renamed" : "dropped", info.sourceKeyspace(), shard, done);
+            log.info("{} on {}/{}: {}", renameTables ? "renamed" : "dropped", info.sourceKeyspace(), shard,
+                Shown.list(done));
             hb.checkCancelled();
           }
           removeFromVSchema(info.sourceKeyspace(), info.tables(), locks);

@@ -1,5 +1,9 @@
 package io.pointsman.api.names;
 
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
 /**
  * Text from outside pointsman (a lock value another tool wrote, a name in an etcd record) made safe
  * to show in a message, a log line, the progress query or the CLI: on one line, with nothing a
@@ -57,5 +61,28 @@ public final class Shown {
         || c == 0x2028 || c == 0x2029 // line and paragraph separators
         || Character.isSurrogate(c) // a pair was handled above: this one is alone
         || c == 0xfeff;
+  }
+
+  /** Up to this many items, a list is shown whole by {@link #list}. */
+  public static final int LIST_IN_FULL = 10;
+
+  /**
+   * A list for a log line or a message: whole up to {@link #LIST_IN_FULL} items, else its first five,
+   * its last and its size, as in {@code [t0001, t0002, t0003, t0004, t0005, ..., t1000] (1000 in all)}.
+   * A MoveTables of a thousand tables made every line that named its tables thousands of characters.
+   */
+  public static String list(Collection<?> items) {
+    if (items.size() <= LIST_IN_FULL) {
+      return items.toString();
+    }
+    List<String> shown = new ArrayList<>();
+    Object last = null;
+    for (Object item : items) {
+      if (shown.size() < 5) {
+        shown.add(String.valueOf(item));
+      }
+      last = item;
+    }
+    return "[" + String.join(", ", shown) + ", ..., " + last + "] (" + items.size() + " in all)";
   }
 }

@@ -2,6 +2,8 @@ package io.pointsman.api.names;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class ShownTest {
@@ -27,5 +29,18 @@ class ShownTest {
     assertThat(Shown.text("ab\uD83D\uDE00", 3)).isEqualTo("ab...(2 more characters)");
     assertThat(Shown.text("a\uD800b")).isEqualTo("a\\ud800b");
     assertThat(Shown.text(null)).isEqualTo("null");
+  }
+
+  @Test
+  void aShortListIsShownWhole() {
+    assertThat(Shown.list(List.of("corder", "customer"))).isEqualTo("[corder, customer]");
+    assertThat(Shown.list(IntStream.rangeClosed(1, 10).boxed().toList())).isEqualTo("[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]");
+  }
+
+  @Test
+  void aLongListShowsItsFirstFiveItsLastAndItsSize() {
+    assertThat(Shown.list(IntStream.rangeClosed(1, 1000).mapToObj(i -> String.format("t%04d", i)).toList()))
+        .isEqualTo("[t0001, t0002, t0003, t0004, t0005, ..., t1000] (1000 in all)");
+    assertThat(Shown.list(IntStream.rangeClosed(1, 11).boxed().toList())).isEqualTo("[1, 2, 3, 4, 5, ..., 11] (11 in all)");
   }
 }

@@ -1,6 +1,7 @@
 package io.pointsman.engine.mysql;
 
 import io.pointsman.api.names.Names;
+import io.pointsman.api.names.Shown;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.SortedSet;
@@ -23,9 +24,10 @@ public sealed interface WriteScope {
 
   /** Named tables. */
   record Tables(SortedSet<String> names) implements WriteScope {
+    /** A long list is shortened (Shown.list): every barrier step logs its scope. */
     @Override
     public String toString() {
-      return "tables " + names;
+      return "tables " + Shown.list(names);
     }
   }
 

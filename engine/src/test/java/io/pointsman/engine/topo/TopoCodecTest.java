@@ -379,7 +379,14 @@ class TopoCodecTest {
     // field 20 of a Shard, unknown to it, holding bytes that would read as an empty group 15: a newer
     // submessage or plain bytes, kept as they are
     byte[] unknown = {(byte) 0xa2, 0x01, 0x02, 0x7b, 0x7c};
-    assertThat(TopoCodec.decode("/s", unknown, Shard.class)).isNotNull();
+    byte[] known = TopoCodec.encode("k", SHARD, null, Shard.class);
+    byte[] both = Arrays.copyOf(known, known.length + unknown.length);
+    System.arraycopy(unknown, 0, both, known.length, unknown.length);
+
+    assertThat(TopoCodec.decode("/s", both, Shard.class)).as("the known fields, read past the unknown one")
+        .isEqualTo(TopoCodec.decode("/s", known, Shard.class));
+    assertThat(TopoCodec.decode("/s", unknown, Shard.class)).as("the unknown field alone")
+        .isEqualTo(TopoCodec.decode("/s", new byte[0], Shard.class));
   }
 
   @Test

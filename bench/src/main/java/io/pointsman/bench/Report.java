@@ -40,6 +40,7 @@ final class Report {
     if (!all.isEmpty()) {
       r.history(all);
       r.temporalTime(all);
+      r.cpu(all);
       r.steps(all);
     }
     return r.md.toString();
@@ -234,6 +235,100 @@ final class Report {
           .append(" |\n");
     }
     md.append('\n');
+  }
+
+  /** Thread families named in each migration's CPU table; the rest are summed as one row. */
+  private static final int FAMILIES_SHOWN = 12;
+
+  /**
+   * The CPU time a switch takes, by executor: on a machine of few cores the threads of Temporal's
+   * machinery (and, in dev mode, its server) take cores that the steps, the load and the servers
+   * also need, which wall-clock times alone cannot tell from a busy machine.
+   */
+  private void cpu(List<Block> blocks) {
+    List<Block> measured = blocks.stream()
+        .filter(b -> b.switches().stream().anyMatch(m -> m.cpu().isPresent())).toList();
+    if (measured.isEmpty()) {
+      return;
+    }
+    md.append("## CPU a switch takes\n\n");
+    md.append("The CPU time taken while each switch ran, from its start request to its result (through Temporal, "
+        + "before the progress query that reads its steps: a closed workflow's query replays its history): by this "
+        + "JVM's threads (the worker, the SDK, the SDK's test server when it is the server, and also the load, the "
+        + "router and the stream runner, which run under both executors, for as long as the switch takes), and by "
+        + "the sandbox's etcd and MariaDB servers (/proc, in 10 ms ticks; a real Temporal server's CPU is in "
+        + "neither). **cores busy** is both over the switch's wall time: how much of the machine the switch and "
+        + "everything beside it kept busy. A thread that ended during a switch is not counted.\n\n");
+    md.append("| migration | rate | executor | switches | wall p50 (ms) | JVM CPU p50 (ms) | servers CPU p50 (ms) "
+        + "| cores busy p50 |\n");
+    md.append("|---|---|---|---|---|---|---|---|\n");
+    for (Block b : measured) {
+      for (String executor : List.of(TEMPORAL, DIRECT)) {
+        List<SwitchMeasurement> ms = b.by(executor).stream().filter(m -> m.cpu().isPresent()).toList();
+        if (ms.isEmpty()) {
+          continue;
+        }
+        md.append("| ").append(b.migration().label())
+            .append(" | ").append(rate(b.rate()))
+            .append(" | ").append(executor)
+            .append(" | ").append(ms.size())
+            .append(" | ").append(Stats.millis(totals(ms).p50()))
+            .append(" | ").append(Stats.millis(Stats.ofDurations(ms.stream().map(m -> m.cpu().get().jvm()).toList()).p50()))
+            .append(" | ").append(Stats.millis(Stats.ofDurations(ms.stream().map(m -> m.cpu().get().servers()).toList())
+                .p50()))
+            .append(" | ").append(format(medianOf(ms.stream().map(m -> (m.cpu().get().jvm().toNanos()
+                + m.cpu().get().serversNanos()) / (double) Math.max(1, m.took().toNanos())).toList())))
+            .append(" |\n");
+      }
+    }
+    md.append('\n');
+    for (Block b : measured) {
+      List<SwitchMeasurement> t = b.by(TEMPORAL).stream().filter(m -> m.cpu().isPresent()).toList();
+      List<SwitchMeasurement> d = b.by(DIRECT).stream().filter(m -> m.cpu().isPresent()).toList();
+      if (t.isEmpty() || d.isEmpty()) {
+        continue;
+      }
+      Map<String, Double> temporal = meanByFamily(t);
+      Map<String, Double> direct = meanByFamily(d);
+      List<String> families = new ArrayList<>(temporal.keySet());
+      direct.keySet().stream().filter(f -> !temporal.containsKey(f)).forEach(families::add);
+      families.sort((x, y) -> Double.compare(temporal.getOrDefault(y, 0.0) + direct.getOrDefault(y, 0.0),
+          temporal.getOrDefault(x, 0.0) + direct.getOrDefault(x, 0.0)));
+      md.append("**").append(b.migration().label()).append(", ").append(rate(b.rate()))
+          .append(" writes/s**: this JVM's CPU a switch takes by thread family, mean ms (numbers in names as #)\n\n");
+      md.append("| thread family | Temporal | direct |\n|---|---|---|\n");
+      double restT = 0;
+      double restD = 0;
+      for (int i = 0; i < families.size(); i++) {
+        String f = families.get(i);
+        if (i < FAMILIES_SHOWN) {
+          md.append("| `").append(f.replace("|", "\\|").replace("`", "'")).append("` | ")
+              .append(format(temporal.getOrDefault(f, 0.0))).append(" | ").append(format(direct.getOrDefault(f, 0.0)))
+              .append(" |\n");
+        } else {
+          restT += temporal.getOrDefault(f, 0.0);
+          restD += direct.getOrDefault(f, 0.0);
+        }
+      }
+      if (families.size() > FAMILIES_SHOWN) {
+        md.append("| ").append(families.size() - FAMILIES_SHOWN).append(" other families | ").append(format(restT))
+            .append(" | ").append(format(restD)).append(" |\n");
+      }
+      md.append('\n');
+    }
+  }
+
+  /** Milliseconds of CPU a switch, by thread family, averaged over the switches. */
+  private static Map<String, Double> meanByFamily(List<SwitchMeasurement> ms) {
+    Map<String, Double> sum = new LinkedHashMap<>();
+    ms.forEach(m -> m.cpu().get().families().forEach((f, nanos) -> sum.merge(f, nanos / 1e6, Double::sum)));
+    sum.replaceAll((f, total) -> total / ms.size());
+    return sum;
+  }
+
+  private static double medianOf(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    return sorted.get((sorted.size() - 1) / 2);
   }
 
   private static String p50(List<TemporalTimes> times, Function<TemporalTimes, Duration> part) {

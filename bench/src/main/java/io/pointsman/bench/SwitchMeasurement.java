@@ -13,9 +13,11 @@ import java.util.Optional;
  * @param window what the writers saw while it ran
  * @param history the Temporal history it left; absent when executed directly
  * @param times where its time went by that history; absent when executed directly
+ * @param cpu the CPU time this JVM's threads and the sandbox's servers took while it ran; absent
+ *     where not measured (real Vitess)
  */
 record SwitchMeasurement(SwitchRun run, WriteWindow window, Optional<HistoryCost> history,
-    Optional<TemporalTimes> times) {
+    Optional<TemporalTimes> times, Optional<CpuTap.CpuUse> cpu) {
   String executor() {
     return run.executor();
   }
@@ -45,6 +47,6 @@ record SwitchMeasurement(SwitchRun run, WriteWindow window, Optional<HistoryCost
   /** The switches with what the writers saw of each, once every write of the load has been answered. */
   static List<SwitchMeasurement> withWindows(List<SwitchMeasurement> switches, List<LoadRecord> records) {
     return switches.stream().map(m -> new SwitchMeasurement(m.run(),
-        WriteWindow.of(records, m.run().startNanos(), m.run().endNanos()), m.history(), m.times())).toList();
+        WriteWindow.of(records, m.run().startNanos(), m.run().endNanos()), m.history(), m.times(), m.cpu())).toList();
   }
 }

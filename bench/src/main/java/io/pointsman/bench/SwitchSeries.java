@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Write switches of one migration on one bench world, back and forth under constant-rate writers
@@ -38,12 +39,14 @@ final class SwitchSeries {
   private final BenchMigration migration;
   private final TemporalSwitch temporal;
   private final DirectSwitch direct;
+  private final CpuTap cpu;
 
   SwitchSeries(BenchWorld world, BenchMigration migration) {
     this.world = world;
     this.migration = migration;
     this.temporal = new TemporalSwitch(world.client());
     this.direct = new DirectSwitch(world.services);
+    this.cpu = new CpuTap(world.sandbox.serverPids());
   }
 
   /** Creates the workflow, waits for its copy, and switches reads through Temporal, so that only writes move. */
@@ -115,9 +118,17 @@ final class SwitchSeries {
 
   private SwitchMeasurement measureOne(boolean viaTemporal, Direction direction)
       throws InterruptedException {
+    CpuTap.Snapshot before = cpu.take();
+    AtomicReference<CpuTap.Snapshot> after = new AtomicReference<>();
     SwitchRun run = viaTemporal
-        ? temporal.switchWrites(migration.targetKeyspace(), migration.workflow(), direction, LOCK_TTL)
+        ? temporal.switchWrites(migration.targetKeyspace(), migration.workflow(), direction, LOCK_TTL,
+            () -> after.set(cpu.take()))
         : direct.switchWrites(migration.targetKeyspace(), migration.workflow(), direction, LOCK_TTL);
+    if (after.get() == null) {
+      after.set(cpu.take());
+    }
+    Optional<CpuTap.CpuUse> used = cpu.supported() ? Optional.of(CpuTap.between(before, after.get()))
+        : Optional.empty();
     Optional<HistoryCost> history = Optional.empty();
     Optional<TemporalTimes> times = Optional.empty();
     if (viaTemporal) {
@@ -127,7 +138,7 @@ final class SwitchSeries {
     }
     Thread.sleep(SETTLE.toMillis());
     // the window is computed once the block's load has ended, when every write of it has been answered
-    return new SwitchMeasurement(run, null, history, times);
+    return new SwitchMeasurement(run, null, history, times, used);
   }
 
   /** Enough writers that a second of buffering does not leave the schedule without a free writer. */

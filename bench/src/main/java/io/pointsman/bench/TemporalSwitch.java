@@ -27,6 +27,15 @@ final class TemporalSwitch {
   }
 
   SwitchRun switchWrites(String targetKeyspace, String workflow, Direction direction, Duration lockTtl) {
+    return switchWrites(targetKeyspace, workflow, direction, lockTtl, () -> {});
+  }
+
+  /**
+   * The switch, calling {@code ended} as soon as its result is in, before the progress query reads
+   * its steps (a query of a closed workflow replays its whole history in the worker).
+   */
+  SwitchRun switchWrites(String targetKeyspace, String workflow, Direction direction, Duration lockTtl,
+      Runnable ended) {
     SwitchTrafficRequest request = SwitchTrafficRequest.of(workflow, targetKeyspace)
         .withTabletTypes(List.of(TabletType.PRIMARY)).withLockTtl(lockTtl);
     boolean forward = direction == Direction.FORWARD;
@@ -41,6 +50,7 @@ final class TemporalSwitch {
       SwitchTrafficWorkflow wf = client.newWorkflowStub(SwitchTrafficWorkflow.class, options);
       wf.switchTraffic(request);
       long end = System.nanoTime();
+      ended.run();
       progress = wf.progress();
       return new SwitchRun(Report.TEMPORAL, direction, start, startMillis, end, steps(progress, start, startMillis),
         id);
@@ -48,6 +58,7 @@ final class TemporalSwitch {
     ReverseTrafficWorkflow wf = client.newWorkflowStub(ReverseTrafficWorkflow.class, options);
     wf.reverseTraffic(request);
     long end = System.nanoTime();
+    ended.run();
     progress = wf.progress();
     return new SwitchRun(Report.TEMPORAL, direction, start, startMillis, end, steps(progress, start, startMillis),
         id);

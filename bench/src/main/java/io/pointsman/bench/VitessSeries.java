@@ -144,7 +144,7 @@ final class VitessSeries implements AutoCloseable {
               SwitchRun run = viaPointsman
                   ? pointsman.switchWrites(TARGET, WORKFLOW, d, SwitchSeries.LOCK_TTL)
                   : vtctld.switchWrites(TARGET, WORKFLOW, d);
-              switches.add(new SwitchMeasurement(run, null, Optional.empty(), Optional.empty()));
+              switches.add(new SwitchMeasurement(run, null, Optional.empty(), Optional.empty(), Optional.empty()));
               progress.accept(String.format("vitess %.0f/s cycle %d: %s %s in %d ms%s", rate, i + 1, run.executor(),
                   d, run.took().toMillis(), steps(run)));
               Thread.sleep(SETTLE.toMillis());

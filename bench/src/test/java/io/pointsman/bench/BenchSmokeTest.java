@@ -62,7 +62,7 @@ class BenchSmokeTest {
     String report = result.report("smoke", Machine.describe());
     assertThat(report).contains("## Write-unavailability window", "## The cost of durability",
         "## Where a write switch spends its time", "## Scale", "## Temporal cost",
-        "## Where Temporal's time goes", "## Stream runner lag",
+        "## Where Temporal's time goes", "## CPU a switch takes", "## Stream runner lag",
         "## What a dormant barrier costs a write", "## The floor", "× floor", "MoveTables of 2 tables",
         "Reshard -80,80- → 4 shards", "Reshard 0 → 2 shards", "MoveTables of 10 tables");
     for (Block b : result.windows()) {
@@ -144,6 +144,11 @@ class BenchSmokeTest {
       assertThat(m.window().errors()).as(what + " failed writes").isZero();
       assertThat(m.window().longestAckGap()).as(what + " W").isPositive();
       assertThat(m.barrier()).as(what + " barrier").isPresent();
+      // the switch's own threads took CPU; the servers' ticks are 10 ms, so a short switch may show none
+      assertThat(m.cpu()).as(what + " CPU").hasValueSatisfying(c -> {
+        assertThat(c.jvm()).isPositive();
+        assertThat(c.serversNanos()).isNotNegative();
+      });
       if (m.executor().equals(Report.TEMPORAL)) {
         assertThat(m.history()).as(what + " history").hasValueSatisfying(h -> {
           assertThat(h.events()).isGreaterThan(10);

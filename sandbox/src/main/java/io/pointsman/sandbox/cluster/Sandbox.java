@@ -145,6 +145,12 @@ public final class Sandbox implements AutoCloseable {
     return store;
   }
 
+  /** The process ids of the servers the sandbox started (etcd and the MariaDB primaries). */
+  public synchronized List<Long> serverPids() {
+    checkUp();
+    return state.processes().stream().map(SandboxState.ManagedProcess::pid).toList();
+  }
+
   /** The running primaries, in {@link SandboxShape#allPrimaries()} order. */
   public synchronized List<RunningPrimary> primaries() {
     checkUp();

@@ -16,6 +16,17 @@ final class StepOptions {
 
   private StepOptions() {}
 
+  /**
+   * Every local step's options start here. A local activity's marker holds its result, which replay
+   * reads, and by default its arguments too, which nothing reads: the same switcher (each table's
+   * name) and lock set in every one of a switch's twenty-odd markers, recorded where the step that
+   * produced them already recorded them. Left out, a switch's history and each task's answer to the
+   * server are smaller; older histories with them still replay.
+   */
+  private static LocalActivityOptions.Builder localBuilder() {
+    return LocalActivityOptions.newBuilder().setDoNotIncludeArgumentsIntoMarker(true);
+  }
+
   private static RetryOptions stepRetry() {
     return RetryOptions.newBuilder()
         .setInitialInterval(Duration.ofSeconds(1))
@@ -62,7 +73,7 @@ final class StepOptions {
    * and fences its changes itself, and a cancelled one is still waited for.
    */
   static LocalActivityOptions local(Duration startToClose) {
-    return LocalActivityOptions.newBuilder()
+    return localBuilder()
         .setStartToCloseTimeout(startToClose)
         .setRetryOptions(stepRetry())
         .build();
@@ -75,7 +86,7 @@ final class StepOptions {
    * timeout per retry.
    */
   static LocalActivityOptions localWithinTimeout(Duration timeout) {
-    return LocalActivityOptions.newBuilder()
+    return localBuilder()
         .setStartToCloseTimeout(timeout.plus(Duration.ofMinutes(1)))
         .setRetryOptions(stepRetry().toBuilder().setDoNotRetry(Failures.nonRetryableWhileWritesStopped()).build())
         .build();
@@ -110,7 +121,7 @@ final class StepOptions {
 
   /** The activity's timeout and retries for a local one, whose retries past the first wait on a timer. */
   private static LocalActivityOptions localLike(ActivityOptions activity) {
-    return LocalActivityOptions.newBuilder()
+    return localBuilder()
         .setStartToCloseTimeout(activity.getStartToCloseTimeout())
         .setRetryOptions(activity.getRetryOptions())
         .setLocalRetryThreshold(LOCAL_RETRY_THRESHOLD)
@@ -133,7 +144,7 @@ final class StepOptions {
    * activity to a fraction of a second; its retry is the waiting acquireLocks.
    */
   static LocalActivityOptions localTryAcquire() {
-    return LocalActivityOptions.newBuilder()
+    return localBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(5))
         .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
         .build();

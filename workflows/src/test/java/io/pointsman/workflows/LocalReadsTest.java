@@ -10,6 +10,7 @@ import io.pointsman.api.model.StepStatus;
 import io.pointsman.api.workflows.ProgressQuery;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.api.history.v1.MarkerRecordedEventAttributes;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.ApplicationFailure;
@@ -52,6 +53,26 @@ class LocalReadsTest {
     assertThat(events()).extracting(HistoryEvent::getMarkerRecordedEventAttributes)
         .filteredOn(m -> m.getMarkerName().equals("Version"))
         .anySatisfy(m -> assertThat(payload(m.getDetailsOrThrow("changeId"))).contains(Versions.LOCAL_READS));
+  }
+
+  /**
+   * A local step's marker records its result, which a replay reads, and not its arguments, which
+   * nothing reads: the switcher and the lock set, the same in every step and already recorded as the
+   * results of the steps that made them (a thousand tables' names in each of twenty-odd markers).
+   */
+  @Test
+  void localStepMarkersRecordTheirResultsNotTheirArguments() {
+    assertThat(h.switchTraffic(SwitchHarness.request())).isInstanceOf(ActionResult.class);
+
+    List<MarkerRecordedEventAttributes> markers = events().stream()
+        .filter(e -> e.getEventType() == EventType.EVENT_TYPE_MARKER_RECORDED)
+        .map(HistoryEvent::getMarkerRecordedEventAttributes)
+        .filter(m -> m.getMarkerName().equals(LOCAL_ACTIVITY_MARKER)).toList();
+    assertThat(markers).hasSizeGreaterThan(15)
+        .allSatisfy(m -> assertThat(m.getDetailsMap()).as(payload(m.getDetailsOrThrow("type")))
+            .doesNotContainKey("input"));
+    assertThat(markers).filteredOn(m -> payload(m.getDetailsOrThrow("type")).equals("BuildTrafficSwitcher"))
+        .isNotEmpty().allSatisfy(m -> assertThat(payload(m.getDetailsOrThrow("result"))).contains("commerce2customer"));
   }
 
   /**

@@ -227,7 +227,7 @@ final class Report {
           .append(" | ").append(p50(times, TemporalTimes::inTasks))
           .append(" | ").append(p50(times, TemporalTimes::betweenTasks))
           .append(" | ").append(p50(times, TemporalTimes::startAndEnd))
-          .append(" | ").append(Stats.ofNanos(times.stream().map(t -> (long) t.tasks()).toList()).p50().toNanos())
+          .append(" | ").append(Stats.ofCounts(times.stream().map(t -> (long) t.tasks()).toList()).p50Count())
           .append(" | ").append(d.isEmpty() ? "–" : Stats.millis(totals(d).p50()))
           .append(" | ").append(d.isEmpty() ? "–" : Stats.millis(Stats.ofDurations(d.stream()
               .map(m -> m.run().steps().stream().map(StepTiming::took).reduce(Duration.ZERO, Duration::plus))
@@ -442,8 +442,8 @@ final class Report {
   }
 
   private static String countSummary(List<HistoryCost> h, Function<HistoryCost, Long> value) {
-    Stats s = Stats.ofNanos(h.stream().map(value).toList());
-    return s.p50().toNanos() + " / " + s.max().toNanos();
+    Stats s = Stats.ofCounts(h.stream().map(value).toList());
+    return s.p50Count() + " / " + s.maxCount();
   }
 
   private static double ratio(Duration a, Duration b) {

@@ -21,6 +21,11 @@ record Stats(long[] samples) {
     return new Stats(nanos.stream().mapToLong(Long::longValue).toArray());
   }
 
+  /** Counts (events, bytes, tasks) rather than times: read them with {@link #p50Count} and {@link #maxCount}. */
+  static Stats ofCounts(List<Long> counts) {
+    return ofNanos(counts);
+  }
+
   static Stats ofDurations(List<Duration> durations) {
     return new Stats(durations.stream().mapToLong(Duration::toNanos).toArray());
   }
@@ -31,6 +36,18 @@ record Stats(long[] samples) {
 
   /** The nearest-rank percentile, {@code p} from 0 (exclusive) to 100. */
   Duration percentile(double p) {
+    return Duration.ofNanos(value(p));
+  }
+
+  long p50Count() {
+    return value(50);
+  }
+
+  long maxCount() {
+    return value(100);
+  }
+
+  private long value(double p) {
     if (samples.length == 0) {
       throw new IllegalStateException("no samples");
     }
@@ -38,7 +55,7 @@ record Stats(long[] samples) {
       throw new IllegalArgumentException("percentile must be in (0, 100], was " + p);
     }
     int rank = (int) Math.ceil(p / 100.0 * samples.length);
-    return Duration.ofNanos(samples[Math.max(0, rank - 1)]);
+    return samples[Math.max(0, rank - 1)];
   }
 
   Duration p50() {

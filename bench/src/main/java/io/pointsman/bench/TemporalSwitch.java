@@ -6,6 +6,7 @@ import io.pointsman.api.model.StepProgress;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.api.workflows.ProgressQuery;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.temporal.client.WorkflowClient;
@@ -43,25 +44,24 @@ final class TemporalSwitch {
     String id = Pointsman.workflowId(action, targetKeyspace, workflow);
     WorkflowOptions options = WorkflowOptions.newBuilder().setTaskQueue(Pointsman.TASK_QUEUE).setWorkflowId(id)
         .setWorkflowExecutionTimeout(Duration.ofMinutes(10)).build();
-    long start = System.nanoTime();
-    long startMillis = System.currentTimeMillis();
-    Progress progress;
+    ProgressQuery query;
+    Runnable call;
     if (forward) {
       SwitchTrafficWorkflow wf = client.newWorkflowStub(SwitchTrafficWorkflow.class, options);
-      wf.switchTraffic(request);
-      long end = System.nanoTime();
-      ended.run();
-      progress = wf.progress();
-      return new SwitchRun(Report.TEMPORAL, direction, start, startMillis, end, steps(progress, start, startMillis),
-        id);
+      query = wf;
+      call = () -> wf.switchTraffic(request);
+    } else {
+      ReverseTrafficWorkflow wf = client.newWorkflowStub(ReverseTrafficWorkflow.class, options);
+      query = wf;
+      call = () -> wf.reverseTraffic(request);
     }
-    ReverseTrafficWorkflow wf = client.newWorkflowStub(ReverseTrafficWorkflow.class, options);
-    wf.reverseTraffic(request);
+    long start = System.nanoTime();
+    long startMillis = System.currentTimeMillis();
+    call.run();
     long end = System.nanoTime();
     ended.run();
-    progress = wf.progress();
-    return new SwitchRun(Report.TEMPORAL, direction, start, startMillis, end, steps(progress, start, startMillis),
-        id);
+    return new SwitchRun(Report.TEMPORAL, direction, start, startMillis, end,
+        steps(query.progress(), start, startMillis), id);
   }
 
   /** The workflow's steps on this JVM's monotonic clock, anchored where the start was sent. */

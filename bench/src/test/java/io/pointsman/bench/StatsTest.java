@@ -42,4 +42,12 @@ class StatsTest {
     assertThatThrownBy(() -> Stats.ofNanos(List.of(1L)).percentile(0)).hasMessageContaining("(0, 100]");
     assertThat(Stats.ofNanos(List.of()).summaryMillis()).isEqualTo("–");
   }
+
+  @Test
+  void countsAreReadAsCountsByTheSameRanks() {
+    Stats s = Stats.ofCounts(List.of(73L, 75L, 74L, 76L));
+
+    assertThat(s.p50Count()).isEqualTo(74);
+    assertThat(s.maxCount()).isEqualTo(76);
+  }
 }

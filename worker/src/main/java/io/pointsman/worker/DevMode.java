@@ -62,6 +62,7 @@ public final class DevMode implements AutoCloseable {
     String address = "127.0.0.1:" + port;
     Optional<String> ui = Optional.empty();
     String description;
+    boolean eagerActivities; // TemporalDevServer turns them on; the SDK's test server has none
     if (dataDir != null && binary.binary().isPresent()) {
       TemporalDevServer real;
       try {
@@ -71,6 +72,7 @@ public final class DevMode implements AutoCloseable {
             + " on port " + port + " (DEV_TEMPORAL_PORT): " + e.getMessage(), e);
       }
       server = real;
+      eagerActivities = true;
       ui = Optional.of(real.workflowsUrl(config.temporal().namespace()));
       description = "Temporal dev server " + TemporalDevServer.CLI_VERSION + " (" + binary.binary().get()
           + "), database " + real.database();
@@ -84,6 +86,7 @@ public final class DevMode implements AutoCloseable {
             + e.getMessage(), e);
       }
       description = "Temporal test server (in memory)";
+      eagerActivities = false;
     }
     try {
       TemporalOptions local = TemporalOptions.builder()
@@ -91,7 +94,7 @@ public final class DevMode implements AutoCloseable {
           .namespace(config.temporal().namespace())
           .taskQueue(config.temporal().taskQueue())
           .build();
-      PointsmanWorker worker = PointsmanWorker.start(config.withTemporal(local));
+      PointsmanWorker worker = PointsmanWorker.start(config.withTemporal(local), eagerActivities);
       log.info("dev mode: {} on {}, namespace {}, worker on task queue {}", description, address,
           local.namespace(), local.taskQueue());
       ui.ifPresent(u -> System.out.println("Temporal UI: " + u));

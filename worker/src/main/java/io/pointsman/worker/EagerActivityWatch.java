@@ -34,12 +34,27 @@ public final class EagerActivityWatch implements ClientInterceptor {
   private static final String METHOD = WorkflowServiceGrpc.getRespondWorkflowTaskCompletedMethod().getFullMethodName();
 
   private final String namespace;
+  private final boolean warns;
   private final AtomicLong requested = new AtomicLong();
   private final AtomicLong received = new AtomicLong();
   private final AtomicReference<String> warning = new AtomicReference<>();
 
   public EagerActivityWatch(String namespace) {
+    this(namespace, true);
+  }
+
+  /**
+   * @param warns false where the server cannot hand activities out eagerly whatever its settings
+   *     (the SDK's in-memory test server of dev mode): the counters only, no advice to change one
+   */
+  public EagerActivityWatch(String namespace, boolean warns) {
     this.namespace = namespace;
+    this.warns = warns;
+  }
+
+  /** Whether it warns when the server hands out nothing eagerly. */
+  public boolean warns() {
+    return warns;
   }
 
   /** Activities this worker asked the server to hand it eagerly, in answered workflow task completions. */
@@ -66,7 +81,7 @@ public final class EagerActivityWatch implements ClientInterceptor {
   private void answered(long asked, long handed) {
     requested.addAndGet(asked);
     received.addAndGet(handed);
-    if (received.get() == 0 && requested.get() >= UNANSWERED) {
+    if (warns && received.get() == 0 && requested.get() >= UNANSWERED) {
       String text = "the Temporal server handed this worker none of the " + requested.get() + " activities it"
           + " asked to start eagerly: set system.enableActivityEagerExecution to true for namespace " + namespace
           + " in its dynamic config, else each lock hand-over of a switch waits for a trip through matching"

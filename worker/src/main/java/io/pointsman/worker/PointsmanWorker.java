@@ -63,16 +63,24 @@ public final class PointsmanWorker implements AutoCloseable {
   private final TemporalConnection temporal;
   private final PrometheusMeterRegistry registry;
   private final MetricsServer metricsServer;
+  private final EagerActivityWatch eagerActivities;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private PointsmanWorker(WorkerConfig config, Deque<AutoCloseable> resources, WorkerFactory factory,
-      TemporalConnection temporal, PrometheusMeterRegistry registry, MetricsServer metricsServer) {
+      TemporalConnection temporal, PrometheusMeterRegistry registry, MetricsServer metricsServer,
+      EagerActivityWatch eagerActivities) {
     this.config = config;
     this.resources = resources;
     this.factory = factory;
     this.temporal = temporal;
     this.registry = registry;
     this.metricsServer = metricsServer;
+    this.eagerActivities = eagerActivities;
+  }
+
+  /** What the worker sees of the server's eager activities (its counters are on /metrics too). */
+  public EagerActivityWatch eagerActivities() {
+    return eagerActivities;
   }
 
   private static WorkerInterceptor[] withMetrics(PointsmanMetrics metrics) {
@@ -89,6 +97,15 @@ public final class PointsmanWorker implements AutoCloseable {
    *     search attribute exists with another type
    */
   public static PointsmanWorker start(WorkerConfig config) {
+    return start(config, true);
+  }
+
+  /**
+   * {@link #start(WorkerConfig)}, saying whether the server can hand activities out eagerly at all:
+   * the SDK's in-memory test server cannot, and the worker then does not advise a setting that it
+   * does not have.
+   */
+  public static PointsmanWorker start(WorkerConfig config, boolean serverHasEagerActivities) {
     Deque<AutoCloseable> opened = new ArrayDeque<>();
     try {
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
@@ -105,7 +122,8 @@ public final class PointsmanWorker implements AutoCloseable {
       Scope scope = new RootScopeBuilder().reporter(new MicrometerClientStatsReporter(registry))
           .reportEvery(com.uber.m3.util.Duration.ofSeconds(5));
       opened.push(scope);
-      EagerActivityWatch eager = metrics.meter(new EagerActivityWatch(config.temporal().namespace()));
+      EagerActivityWatch eager = metrics.meter(new EagerActivityWatch(config.temporal().namespace(),
+          serverHasEagerActivities));
       TemporalConnection temporal = TemporalConnection.lazy(config.temporal(), scope, List.of(eager));
       opened.push(temporal);
       SearchAttributeSetup.ensure(temporal, TEMPORAL_WAIT);
@@ -136,7 +154,7 @@ public final class PointsmanWorker implements AutoCloseable {
       log.info("pointsman worker polling task queue {} in namespace {} at {}; etcd {}, topology {} and {}/<cell>",
           config.temporal().taskQueue(), config.temporal().namespace(), config.temporal().address(),
           config.etcd().endpoints(), config.topoPaths().globalRoot(), config.topoPaths().cellRootPrefix());
-      return new PointsmanWorker(config, opened, factory, temporal, registry, metricsServer);
+      return new PointsmanWorker(config, opened, factory, temporal, registry, metricsServer, eager);
     } catch (RuntimeException | Error e) {
       closeAll(opened, e);
       throw e;

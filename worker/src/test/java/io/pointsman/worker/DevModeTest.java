@@ -111,6 +111,8 @@ class DevModeTest {
     try (DevMode dev = DevMode.start(freePort(), config(), dir, none)) {
       assertThat(dev.uiUrl()).isEmpty();
       assertThat(dev.serverDescription()).contains("test server");
+      // it hands out nothing eagerly whatever its settings: no advice to change one (a bench run said it)
+      assertThat(dev.worker().eagerActivities().warns()).as("eager activity warning").isFalse();
     } finally {
       System.setOut(stdout);
     }

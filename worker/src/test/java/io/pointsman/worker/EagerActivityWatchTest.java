@@ -2,6 +2,7 @@ package io.pointsman.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.grpc.ClientInterceptor;
 import io.pointsman.client.TemporalConnection;
 import io.pointsman.client.TemporalOptions;
 import io.pointsman.engine.testing.TestServices;
@@ -42,21 +43,32 @@ class EagerActivityWatchTest {
     assertThat(watch.warning()).isEmpty();
   }
 
+  /** A watch told the server cannot hand out eagerly (dev mode's test server) counts the same and says nothing. */
   @Test
   void aServerWithoutEagerActivitiesIsNamedWithTheSettingToChange() {
-    EagerActivityWatch watch = runTwoSteps(false);
+    EagerActivityWatch silent = new EagerActivityWatch("default", false);
+    EagerActivityWatch watch = runTwoSteps(false, silent);
     assertThat(watch.requested()).isGreaterThanOrEqualTo(EagerActivityWatch.UNANSWERED);
     assertThat(watch.received()).isZero();
     assertThat(watch.warning()).hasValueSatisfying(w -> assertThat(w)
         .contains("system.enableActivityEagerExecution", "namespace default", "docs/real-temporal.md"));
+    assertThat(silent.requested()).isEqualTo(watch.requested());
+    assertThat(silent.received()).isZero();
+    assertThat(silent.warning()).isEmpty();
   }
 
   private EagerActivityWatch runTwoSteps(boolean eager) {
+    return runTwoSteps(eager, null);
+  }
+
+  /** Two activities on a dev server with eager activities on or off, watched; {@code also}, a second watch. */
+  private EagerActivityWatch runTwoSteps(boolean eager, EagerActivityWatch also) {
     EagerActivityWatch watch = new EagerActivityWatch("default");
+    List<ClientInterceptor> watches = also == null ? List.of(watch) : List.of(watch, also);
     try (TemporalDevServer server = TemporalDevServer.start(Path.of(TestServices.temporalBinary()),
             dir.resolve("temporal"), 0, eager);
         TemporalConnection temporal = TemporalConnection.lazy(
-            TemporalOptions.builder().address(server.address()).build(), null, List.of(watch))) {
+            TemporalOptions.builder().address(server.address()).build(), null, watches)) {
       WorkerFactory factory = WorkerFactory.newInstance(temporal.client());
       try {
         Worker worker = factory.newWorker(QUEUE);

@@ -16,6 +16,8 @@ import java.util.List;
 public final class Shown {
   /** Room for any real name or lock field; a 1 MB value still makes a short line. */
   public static final int DEFAULT_MAX = 200;
+  /** Up to this many items, a list is shown whole by {@link #list}. */
+  public static final int LIST_IN_FULL = 10;
 
   private Shown() {}
 
@@ -62,9 +64,6 @@ public final class Shown {
         || Character.isSurrogate(c) // a pair was handled above: this one is alone
         || c == 0xfeff;
   }
-
-  /** Up to this many items, a list is shown whole by {@link #list}. */
-  public static final int LIST_IN_FULL = 10;
 
   /**
    * A list for a log line or a message: whole up to {@link #LIST_IN_FULL} items, else its first five,

@@ -11,7 +11,7 @@ import java.util.Objects;
  * timeout, as in the window), while the statements' own work grows with the table count and
  * stops nobody's writes (so it is bounded only by what the step itself may take).
  *
- * @param lockWait how long one statement waits for transactions using its table
+ * @param lockWait how long one statement waits for transactions using its table (0: not at all)
  * @param total how long all of the statements may take together, at least {@code lockWait}
  */
 public record PrepareBudget(Duration lockWait, Duration total) {
@@ -19,8 +19,8 @@ public record PrepareBudget(Duration lockWait, Duration total) {
   public PrepareBudget {
     Objects.requireNonNull(lockWait, "lockWait");
     Objects.requireNonNull(total, "total");
-    if (lockWait.isNegative() || lockWait.isZero()) {
-      throw PointsmanException.invalidArgument("a barrier's lock wait must be positive, not " + lockWait);
+    if (lockWait.isNegative()) {
+      throw PointsmanException.invalidArgument("a barrier's lock wait cannot be negative: " + lockWait);
     }
     if (total.compareTo(lockWait) < 0) {
       throw PointsmanException.invalidArgument("a barrier's preparation may take " + total

@@ -4,16 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -24,8 +20,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class AttemptTimeTest {
-  private static final String QUEUE = "attempt-time-probe";
-
   @ActivityInterface
   public interface Probe {
     /** AttemptTime.left inside the activity, in milliseconds. */
@@ -57,25 +51,11 @@ class AttemptTimeTest {
     }
   }
 
-  private TestWorkflowEnvironment env;
-
-  @BeforeEach
-  void setUp() {
-    env = TestWorkflowEnvironment.newInstance();
-    Worker worker = env.newWorker(QUEUE);
-    worker.registerWorkflowImplementationTypes(ProbeWorkflowImpl.class);
-    worker.registerActivitiesImplementations(new ProbeImpl());
-    env.start();
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-  }
+  @AutoClose
+  private final ProbeEnvironment probe = new ProbeEnvironment(ProbeWorkflowImpl.class, new ProbeImpl());
 
   private Duration left(boolean local, Duration startToClose) {
-    return Duration.ofMillis(env.getWorkflowClient().newWorkflowStub(ProbeWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(QUEUE).build()).run(local, startToClose));
+    return Duration.ofMillis(probe.workflow(ProbeWorkflow.class).run(local, startToClose));
   }
 
   @Test

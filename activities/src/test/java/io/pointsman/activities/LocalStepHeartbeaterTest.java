@@ -5,16 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import io.temporal.workflow.Workflow;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,8 +21,6 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class LocalStepHeartbeaterTest {
-  private static final String QUEUE = "heartbeater-probe";
-
   @ActivityInterface
   public interface Probe {
     /** Whether a heartbeat thread runs for this activity while its Heartbeater is open. */
@@ -61,25 +55,11 @@ class LocalStepHeartbeaterTest {
     }
   }
 
-  private TestWorkflowEnvironment env;
-
-  @BeforeEach
-  void setUp() {
-    env = TestWorkflowEnvironment.newInstance();
-    Worker worker = env.newWorker(QUEUE);
-    worker.registerWorkflowImplementationTypes(ProbeWorkflowImpl.class);
-    worker.registerActivitiesImplementations(new ProbeImpl());
-    env.start();
-  }
-
-  @AfterEach
-  void tearDown() {
-    env.close();
-  }
+  @AutoClose
+  private final ProbeEnvironment probe = new ProbeEnvironment(ProbeWorkflowImpl.class, new ProbeImpl());
 
   private boolean run(boolean local) {
-    return env.getWorkflowClient().newWorkflowStub(ProbeWorkflow.class,
-        WorkflowOptions.newBuilder().setTaskQueue(QUEUE).build()).run(local);
+    return probe.workflow(ProbeWorkflow.class).run(local);
   }
 
   @Test

@@ -136,7 +136,7 @@ class NoSecretLeaksTest {
           HttpResponse.BodyHandlers.ofString()).body();
       assertThat(metrics).as("the worker's metrics page").contains("pointsman_");
       // The worker put its watch of eager activities on its connection, and the dev server (eager
-      // on) handed it the switch's holdLocks: at least one a lock hand-over, two in a write switch.
+      // on) handed it the switch's holdLocks: one for each lock hand-over, two in a write switch.
       assertThat(counter(metrics, "pointsman_eager_activities_received_total"))
           .as("activities handed to the worker eagerly").isGreaterThanOrEqualTo(2);
       assertNoSecretIn("the worker's metrics page", metrics);

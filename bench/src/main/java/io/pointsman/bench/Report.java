@@ -288,34 +288,31 @@ final class Report {
       if (t.isEmpty() || d.isEmpty()) {
         continue;
       }
-      Map<String, Double> temporal = meanByFamily(t);
-      Map<String, Double> direct = meanByFamily(d);
-      List<String> families = new ArrayList<>(temporal.keySet());
-      direct.keySet().stream().filter(f -> !temporal.containsKey(f)).forEach(families::add);
-      families.sort((x, y) -> Double.compare(temporal.getOrDefault(y, 0.0) + direct.getOrDefault(y, 0.0),
-          temporal.getOrDefault(x, 0.0) + direct.getOrDefault(x, 0.0)));
-      md.append("**").append(b.migration().label()).append(", ").append(rate(b.rate()))
-          .append(" writes/s**: this JVM's CPU a switch takes by thread family, mean ms (numbers in names as #)\n\n");
-      md.append("| thread family | Temporal | direct |\n|---|---|---|\n");
-      double restT = 0;
-      double restD = 0;
-      for (int i = 0; i < families.size(); i++) {
-        String f = families.get(i);
-        if (i < FAMILIES_SHOWN) {
-          md.append("| `").append(f.replace("|", "\\|").replace("`", "'")).append("` | ")
-              .append(format(temporal.getOrDefault(f, 0.0))).append(" | ").append(format(direct.getOrDefault(f, 0.0)))
-              .append(" |\n");
-        } else {
-          restT += temporal.getOrDefault(f, 0.0);
-          restD += direct.getOrDefault(f, 0.0);
-        }
-      }
-      if (families.size() > FAMILIES_SHOWN) {
-        md.append("| ").append(families.size() - FAMILIES_SHOWN).append(" other families | ").append(format(restT))
-            .append(" | ").append(format(restD)).append(" |\n");
-      }
-      md.append('\n');
+      familyTable(b, meanByFamily(t), meanByFamily(d));
     }
+  }
+
+  /** One migration's CPU by thread family, the largest first (Temporal and direct together). */
+  private void familyTable(Block b, Map<String, Double> temporal, Map<String, Double> direct) {
+    Map<String, Double> both = new LinkedHashMap<>(temporal);
+    direct.forEach((f, ms) -> both.merge(f, ms, Double::sum));
+    List<String> families = both.keySet().stream()
+        .sorted((x, y) -> Double.compare(both.get(y), both.get(x))).toList();
+    md.append("**").append(b.migration().label()).append(", ").append(rate(b.rate()))
+        .append(" writes/s**: this JVM's CPU a switch takes by thread family, mean ms (numbers in names as #)\n\n");
+    md.append("| thread family | Temporal | direct |\n|---|---|---|\n");
+    for (String f : families.subList(0, Math.min(FAMILIES_SHOWN, families.size()))) {
+      md.append("| `").append(f.replace("|", "\\|").replace("`", "'")).append("` | ")
+          .append(format(temporal.getOrDefault(f, 0.0))).append(" | ").append(format(direct.getOrDefault(f, 0.0)))
+          .append(" |\n");
+    }
+    if (families.size() > FAMILIES_SHOWN) {
+      List<String> rest = families.subList(FAMILIES_SHOWN, families.size());
+      md.append("| ").append(rest.size()).append(" other families | ")
+          .append(format(rest.stream().mapToDouble(f -> temporal.getOrDefault(f, 0.0)).sum())).append(" | ")
+          .append(format(rest.stream().mapToDouble(f -> direct.getOrDefault(f, 0.0)).sum())).append(" |\n");
+    }
+    md.append('\n');
   }
 
   /** Milliseconds of CPU a switch, by thread family, averaged over the switches. */

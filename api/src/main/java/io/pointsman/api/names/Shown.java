@@ -71,17 +71,31 @@ public final class Shown {
    * A MoveTables of a thousand tables made every line that named its tables thousands of characters.
    */
   public static String list(Collection<?> items) {
-    if (items.size() <= LIST_IN_FULL) {
-      return items.toString();
-    }
+    return "[" + String.join(", ", shortened(items)) + "]" + size(items);
+  }
+
+  /** {@link #list} without its brackets, for a sentence: {@code corder, customer}. */
+  public static String joined(Collection<?> items) {
+    return String.join(", ", shortened(items)) + size(items);
+  }
+
+  private static List<String> shortened(Collection<?> items) {
     List<String> shown = new ArrayList<>();
     Object last = null;
     for (Object item : items) {
-      if (shown.size() < 5) {
+      if (shown.size() < 5 || items.size() <= LIST_IN_FULL) {
         shown.add(String.valueOf(item));
       }
       last = item;
     }
-    return "[" + String.join(", ", shown) + ", ..., " + last + "] (" + items.size() + " in all)";
+    if (items.size() > LIST_IN_FULL) {
+      shown.add("...");
+      shown.add(String.valueOf(last));
+    }
+    return shown;
+  }
+
+  private static String size(Collection<?> items) {
+    return items.size() > LIST_IN_FULL ? " (" + items.size() + " in all)" : "";
   }
 }

@@ -43,4 +43,11 @@ class ShownTest {
         .isEqualTo("[t0001, t0002, t0003, t0004, t0005, ..., t1000] (1000 in all)");
     assertThat(Shown.list(IntStream.rangeClosed(1, 11).boxed().toList())).isEqualTo("[1, 2, 3, 4, 5, ..., 11] (11 in all)");
   }
+
+  @Test
+  void joinedIsTheListWithoutItsBrackets() {
+    assertThat(Shown.joined(List.of("t"))).isEqualTo("t");
+    assertThat(Shown.joined(List.of("corder", "customer"))).isEqualTo("corder, customer");
+    assertThat(Shown.joined(IntStream.rangeClosed(1, 11).boxed().toList())).isEqualTo("1, 2, 3, 4, 5, ..., 11 (11 in all)");
+  }
 }

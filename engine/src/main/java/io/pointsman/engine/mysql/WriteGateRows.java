@@ -3,6 +3,7 @@ package io.pointsman.engine.mysql;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
+import io.pointsman.api.names.Shown;
 import io.pointsman.engine.trace.TimingTrace;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -176,7 +177,7 @@ final class WriteGateRows {
         } catch (SQLException e) {
           if (e.getErrorCode() == SqlErrors.ER_LOCK_WAIT_TIMEOUT) {
             throw new PointsmanException(ErrorCode.DEADLINE_EXCEEDED, "write barrier on " + db + " of " + endpoint
-                + ": transactions using " + String.join(", ", abbreviated(tables)) + " did not end within "
+                + ": transactions using " + Shown.joined(tables) + " did not end within "
                 + drainTimeout + "; open transactions: " + BarrierCatalog.openTransactions(c)
                 + ". Nothing was denied; the dormant triggers stay until allow() or a retried deny");
           }
@@ -189,7 +190,7 @@ final class WriteGateRows {
         int changed = setDenied(c, endpoint, tables, true);
         if (changed != tables.size()) {
           throw PointsmanException.unavailable("the write gate of " + db + " on " + endpoint + " lacks rows for some of "
-              + abbreviated(tables) + " (removed concurrently?); nothing was denied", null);
+              + Shown.list(tables) + " (removed concurrently?); nothing was denied", null);
         }
         return null;
       }
@@ -502,15 +503,6 @@ final class WriteGateRows {
         st.execute("SET SESSION innodb_lock_wait_timeout = @pointsman_lock_wait_before");
       }
     }
-  }
-
-  private static List<String> abbreviated(List<String> tables) {
-    if (tables.size() <= 5) {
-      return tables;
-    }
-    List<String> out = new ArrayList<>(tables.subList(0, 5));
-    out.add("... (" + tables.size() + " tables)");
-    return out;
   }
 
   private static String placeholders(int n) {

@@ -8,6 +8,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,9 +27,10 @@ public final class Ports {
   private static final int SPREAD_LOW = 20_000;
   private static final int SPREAD_BLOCKS = 200;
   static final int SPREAD_BLOCK = 50;
-  private static final Set<Integer> BLOCKS_HANDED_OUT = ConcurrentHashMap.newKeySet();
+  /** Guarded, as {@link #CLAIMS}, by {@link #spreadBasePort}'s lock: only it reads or changes them. */
+  private static final Set<Integer> BLOCKS_HANDED_OUT = new HashSet<>();
   /** The sockets by which this process holds its blocks ({@link #claim}); open until it ends. */
-  private static final Map<Integer, ServerSocket> CLAIMS = new ConcurrentHashMap<>();
+  private static final Map<Integer, ServerSocket> CLAIMS = new HashMap<>();
   /** The highest port {@link #freePort} gives: the kernel's range is read once, it does not change under a test. */
   private static final int FREE_HIGHEST = Math.min(HIGHEST, ephemeralLow() - 1);
 

@@ -3,9 +3,9 @@ package io.pointsman.bench;
 import io.pointsman.client.TemporalOptions;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.etcd.EtcdOptions;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.sandbox.cluster.CopyWaiter;
 import io.pointsman.sandbox.cluster.CreatedWorkflow;
-import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.cluster.Sandbox;
 import io.pointsman.sandbox.cluster.SandboxOptions;
 import io.pointsman.sandbox.router.Router;
@@ -87,9 +87,9 @@ final class BenchWorld implements AutoCloseable {
    */
   static DevMode devMode(WorkerConfig config, Optional<Path> temporalServer, Path dir) {
     return temporalServer.isPresent()
-        ? DevMode.start(Ports.freePort(), config, dir,
+        ? DevMode.start(LoopbackPorts.freePort(), config, dir,
             new TemporalDevServer.Lookup(temporalServer, "given by --temporal-server"))
-        : DevMode.start(Ports.freePort(), config);
+        : DevMode.start(LoopbackPorts.freePort(), config);
   }
 
   /** What the report says of the Temporal a run's worlds use. */

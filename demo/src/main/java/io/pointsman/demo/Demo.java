@@ -5,7 +5,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import io.micrometer.core.instrument.Timer;
 import io.pointsman.api.request.GoDurations;
-import io.pointsman.sandbox.cluster.Ports;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.sandbox.load.LoadOptions;
 import io.pointsman.sandbox.load.LoadVerifier;
 import io.pointsman.sandbox.load.LoadWriter;
@@ -156,7 +156,7 @@ public final class Demo {
     }
 
     DemoReport go() {
-      Playground world = Playground.start(teardown, narrator, Ports.freePort());
+      Playground world = Playground.start(teardown, narrator, LoopbackPorts.freePort());
       narrator.say(world.moved());
 
       narrator.step(String.format(Locale.ROOT, "Constant load: %.0f inserts/s into customer through the router "

@@ -9,8 +9,8 @@ import io.etcd.jetcd.ByteSequence;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.topo.model.RoutingRules;
-import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.stack.OpenedParts;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowNotFoundException;
@@ -48,7 +48,7 @@ class CliOnSandboxTest {
   static void up() {
     teardown = new OpenedParts();
     try {
-      world = Playground.start(teardown, new Narrator(System.out), Ports.freePort());
+      world = Playground.start(teardown, new Narrator(System.out), LoopbackPorts.freePort());
     } catch (RuntimeException e) {
       teardown.closeAll("the playground");
       throw e;

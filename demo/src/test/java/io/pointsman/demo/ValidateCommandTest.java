@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcd.jetcd.ByteSequence;
 import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.topo.TopoPaths;
-import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.stack.OpenedParts;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -29,7 +29,7 @@ class ValidateCommandTest {
   @BeforeAll
   static void up() throws Exception {
     teardown = new OpenedParts();
-    world = Playground.start(teardown, new Narrator(System.out), Ports.freePort());
+    world = Playground.start(teardown, new Narrator(System.out), LoopbackPorts.freePort());
   }
 
   @AfterAll

@@ -15,6 +15,7 @@ import io.pointsman.e2e.FaultInjection.When;
 import io.pointsman.e2e.process.Outcome;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.WriteBarrier;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.topo.TabletAlias;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.model.KeyRange;
@@ -25,7 +26,6 @@ import io.pointsman.sandbox.cluster.Jdbc;
 import io.pointsman.sandbox.cluster.MariaDbOptions;
 import io.pointsman.sandbox.cluster.MariaDbProcess;
 import io.pointsman.sandbox.cluster.MysqlCredentials;
-import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.cluster.ServerStop;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
@@ -185,7 +185,7 @@ class BarrierSurvivesFailoverTest {
   /** A MariaDB replicating from the source shard's primary now, from its first GTID. */
   private static Replica startReplicaOfTheSourcePrimary() throws Exception {
     int uid = nextUid++;
-    int port = Ports.freePort();
+    int port = LoopbackPorts.freePort();
     MariaDbProcess process = MariaDbProcess.start(MariaDbOptions.builder()
         .folder(replicaDirs.resolve("mysql-" + uid))
         .port(port)

@@ -11,9 +11,9 @@ import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.e2e.vitess.Vtorc;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.vtorc.VtorcClient;
 import io.pointsman.engine.vtorc.VtorcProblem;
-import io.pointsman.sandbox.cluster.Ports;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.client.WorkflowOptions;
@@ -73,7 +73,7 @@ class VtorcRefusalTest {
   void aVtorcThatDoesNotAnswerRefusesTheWriteWindow() throws Exception {
     try (SwitchWorld world = SwitchWorld.moveTables()) {
       world.createMoveTables();
-      String silent = "127.0.0.1:" + Ports.freePort();
+      String silent = "127.0.0.1:" + LoopbackPorts.freePort();
       world.vtorcAddresses = List.of(silent);
 
       WorkflowStub sw = start(world.client());

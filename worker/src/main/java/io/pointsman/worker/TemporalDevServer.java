@@ -1,12 +1,11 @@
 package io.pointsman.worker;
 
+import io.pointsman.engine.net.LoopbackPorts;
 import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -109,7 +108,8 @@ public final class TemporalDevServer implements AutoCloseable {
       throw new UncheckedIOException(e);
     }
     TemporalDevServer s = new TemporalDevServer(binary, dataDir.toAbsolutePath(),
-        grpcPort > 0 ? grpcPort : freePort(), freePort(), freePort(), freePort(), eagerActivities);
+        grpcPort > 0 ? grpcPort : LoopbackPorts.freePort(), LoopbackPorts.freePort(), LoopbackPorts.freePort(),
+        LoopbackPorts.freePort(), eagerActivities);
     Runtime.getRuntime().addShutdownHook(s.stopOnExit);
     try {
       s.launch();
@@ -257,14 +257,6 @@ public final class TemporalDevServer implements AutoCloseable {
       }
     } finally {
       stubs.shutdownNow();
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.google.protobuf.ByteString;
 import io.pointsman.api.workflows.Pointsman;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.testing.TestServices;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.enums.v1.IndexedValueType;
@@ -20,10 +21,7 @@ import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -51,7 +49,7 @@ class DevModeTest {
   void devModeRunsTheRealServerWhoseUiServesAndWhoseDatabaseOutlivesARestart() throws Exception {
     TemporalDevServer.Lookup binary = TemporalDevServer.find(Map.of("POINTSMAN_TEMPORAL_BIN",
         TestServices.temporalBinary()));
-    int port = freePort();
+    int port = LoopbackPorts.freePort();
     String runId;
     String workflowId = "SwitchTraffic-devmode-" + System.nanoTime();
     try (DevMode dev = DevMode.start(port, config(), dir, binary)) {
@@ -108,7 +106,7 @@ class DevModeTest {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     PrintStream stdout = System.out;
     System.setOut(new PrintStream(printed, true, StandardCharsets.UTF_8));
-    try (DevMode dev = DevMode.start(freePort(), config(), dir, none)) {
+    try (DevMode dev = DevMode.start(LoopbackPorts.freePort(), config(), dir, none)) {
       assertThat(dev.uiUrl()).isEmpty();
       assertThat(dev.serverDescription()).contains("test server");
       // it hands out nothing eagerly whatever its settings: no advice to change one (a bench run said it)
@@ -128,11 +126,5 @@ class DevModeTest {
 
   private static WorkflowServiceStubs stubs(String address) {
     return WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder().setTarget(address).build());
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
   }
 }

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.testing.TestServices;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowFailedException;
@@ -16,8 +17,6 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testserver.TestServer;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -58,7 +57,7 @@ class WorkerProcessTest {
 
   @BeforeAll
   static void temporal() {
-    int port = freePort();
+    int port = LoopbackPorts.freePort();
     temporal = TestServer.createPortBoundServer(port);
     temporalAddress = "127.0.0.1:" + port;
     service = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
@@ -85,7 +84,7 @@ class WorkerProcessTest {
 
   @Test
   void startsFromEnvironmentVariablesAloneRunsAWorkflowAndStopsCleanlyOnSigterm() throws Exception {
-    int metricsPort = freePort();
+    int metricsPort = LoopbackPorts.freePort();
     String root = "/worker-process-test/" + UUID.randomUUID();
     Path password = Files.writeString(dir.resolve("mysql-password"), TestServices.mysqlPassword() + "\n");
     Map<String, String> env = new HashMap<>();
@@ -173,13 +172,5 @@ class WorkerProcessTest {
     HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
         .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
     return r.statusCode() == 200 ? r.body() : "";
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.pointsman.engine.Services;
 import io.pointsman.engine.etcd.EtcdOptions;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.testing.SecureEtcdProcess;
 import io.pointsman.engine.testing.TestCertificates;
 import io.pointsman.engine.testing.TestServices;
@@ -12,7 +13,6 @@ import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.sandbox.cluster.CopyWaiter;
 import io.pointsman.sandbox.cluster.MoveTablesSpec;
 import io.pointsman.sandbox.cluster.MysqlCredentials;
-import io.pointsman.sandbox.cluster.Ports;
 import io.pointsman.sandbox.cluster.Sandbox;
 import io.pointsman.sandbox.stack.SandboxStack;
 import io.pointsman.worker.TemporalDevServer;
@@ -114,7 +114,7 @@ class NoSecretLeaksTest {
 
   @Test
   void aFullSwitchWithEverySecretSetLeavesNoneInHistoriesLogsMetricsOrErrors() throws Exception {
-    int metricsPort = Ports.freePort();
+    int metricsPort = LoopbackPorts.freePort();
     Map<String, String> env = workerEnv(ETCD_SECRET, MYSQL_SECRET);
     env.put("METRICS_PORT", Integer.toString(metricsPort));
     Path workerLog = dir.resolve("worker.log");

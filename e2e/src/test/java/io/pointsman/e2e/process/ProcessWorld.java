@@ -19,6 +19,7 @@ import io.pointsman.engine.Services;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.Stream;
 import io.pointsman.engine.mysql.StreamState;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.testing.TestEtcd;
 import io.pointsman.engine.testing.TestServices;
 import io.pointsman.engine.topo.TopoPaths;
@@ -89,7 +90,7 @@ final class ProcessWorld implements AutoCloseable {
           TemporalDevServer.start(Path.of(TestServices.temporalBinary()), stack.dir().resolve("temporal")));
       this.temporalAddress = server.address();
     } else {
-      int port = Ports.freePort();
+      int port = LoopbackPorts.freePort();
       stack.open(TestServer.createPortBoundServer(port));
       this.temporalAddress = "127.0.0.1:" + port;
     }

@@ -2,13 +2,12 @@ package io.pointsman.e2e.temporal;
 
 import io.pointsman.client.TemporalConnection;
 import io.pointsman.client.TemporalOptions;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.testing.TestCertificates;
 import io.pointsman.engine.testing.TestServices;
 import io.temporal.api.workflowservice.v1.DescribeNamespaceRequest;
 import io.temporal.api.workflowservice.v1.RegisterNamespaceRequest;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,7 +41,7 @@ final class TlsTemporalServer implements AutoCloseable {
     Files.createDirectories(dir.resolve("config"));
     int[] p = new int[9];
     for (int i = 0; i < p.length; i++) {
-      p[i] = freePort();
+      p[i] = LoopbackPorts.freePort();
     }
     String certs = String.join("\n",
         "  tls:",
@@ -173,12 +172,6 @@ final class TlsTemporalServer implements AutoCloseable {
       if (!process.waitFor(30, TimeUnit.SECONDS)) {
         process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
       }
-    }
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
     }
   }
 }

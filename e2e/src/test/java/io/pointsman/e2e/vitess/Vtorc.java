@@ -1,6 +1,6 @@
 package io.pointsman.e2e.vitess;
 
-import static io.pointsman.sandbox.cluster.Ports.freePort;
+import static io.pointsman.engine.net.LoopbackPorts.freePort;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.pointsman.engine.testing;
 
+import io.pointsman.engine.net.LoopbackPorts;
 import java.io.IOException;
 import java.net.HttpURLConnection;
 import java.net.URI;
@@ -31,10 +32,9 @@ public final class EtcdCluster implements AutoCloseable {
     this.clientPorts = new int[members];
     this.peerPorts = new int[members];
     this.processes = new Process[members];
-    List<Integer> taken = new ArrayList<>();
     for (int i = 0; i < members; i++) {
-      clientPorts[i] = freePort(taken);
-      peerPorts[i] = freePort(taken);
+      clientPorts[i] = LoopbackPorts.freePort();
+      peerPorts[i] = LoopbackPorts.freePort();
     }
     List<String> peers = new ArrayList<>();
     for (int i = 0; i < members; i++) {
@@ -135,15 +135,5 @@ public final class EtcdCluster implements AutoCloseable {
 
   private String peerUrl(int i) {
     return "http://127.0.0.1:" + peerPorts[i];
-  }
-
-  private static int freePort(List<Integer> taken) throws IOException {
-    while (true) {
-      int port = ServerReadiness.freePort();
-      if (!taken.contains(port)) {
-        taken.add(port);
-        return port;
-      }
-    }
   }
 }

@@ -1,5 +1,6 @@
 package io.pointsman.engine.testing;
 
+import io.pointsman.engine.net.LoopbackPorts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +19,8 @@ public final class EtcdProcess implements AutoCloseable {
 
   public EtcdProcess() throws IOException {
     this.dataDir = Files.createTempDirectory("pointsman-etcd");
-    this.clientPort = freePort();
-    this.peerPort = freePort();
+    this.clientPort = LoopbackPorts.freePort();
+    this.peerPort = LoopbackPorts.freePort();
   }
 
   public String endpoint() {
@@ -79,9 +80,5 @@ public final class EtcdProcess implements AutoCloseable {
 
   private boolean healthy() {
     return ServerReadiness.answersOk(endpoint() + "/health");
-  }
-
-  private static int freePort() throws IOException {
-    return ServerReadiness.freePort();
   }
 }

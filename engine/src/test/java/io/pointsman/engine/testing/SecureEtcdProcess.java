@@ -1,5 +1,6 @@
 package io.pointsman.engine.testing;
 
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.topo.TopoPaths;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,9 +35,9 @@ public final class SecureEtcdProcess implements AutoCloseable {
     this.ca = ca;
     this.server = server;
     this.admin = admin;
-    this.clientPort = freePort();
-    this.peerPort = freePort();
-    this.metricsPort = freePort();
+    this.clientPort = LoopbackPorts.freePort();
+    this.peerPort = LoopbackPorts.freePort();
+    this.metricsPort = LoopbackPorts.freePort();
   }
 
   public String endpoint() {
@@ -128,9 +129,5 @@ public final class SecureEtcdProcess implements AutoCloseable {
 
   private boolean healthy() {
     return ServerReadiness.answersOk("http://127.0.0.1:" + metricsPort + "/health");
-  }
-
-  private static int freePort() throws IOException {
-    return ServerReadiness.freePort();
   }
 }

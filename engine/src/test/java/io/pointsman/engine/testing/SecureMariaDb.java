@@ -4,6 +4,7 @@ import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.engine.mysql.ConnectionPools;
 import io.pointsman.engine.mysql.MySqlOptions;
 import io.pointsman.engine.mysql.PrimaryEndpoint;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.topo.TabletAlias;
 import java.io.File;
 import java.io.IOException;
@@ -47,7 +48,7 @@ public final class SecureMariaDb implements AutoCloseable {
   public static SecureMariaDb start(Path dir, TestCertificates ca, TestCertificates.Issued server,
       String adminPassword, List<String> initSql) throws Exception {
     Files.createDirectories(dir);
-    int port = freePort();
+    int port = LoopbackPorts.freePort();
     String osUser = System.getProperty("user.name");
     run(List.of(TestServices.mariadbInstallDbBinary(), "--no-defaults", "--datadir=" + dir.resolve("data"),
         "--user=" + osUser, "--auth-root-authentication-method=normal", "--skip-test-db"), dir.resolve("install.log"));
@@ -150,9 +151,5 @@ public final class SecureMariaDb implements AutoCloseable {
       p.destroyForcibly();
       throw new IOException(command.get(0) + " failed: " + Files.readString(log));
     }
-  }
-
-  private static int freePort() throws IOException {
-    return ServerReadiness.freePort();
   }
 }

@@ -2,7 +2,6 @@ package io.pointsman.engine.testing;
 
 import java.io.IOException;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,14 +21,6 @@ final class ServerReadiness {
       return c.getResponseCode() == 200;
     } catch (IOException e) {
       return false;
-    }
-  }
-
-  /** A loopback port nothing listens on now. */
-  static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      s.setReuseAddress(true);
-      return s.getLocalPort();
     }
   }
 

@@ -1,6 +1,7 @@
 package io.pointsman.sandbox.cluster;
 
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.net.LoopbackPorts;
 import java.io.File;
 import java.io.IOException;
 import java.net.HttpURLConnection;
@@ -40,7 +41,7 @@ public final class EtcdServerProcess implements AutoCloseable {
    */
   public static EtcdServerProcess start(EtcdServerOptions options) {
     for (int port : new int[] {options.clientPort(), options.peerPort()}) {
-      if (Ports.isListening(port)) {
+      if (LoopbackPorts.isListening(port)) {
         throw PointsmanException.failedPrecondition("port " + port + " is already in use; stop what listens "
             + "there, pass the running etcd's endpoint, or let the sandbox reuse running servers");
       }

@@ -2,6 +2,7 @@ package io.pointsman.sandbox.cluster;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.net.LoopbackPorts;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +55,7 @@ public final class MariaDbProcess implements AutoCloseable {
    * @throws PointsmanException FAILED_PRECONDITION if the port is taken or initialisation fails
    */
   public static MariaDbProcess launch(MariaDbOptions options) {
-    if (Ports.isListening(options.port())) {
+    if (LoopbackPorts.isListening(options.port())) {
       throw PointsmanException.failedPrecondition("port " + options.port()
           + " is already in use; stop what listens there or let the sandbox reuse running servers");
     }

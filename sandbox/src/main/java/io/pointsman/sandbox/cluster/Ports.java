@@ -1,28 +1,20 @@
 package io.pointsman.sandbox.cluster;
 
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.net.LoopbackPorts;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 
-/** Loopback port checks; the sandbox listens on 127.0.0.1 only. */
+/**
+ * The sandbox's MariaDB port blocks; single ports come from {@link LoopbackPorts}. The sandbox listens
+ * on 127.0.0.1 only.
+ */
 public final class Ports {
-  private static final int CONNECT_TIMEOUT_MS = 300;
-  /** {@link #freePort}'s range: above the ports services commonly take, below the MariaDB spread. */
-  private static final int LOWEST = 10_000;
-  private static final int HIGHEST = 19_999;
-  private static final int DEFAULT_EPHEMERAL_LOW = 32_768;
-  private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
   /** {@link #spreadBasePort}'s blocks: 200 of 50 ports from 20000. */
   private static final int SPREAD_LOW = 20_000;
   private static final int SPREAD_BLOCKS = 200;
@@ -31,45 +23,8 @@ public final class Ports {
   private static final Set<Integer> BLOCKS_HANDED_OUT = new HashSet<>();
   /** The sockets by which this process holds its blocks ({@link #claim}); open until it ends. */
   private static final Map<Integer, ServerSocket> CLAIMS = new HashMap<>();
-  /** The highest port {@link #freePort} gives: the kernel's range is read once, it does not change under a test. */
-  private static final int FREE_HIGHEST = Math.min(HIGHEST, ephemeralLow() - 1);
 
   private Ports() {}
-
-  /**
-   * A port nothing listens on right now, at random between 10000 and 19999 and not handed out before
-   * by this process: below the kernel's ephemeral range, and apart from {@link #spreadBasePort}'s
-   * MariaDB ports. A port from the ephemeral range (a bind to port 0) may become the local port of
-   * some outgoing connection while its server is stopped, and the server then cannot listen there
-   * again: a CI run lost etcd's port so while a test had etcd down.
-   */
-  public static int freePort() {
-    for (int attempt = 0; attempt < 200; attempt++) {
-      int port = LOWEST + ThreadLocalRandom.current().nextInt(Math.max(1, FREE_HIGHEST - LOWEST + 1));
-      if (HANDED_OUT.contains(port)) {
-        continue;
-      }
-      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        HANDED_OUT.add(port);
-        return port;
-      } catch (IOException taken) {
-        // in use: another try
-      }
-    }
-    throw PointsmanException.unavailable("no free loopback port between " + LOWEST + " and " + FREE_HIGHEST
-        + " after 200 tries", null);
-  }
-
-  /** The first port of the kernel's ephemeral range (32768 when it cannot be read). */
-  static int ephemeralLow() {
-    try {
-      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
-      int low = Integer.parseInt(range.split("\\s+")[0]);
-      return low > LOWEST + 1000 ? low : DEFAULT_EPHEMERAL_LOW;
-    } catch (IOException | RuntimeException e) {
-      return DEFAULT_EPHEMERAL_LOW;
-    }
-  }
 
   /**
    * A first MariaDB port for a test world: the first of a block of {@value #SPREAD_BLOCK} ports
@@ -120,21 +75,11 @@ public final class Ports {
 
   private static boolean anyListening(int from, int count) {
     for (int port = from; port < from + count; port++) {
-      if (isListening(port)) {
+      if (LoopbackPorts.isListening(port)) {
         return true;
       }
     }
     return false;
-  }
-
-  /** Whether something accepts connections on 127.0.0.1:port. */
-  public static boolean isListening(int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), CONNECT_TIMEOUT_MS);
-      return true;
-    } catch (IOException e) {
-      return false;
-    }
   }
 
   static void checkPort(String what, int port) {

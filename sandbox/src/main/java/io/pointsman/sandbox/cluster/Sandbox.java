@@ -8,6 +8,7 @@ import io.pointsman.engine.etcd.EtcdOptions;
 import io.pointsman.engine.mysql.ConnectionPools;
 import io.pointsman.engine.mysql.MySqlOptions;
 import io.pointsman.engine.mysql.SidecarSchema;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.engine.topo.EtcdTopologyStore;
 import io.pointsman.engine.topo.TabletAlias;
 import io.pointsman.engine.topo.TopologyStore;
@@ -391,9 +392,9 @@ public final class Sandbox implements AutoCloseable {
       log.info("using etcd at {}", endpoint);
       return endpoint;
     }
-    int clientPort = options.etcdClientPort() == 0 ? Ports.freePort() : options.etcdClientPort();
+    int clientPort = options.etcdClientPort() == 0 ? LoopbackPorts.freePort() : options.etcdClientPort();
     String endpoint = "http://127.0.0.1:" + clientPort;
-    if (Ports.isListening(clientPort) && options.reuseRunning()) {
+    if (LoopbackPorts.isListening(clientPort) && options.reuseRunning()) {
       if (!EtcdServerProcess.isHealthy(endpoint)) {
         throw PointsmanException.failedPrecondition("port " + clientPort + " is in use by something that is not a "
             + "healthy etcd");
@@ -417,7 +418,7 @@ public final class Sandbox implements AutoCloseable {
           : options.basePort() + options.shape().portOffset(primary);
       taken.add(port);
       TabletAlias alias = primary.alias(options.cell());
-      if (Ports.isListening(port) && options.reuseRunning()) {
+      if (LoopbackPorts.isListening(port) && options.reuseRunning()) {
         if (!canLogIn(port)) {
           throw PointsmanException.failedPrecondition("port " + port + " (for " + primary + ") is in use by "
               + "something that does not accept the sandbox account " + options.credentials().user());
@@ -547,7 +548,7 @@ public final class Sandbox implements AutoCloseable {
 
   private static int freePortOtherThan(int... taken) {
     for (int attempt = 0; attempt < 20; attempt++) {
-      int port = Ports.freePort();
+      int port = LoopbackPorts.freePort();
       boolean clash = false;
       for (int t : taken) {
         clash |= t == port;

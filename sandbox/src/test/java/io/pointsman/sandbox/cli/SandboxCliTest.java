@@ -2,7 +2,7 @@ package io.pointsman.sandbox.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.pointsman.sandbox.cluster.Ports;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.sandbox.cluster.SandboxFolderTest;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -19,12 +19,12 @@ import picocli.CommandLine;
 class SandboxCliTest extends SandboxFolderTest {
   @Test
   void upStatusCreateAndDownWorkAcrossInvocations() {
-    int etcdPort = Ports.freePort();
+    int etcdPort = LoopbackPorts.freePort();
     Result up = run("up", "--data-dir", dataDir.toString(), "--base-port", "0",
         "--etcd-port", Integer.toString(etcdPort), "--etcd-peer-port", "0", "--without-reshard-targets");
     assertThat(up.code).as(up.err).isZero();
     assertThat(up.out).contains("etcd: http://127.0.0.1:" + etcdPort, "zone1-0000000100 commerce/0 on 127.0.0.1:");
-    assertThat(Ports.isListening(etcdPort)).as("up leaves etcd running").isTrue();
+    assertThat(LoopbackPorts.isListening(etcdPort)).as("up leaves etcd running").isTrue();
 
     Result created = run("create-movetables", "--data-dir", dataDir.toString());
     assertThat(created.code).as(created.err).isZero();
@@ -46,7 +46,7 @@ class SandboxCliTest extends SandboxFolderTest {
     assertThat(down.code).as(down.err).isZero();
     assertThat(down.out).contains("etcd (pid").contains("zone1-0000000400 (pid");
     assertThat(down.out.lines().filter(l -> l.endsWith(": STOPPED"))).hasSize(4);
-    assertThat(Ports.isListening(etcdPort)).isFalse();
+    assertThat(LoopbackPorts.isListening(etcdPort)).isFalse();
 
     Result again = run("status", "--data-dir", dataDir.toString());
     assertThat(again.code).isEqualTo(1);

@@ -2,6 +2,7 @@ package io.pointsman.sandbox.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pointsman.engine.net.LoopbackPorts;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -24,7 +25,7 @@ class MariaDbProcessTest {
   @Test
   void startsAPrimaryShapedServerAndStopsItByPid() throws SQLException {
     MariaDbOptions options = MariaDbOptions.builder()
-        .folder(folder).port(Ports.freePort()).serverId(4242).credentials(ACCOUNT).build();
+        .folder(folder).port(LoopbackPorts.freePort()).serverId(4242).credentials(ACCOUNT).build();
     long pid;
     try (MariaDbProcess db = MariaDbProcess.start(options)) {
       pid = db.pid();
@@ -39,13 +40,13 @@ class MariaDbProcessTest {
       }
     }
     assertThat(ProcessControl.isRunning(pid)).isFalse();
-    assertThat(Ports.isListening(options.port())).isFalse();
+    assertThat(LoopbackPorts.isListening(options.port())).isFalse();
   }
 
   @Test
   void restartsOnItsFolderWithTheDataKept() throws SQLException {
     MariaDbOptions options = MariaDbOptions.builder()
-        .folder(folder).port(Ports.freePort()).serverId(7).credentials(ACCOUNT).build();
+        .folder(folder).port(LoopbackPorts.freePort()).serverId(7).credentials(ACCOUNT).build();
     try (MariaDbProcess db = MariaDbProcess.start(options);
          Connection c = Jdbc.open("127.0.0.1", db.port(), ACCOUNT);
          Statement s = c.createStatement()) {

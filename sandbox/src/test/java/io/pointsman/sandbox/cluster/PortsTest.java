@@ -2,33 +2,12 @@ package io.pointsman.sandbox.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.pointsman.engine.net.LoopbackPorts;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.util.HashSet;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class PortsTest {
-
-  /**
-   * Below the kernel's ephemeral range, so that no outgoing connection takes the port while its
-   * server is down, and below the MariaDB ports of {@link Ports#spreadBasePort}; free when handed
-   * out; never the same twice in one process.
-   */
-  @Test
-  void aFreePortIsBelowTheEphemeralRangeFreeAndNotHandedOutTwice() throws Exception {
-    int ephemeralLow = Ports.ephemeralLow();
-    Set<Integer> seen = new HashSet<>();
-    for (int i = 0; i < 50; i++) {
-      int port = Ports.freePort();
-      assertThat(port).isBetween(10_000, Math.min(19_999, ephemeralLow - 1));
-      assertThat(seen.add(port)).as("port %d handed out twice", port).isTrue();
-      assertThat(Ports.isListening(port)).isFalse();
-      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        assertThat(s.getLocalPort()).isEqualTo(port);
-      }
-    }
-  }
 
   /**
    * Two worlds alive at once in one process get blocks that do not overlap, and a block where
@@ -58,9 +37,9 @@ class PortsTest {
   @Test
   void aBlockHandedOutIsClaimedOnItsLastPortAtOnceAndLeavesItsFirstPortsFree() {
     int base = Ports.spreadBasePort();
-    assertThat(Ports.isListening(base + Ports.SPREAD_BLOCK - 1)).as("the claim on the block's last port").isTrue();
+    assertThat(LoopbackPorts.isListening(base + Ports.SPREAD_BLOCK - 1)).as("the claim on the block's last port").isTrue();
     for (int port = base; port < base + 20; port++) {
-      assertThat(Ports.isListening(port)).as("port %d of the block", port).isFalse();
+      assertThat(LoopbackPorts.isListening(port)).as("port %d of the block", port).isFalse();
     }
   }
 }

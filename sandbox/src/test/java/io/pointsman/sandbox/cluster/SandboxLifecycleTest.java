@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.net.LoopbackPorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -39,7 +40,7 @@ class SandboxLifecycleTest extends SandboxFolderTest {
     assertThat(ServerProcesses.using(dataDir)).isEmpty();
     for (SandboxState.ManagedProcess p : state.processes()) {
       assertThat(ProcessControl.isRunning(p.pid())).as("%s pid %d", p.name(), p.pid()).isFalse();
-      assertThat(Ports.isListening(p.port())).as("port of %s", p.name()).isFalse();
+      assertThat(LoopbackPorts.isListening(p.port())).as("port of %s", p.name()).isFalse();
     }
     assertThat(new SandboxStateFile(dataDir).path()).doesNotExist();
     sandbox.down(); // idempotent
@@ -57,8 +58,8 @@ class SandboxLifecycleTest extends SandboxFolderTest {
           .hasMessageContaining("port " + (basePort + 1) + " is already in use");
     }
     assertThat(ServerProcesses.using(dataDir)).isEmpty();
-    assertThat(Ports.isListening(etcdPort)).isFalse();
-    assertThat(Ports.isListening(basePort)).isFalse();
+    assertThat(LoopbackPorts.isListening(etcdPort)).isFalse();
+    assertThat(LoopbackPorts.isListening(basePort)).isFalse();
     assertThat(new SandboxStateFile(dataDir).path()).doesNotExist();
   }
 
@@ -68,7 +69,7 @@ class SandboxLifecycleTest extends SandboxFolderTest {
     List<Integer> ports = sandbox.primaries().stream().map(RunningPrimary::port).toList();
     sandbox.detach();
     assertThat(ServerProcesses.using(dataDir)).hasSize(4);
-    assertThat(ports).allMatch(Ports::isListening);
+    assertThat(ports).allMatch(LoopbackPorts::isListening);
 
     List<StoppedProcess> stopped = Sandbox.stopAll(dataDir, Duration.ofSeconds(30));
 
@@ -77,7 +78,7 @@ class SandboxLifecycleTest extends SandboxFolderTest {
     assertThat(stopped).extracting(StoppedProcess::outcome).containsOnly(StopOutcome.STOPPED);
     assertThat(stopped.get(stopped.size() - 1).kind()).as("etcd stops last").isEqualTo(SandboxState.Kind.ETCD);
     assertThat(ServerProcesses.using(dataDir)).isEmpty();
-    assertThat(ports).noneMatch(Ports::isListening);
+    assertThat(ports).noneMatch(LoopbackPorts::isListening);
     assertThat(Sandbox.stopAll(dataDir, Duration.ofSeconds(30))).isEmpty();
   }
 

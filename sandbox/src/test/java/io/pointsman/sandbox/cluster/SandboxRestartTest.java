@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.engine.net.LoopbackPorts;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -89,7 +90,7 @@ class SandboxRestartTest {
 
     sandbox.stopPrimary("commerce", "0", how);
 
-    assertThat(Ports.isListening(commerce.port())).isFalse();
+    assertThat(LoopbackPorts.isListening(commerce.port())).isFalse();
     assertThat(ProcessControl.isRunning(pidBefore)).isFalse();
     assertThat(state().processes()).noneMatch(p -> p.name().equals(name));
 

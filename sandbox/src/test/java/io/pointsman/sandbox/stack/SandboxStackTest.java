@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.pointsman.api.errors.PointsmanException;
-import io.pointsman.sandbox.cluster.Ports;
+import io.pointsman.engine.net.LoopbackPorts;
 import io.pointsman.sandbox.cluster.RunningPrimary;
 import io.pointsman.sandbox.cluster.ServerProcesses;
 import java.io.IOException;
@@ -52,13 +52,13 @@ class SandboxStackTest {
     assertThat(dir.getFileName().toString()).startsWith(prefix);
     assertThat(ServerProcesses.using(dir)).as("etcd and three primaries").hasSize(4);
     List<String> closed = new ArrayList<>();
-    stack.open(() -> closed.add("first; servers up: " + ports.stream().allMatch(Ports::isListening)));
+    stack.open(() -> closed.add("first; servers up: " + ports.stream().allMatch(LoopbackPorts::isListening)));
     stack.open(() -> closed.add("second"));
 
     stack.close();
 
     assertThat(closed).containsExactly("second", "first; servers up: true");
-    assertThat(ports).noneMatch(Ports::isListening);
+    assertThat(ports).noneMatch(LoopbackPorts::isListening);
     assertThat(ServerProcesses.using(dir)).isEmpty();
     assertThat(dir).doesNotExist();
     stack.close();
@@ -73,7 +73,7 @@ class SandboxStackTest {
         .sandboxSubfolder("sandbox")
         .before((dir, parts) -> {
           Files.writeString(dir.resolve("prelude.txt"), "started before the sandbox");
-          parts.add("the prelude", () -> closed.add("prelude; servers up: " + ports.stream().anyMatch(Ports::isListening)
+          parts.add("the prelude", () -> closed.add("prelude; servers up: " + ports.stream().anyMatch(LoopbackPorts::isListening)
               + "; its file there: " + Files.exists(dir.resolve("prelude.txt"))));
           return b -> b.withoutReshardTargets();
         })

@@ -233,14 +233,18 @@ final class LockKeeper {
   /** After a loss: let go of what is left of the old locks, take new ones, hold them. */
   void reacquire() {
     String why = lost() ? loss.get() : "requested";
-    stopHolding();
-    int step = progress.start("releaseLocks", "releasing the old leases after: " + why);
-    try {
-      releaser.releaseLocks(locks());
-      progress.finish(step, StepStatus.DONE, null);
-    } catch (RuntimeException e) {
-      // The old leases are gone or going; a failed revoke only means they expire on their own.
-      progress.finish(step, StepStatus.FAILED, Failures.message(e));
+    if (Versions.revokeBeforeReacquire()) {
+      letGoOfTheOldLeases(why);
+    } else {
+      stopHolding();
+      int step = progress.start("releaseLocks", "releasing the old leases after: " + why);
+      try {
+        releaser.releaseLocks(locks());
+        progress.finish(step, StepStatus.DONE, null);
+      } catch (RuntimeException e) {
+        // The old leases are gone or going; a failed revoke only means they expire on their own.
+        progress.finish(step, StepStatus.FAILED, Failures.message(e));
+      }
     }
     locks = null;
     shardLocks = null;
@@ -250,6 +254,46 @@ final class LockKeeper {
       // the undo or the finish after a loss changes the same shards: it excludes reparents as well
       acquireShards();
     }
+  }
+
+  /**
+   * Revokes the old leases, then lets each holdLocks end on its own: it ends once it sees its leases
+   * gone (at once in the revoking worker, within a renewal elsewhere), and a loss it reports then is
+   * no loss of the new locks (stopping). It is cancelled only when the revoke failed, so that nothing
+   * renews leases that may still be alive. A cancellation issued while holdLocks may be ending could
+   * cross its completion: after a lost workflow task the re-run chain's first fenced step finds the
+   * leases revoked by the unrecorded pass, and both holdLocks, seeing them gone too, complete within
+   * the very task that handles the loss; the SDK's test server (dev mode) refuses that task for good.
+   * A short wait for their ends, detached as the release's, keeps the usual history tidy; nothing
+   * depends on it.
+   */
+  private void letGoOfTheOldLeases(String why) {
+    stopping = true;
+    int step = progress.start("releaseLocks", "releasing the old leases after: " + why);
+    boolean revoked;
+    try {
+      releaser.releaseLocks(locks());
+      progress.finish(step, StepStatus.DONE, null);
+      revoked = true;
+    } catch (RuntimeException e) {
+      progress.finish(step, StepStatus.FAILED, Failures.message(e) + " (the leases expire within their TTL)");
+      revoked = false;
+    }
+    boolean cancel = !revoked;
+    Workflow.newDetachedCancellationScope(() -> {
+      if (cancel) {
+        if (holdScope != null) {
+          holdScope.cancel();
+        }
+        if (shardHoldScope != null) {
+          shardHoldScope.cancel();
+        }
+      } else if (!ended(holding) || !ended(shardHolding)) {
+        Workflow.await(HOLD_END_WAIT, () -> ended(holding) && ended(shardHolding));
+      }
+    }).run();
+    holdScope = null;
+    shardHoldScope = null;
   }
 
   /** Stops renewal and revokes the leases; safe to call when nothing is held. Runs detached. */

@@ -88,6 +88,14 @@ final class Versions {
    */
   static final String LOCAL_ACQUIRE = "local-try-before-acquire";
 
+  /**
+   * After a loss, the old leases are revoked before anything else and holdLocks is left to end on
+   * its own (it does once it sees them gone), cancelled only when the revoke failed: a cancellation
+   * could cross its completion (after a lost workflow task a re-run step finds the leases revoked
+   * while both holdLocks end at once), which the SDK's test server refuses for good.
+   */
+  static final String REVOKE_BEFORE_REACQUIRE = "revoke-before-reacquire";
+
   private Versions() {}
 
   static boolean preparedBarrier() {
@@ -133,6 +141,10 @@ final class Versions {
 
   static boolean localAcquire() {
     return Workflow.getVersion(LOCAL_ACQUIRE, Workflow.DEFAULT_VERSION, 1) >= 1;
+  }
+
+  static boolean revokeBeforeReacquire() {
+    return Workflow.getVersion(REVOKE_BEFORE_REACQUIRE, Workflow.DEFAULT_VERSION, 1) >= 1;
   }
 
   static boolean localCriticalSection() {

@@ -32,8 +32,10 @@ import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.temporal.activity.Activity;
 import io.temporal.activity.ActivityExecutionContext;
+import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
@@ -98,6 +100,8 @@ final class SwitchHarness implements AutoCloseable {
   private final Map<String, Answer<Object>> overrides = new ConcurrentHashMap<>();
   private final AtomicInteger revisions = new AtomicInteger();
   private final Set<LockSet> released = ConcurrentHashMap.newKeySet();
+  /** The lock sets a holdLocks is renewing now. */
+  private final Set<LockSet> holding = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean loseNext = new AtomicBoolean();
   /** Whether holdLocks reports that it renews the leases, as the real one does. */
   private volatile boolean holdReports = true;
@@ -213,6 +217,25 @@ final class SwitchHarness implements AutoCloseable {
     }
   }
 
+  /**
+   * Ends every holdLocks running now without a failure, as a real one ends once it sees its leases
+   * revoked (by a pass of this workflow whose task was lost before it was recorded), and waits until
+   * the server has their completions: while a workflow task is open they wait there for the next one.
+   */
+  void endHoldsAsRevoked() throws InterruptedException {
+    released.addAll(holding);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (env.getWorkflowClient().getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+        DescribeWorkflowExecutionRequest.newBuilder().setNamespace(env.getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build())
+        .getPendingActivitiesList().stream().anyMatch(a -> a.getActivityType().getName().equals("HoldLocks"))) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("holdLocks still pending on the server");
+      }
+      TimeUnit.MILLISECONDS.sleep(20);
+    }
+  }
+
   void cancelWorkflow() {
     env.getWorkflowClient().newUntypedWorkflowStub(workflowId).cancel();
   }
@@ -220,12 +243,17 @@ final class SwitchHarness implements AutoCloseable {
   /** Waits, polling the history, until it satisfies {@code condition}. */
   void awaitHistory(Predicate<List<HistoryEvent>> condition) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (!condition.test(env.getWorkflowClient().fetchHistory(workflowId).getEvents())) {
+    while (!condition.test(history())) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError("history never reached the expected state");
       }
       TimeUnit.MILLISECONDS.sleep(20);
     }
+  }
+
+  /** This test's workflow's history as the server has it now. */
+  List<HistoryEvent> history() {
+    return env.getWorkflowClient().fetchHistory(workflowId).getEvents();
   }
 
   static Predicate<List<HistoryEvent>> has(EventType type) {
@@ -391,15 +419,20 @@ final class SwitchHarness implements AutoCloseable {
       context.getWorkflowClient().newUntypedWorkflowStub(context.getInfo().getWorkflowId(),
           Optional.of(context.getInfo().getRunId()), Optional.empty()).signal(HoldingStarted.SIGNAL, locks.fencingToken());
     }
-    // the write window's shard locks are released together with the action's other locks
-    while (!closed && released.stream().noneMatch(r -> r.locks().containsAll(locks.locks()))) {
-      if (loseNext.compareAndSet(true, false)) {
-        lost.countDown();
-        throw ApplicationFailure.newNonRetryableFailure("lease of " + locks.locks().get(0).key() + " lost",
-            "LOCK_LOST");
+    holding.add(locks);
+    try {
+      // the write window's shard locks are released together with the action's other locks
+      while (!closed && released.stream().noneMatch(r -> r.locks().containsAll(locks.locks()))) {
+        if (loseNext.compareAndSet(true, false)) {
+          lost.countDown();
+          throw ApplicationFailure.newNonRetryableFailure("lease of " + locks.locks().get(0).key() + " lost",
+              "LOCK_LOST");
+        }
+        context.heartbeat(null);
+        TimeUnit.MILLISECONDS.sleep(10);
       }
-      context.heartbeat(null);
-      TimeUnit.MILLISECONDS.sleep(10);
+    } finally {
+      holding.remove(locks);
     }
   }
 

@@ -353,6 +353,35 @@ class TrafficSwitchTest {
     assertThat(h.tokensOf("freezeTargetVReplication")).containsExactly(4L);
   }
 
+  /**
+   * The loss as a worker that took over after a lost workflow task meets it: the task that ran the
+   * chain and revoked the leases at its end never reached the history, so the chain runs again,
+   * its fenced step finds the leases gone, and both holdLocks, seeing them gone too, end on their
+   * own in the same task. Taking new locks must not cancel them: the cancellation would cross their
+   * completions, which the SDK's test server (dev mode) refuses, leaving the workflow stuck.
+   */
+  @Test
+  void aLockLostWhileHoldLocksEndsOnItsOwnIsReacquiredWithoutCancellingIt() {
+    AtomicInteger routings = new AtomicInteger();
+    h.override("changeRouting", inv -> {
+      if (routings.incrementAndGet() == 1) {
+        h.endHoldsAsRevoked();
+        throw ApplicationFailure.newNonRetryableFailure("fenced write refused: lock lost", "LOCK_LOST");
+      }
+      return null;
+    });
+
+    Object result = h.switchTraffic(SwitchHarness.request());
+
+    assertThat(result).isInstanceOf(ActionResult.class);
+    assertThat(undoCalls()).isEmpty();
+    assertThat(after("changeRouting").stream().filter(c -> !c.equals("holdLocks"))).containsExactly(
+        "releaseLocks", "acquireLocks", "acquireLocks", "planPrimaries", "createJournals", "allowTargetWrites",
+        "changeRouting", "startReverseVReplication",
+        "freezeTargetVReplication", "releaseLocks", "getWorkflowState");
+    assertThat(h.history()).noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED);
+  }
+
   @Test
   void aCancellationBeforeTheJournalUndoesTheSwitch() {
     h.override("switchReads RDONLY FORWARD", inv -> {

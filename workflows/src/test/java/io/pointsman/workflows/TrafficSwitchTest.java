@@ -3,6 +3,7 @@ package io.pointsman.workflows;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.activities.LockRequest;
+import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.lock.LockToken;
 import io.pointsman.api.model.ActionResult;
@@ -11,6 +12,7 @@ import io.pointsman.api.model.PrimaryTerm;
 import io.pointsman.api.model.SequenceMetadata;
 import io.pointsman.api.model.SequencePlan;
 import io.pointsman.api.model.SequenceValue;
+import io.temporal.activity.Activity;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowFailedException;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AutoClose;
@@ -380,6 +383,25 @@ class TrafficSwitchTest {
         "changeRouting", "startReverseVReplication",
         "freezeTargetVReplication", "releaseLocks", "getWorkflowState");
     assertThat(h.history()).noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED);
+  }
+
+  /**
+   * The prepared barrier's step may take the request's timeout (each statement's wait for
+   * transactions) and its own work on top: a thousand tables' triggers take seconds with nothing in
+   * their way. The step reads this start-to-close to fail with its own message first.
+   */
+  @Test
+  void thePreparedBarrierMayTakeTheTimeoutAndItsWorkOnTop() {
+    AtomicReference<Duration> startToClose = new AtomicReference<>();
+    h.override("prepareSourceWrites", inv -> {
+      startToClose.set(Activity.getExecutionContext().getInfo().getStartToCloseTimeout());
+      return h.proceed(inv);
+    });
+
+    Object result = h.switchTraffic(SwitchHarness.request().withTimeout(Duration.ofSeconds(7)));
+
+    assertThat(result).isInstanceOf(ActionResult.class);
+    assertThat(startToClose.get()).isEqualTo(Duration.ofSeconds(7).plus(SwitchActivities.PREPARE_WORK));
   }
 
   @Test

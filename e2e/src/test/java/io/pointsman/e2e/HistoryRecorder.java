@@ -49,7 +49,7 @@ import org.slf4j.LoggerFactory;
  * real on a sandbox and fetched as Temporal's JSON history. Not part of the build; rerun it after
  * a deliberate change of the workflows' commands, into a directory of its own, and add the files
  * as {@code <scenario>@<commit>.json} next to the old ones (old runs may still be in flight):
- * <pre>mvn -pl sandbox -am verify -Dtest=HistoryRecorder -Dsurefire.failIfNoSpecifiedTests=false \
+ * <pre>mvn -pl e2e -am verify -Dtest=HistoryRecorder -Dsurefire.failIfNoSpecifiedTests=false \
  *     -Dpointsman.recordHistories=true -Dpointsman.historiesDir=/tmp/histories</pre>
  * ({@code -am}: the workflows must be the ones of this tree, not whatever the local repository holds).
  */

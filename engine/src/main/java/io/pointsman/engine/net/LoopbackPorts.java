@@ -14,7 +14,7 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Ports on 127.0.0.1 for servers this project starts itself: the sandbox's etcd and MariaDB, a
- * Temporal dev server, the test's own etcds.
+ * Temporal dev server, the etcds and MariaDBs tests start for themselves.
  */
 public final class LoopbackPorts {
   private static final int CONNECT_TIMEOUT_MS = 300;

@@ -414,13 +414,14 @@ final class SwitchHarness implements AutoCloseable {
    */
   private void hold(LockSet locks) throws InterruptedException {
     ActivityExecutionContext context = Activity.getExecutionContext();
-    // as the real holdLocks reports, once it renews the leases
-    if (holdReports) {
-      context.getWorkflowClient().newUntypedWorkflowStub(context.getInfo().getWorkflowId(),
-          Optional.of(context.getInfo().getRunId()), Optional.empty()).signal(HoldingStarted.SIGNAL, locks.fencingToken());
-    }
-    holding.add(locks);
+    holding.add(locks); // before the report, after which the workflow's steps may end it
     try {
+      // as the real holdLocks reports, once it renews the leases
+      if (holdReports) {
+        context.getWorkflowClient().newUntypedWorkflowStub(context.getInfo().getWorkflowId(),
+            Optional.of(context.getInfo().getRunId()), Optional.empty()).signal(HoldingStarted.SIGNAL,
+            locks.fencingToken());
+      }
       // the write window's shard locks are released together with the action's other locks
       while (!closed && released.stream().noneMatch(r -> r.locks().containsAll(locks.locks()))) {
         if (loseNext.compareAndSet(true, false)) {

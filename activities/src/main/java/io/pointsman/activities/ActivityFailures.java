@@ -2,6 +2,7 @@ package io.pointsman.activities;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import io.temporal.failure.ApplicationErrorCategory;
 import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.TemporalFailure;
 import java.sql.SQLException;
@@ -35,7 +36,27 @@ public final class ActivityFailures {
     });
   }
 
+  /**
+   * As {@link #translate(Supplier)}, but a failure whose code is {@code expected} leaves as BENIGN:
+   * an outcome its caller plans for (the local try of the locks finding one held), which the SDK
+   * logs at debug level instead of a warning with a stack trace, and leaves out of its failure
+   * metrics. Type, retryability and message are as for any other failure.
+   */
+  public static <T> T translateExpecting(ErrorCode expected, Supplier<T> body) {
+    try {
+      return body.get();
+    } catch (TemporalFailure | io.temporal.client.ActivityCompletionException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw toFailure(e, classify(e) == expected);
+    }
+  }
+
   static ApplicationFailure toFailure(Throwable e) {
+    return toFailure(e, false);
+  }
+
+  private static ApplicationFailure toFailure(Throwable e, boolean benign) {
     ErrorCode code = classify(e);
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     return ApplicationFailure.newBuilder()
@@ -43,6 +64,7 @@ public final class ActivityFailures {
         .setType(code.name())
         .setNonRetryable(!code.retryable())
         .setCause(e)
+        .setCategory(benign ? ApplicationErrorCategory.BENIGN : ApplicationErrorCategory.UNSPECIFIED)
         .build();
   }
 

@@ -97,7 +97,8 @@ public final class LockActivitiesImpl implements LockActivities {
 
   @Override
   public LockSet tryAcquireLocks(LockRequest request, long workflowTimeMillis) {
-    return ActivityFailures.translate(() -> {
+    // Held by another (LOCK_TIMEOUT) is what the try is for: the waiting acquireLocks takes over.
+    return ActivityFailures.translateExpecting(ErrorCode.LOCK_TIMEOUT, () -> {
       ActivityInfo info = Activity.getExecutionContext().getInfo();
       // No wait reports: the waiting, and showing whom for, is the fallback acquireLocks's job.
       return acquire(request, new LockHolder(info.getNamespace(), info.getWorkflowId(), info.getRunId()),

@@ -19,6 +19,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -546,6 +547,7 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
+  /** A free port that is none of {@code taken}: ports given in the options, which LoopbackPorts does not know of. */
   private static int freePortOtherThan(int... taken) {
     for (int attempt = 0; attempt < 20; attempt++) {
       int port = LoopbackPorts.freePort();
@@ -557,7 +559,8 @@ public final class Sandbox implements AutoCloseable {
         return port;
       }
     }
-    throw PointsmanException.unavailable("the kernel keeps offering the same loopback port", null);
+    throw PointsmanException.unavailable("no free loopback port apart from " + Arrays.toString(taken)
+        + " after 20 tries", null);
   }
 
   private static RuntimeException addFailure(RuntimeException first, RuntimeException next) {

@@ -20,13 +20,7 @@ public final class ActivityFailures {
 
   /** Runs an activity body and translates what it throws. */
   public static <T> T translate(Supplier<T> body) {
-    try {
-      return body.get();
-    } catch (TemporalFailure | io.temporal.client.ActivityCompletionException e) {
-      throw e; // cancellation and friends already speak Temporal
-    } catch (RuntimeException e) {
-      throw toFailure(e);
-    }
+    return translateExpecting(null, body);
   }
 
   public static void translate(Runnable body) {
@@ -46,17 +40,14 @@ public final class ActivityFailures {
     try {
       return body.get();
     } catch (TemporalFailure | io.temporal.client.ActivityCompletionException e) {
-      throw e;
+      throw e; // cancellation and friends already speak Temporal
     } catch (RuntimeException e) {
-      throw toFailure(e, classify(e) == expected);
+      throw toFailure(e, expected);
     }
   }
 
-  static ApplicationFailure toFailure(Throwable e) {
-    return toFailure(e, false);
-  }
-
-  private static ApplicationFailure toFailure(Throwable e, boolean benign) {
+  /** {@code expected}: the code that leaves as BENIGN, or null for none. */
+  private static ApplicationFailure toFailure(Throwable e, ErrorCode expected) {
     ErrorCode code = classify(e);
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     return ApplicationFailure.newBuilder()
@@ -64,7 +55,7 @@ public final class ActivityFailures {
         .setType(code.name())
         .setNonRetryable(!code.retryable())
         .setCause(e)
-        .setCategory(benign ? ApplicationErrorCategory.BENIGN : ApplicationErrorCategory.UNSPECIFIED)
+        .setCategory(code == expected ? ApplicationErrorCategory.BENIGN : ApplicationErrorCategory.UNSPECIFIED)
         .build();
   }
 

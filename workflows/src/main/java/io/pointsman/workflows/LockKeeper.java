@@ -269,31 +269,8 @@ final class LockKeeper {
    */
   private void letGoOfTheOldLeases(String why) {
     stopping = true;
-    int step = progress.start("releaseLocks", "releasing the old leases after: " + why);
-    boolean revoked;
-    try {
-      releaser.releaseLocks(locks());
-      progress.finish(step, StepStatus.DONE, null);
-      revoked = true;
-    } catch (RuntimeException e) {
-      progress.finish(step, StepStatus.FAILED, Failures.message(e) + " (the leases expire within their TTL)");
-      revoked = false;
-    }
-    boolean cancel = !revoked;
-    Workflow.newDetachedCancellationScope(() -> {
-      if (cancel) {
-        if (holdScope != null) {
-          holdScope.cancel();
-        }
-        if (shardHoldScope != null) {
-          shardHoldScope.cancel();
-        }
-      } else if (!ended(holding) || !ended(shardHolding)) {
-        Workflow.await(HOLD_END_WAIT, () -> ended(holding) && ended(shardHolding));
-      }
-    }).run();
-    holdScope = null;
-    shardHoldScope = null;
+    boolean revoked = revoke(releaser, why);
+    Workflow.newDetachedCancellationScope(() -> letHoldingEnd(revoked)).run();
   }
 
   /** Stops renewal and revokes the leases; safe to call when nothing is held. Runs detached. */
@@ -324,7 +301,7 @@ final class LockKeeper {
       // An activity here, after the cancellations: a local revoke would run inside this very task,
       // and holdLocks, ending when it sees the revoke, would complete before the server recorded
       // its cancellation, making it invalid (releaseLocally revokes first instead).
-      revoke(releaser);
+      revoke(releaser, null);
       if (revokeFirst && holdScope != null) {
         if (!holding.isCompleted()) {
           // A short wait, so holdLocks usually reports before the workflow closes; nothing depends on it.
@@ -353,8 +330,17 @@ final class LockKeeper {
    */
   private void releaseLocally() {
     stopping = true;
-    if (revoke(localReleaser)) {
-      // A short wait, so holdLocks usually reports before the workflow closes; nothing depends on it.
+    letHoldingEnd(revoke(localReleaser, null));
+    forget();
+  }
+
+  /**
+   * After the revoke: holdLocks ends on its own once it sees its leases gone, and a short wait lets
+   * it report before the workflow goes on (nothing depends on it); only when the revoke failed is it
+   * cancelled, so that nothing renews leases that may still be alive.
+   */
+  private void letHoldingEnd(boolean revoked) {
+    if (revoked) {
       if (!ended(holding) || !ended(shardHolding)) {
         Workflow.await(HOLD_END_WAIT, () -> ended(holding) && ended(shardHolding));
       }
@@ -368,13 +354,16 @@ final class LockKeeper {
     }
     holdScope = null;
     shardHoldScope = null;
-    forget();
   }
 
-  /** The releaseLocks step; a failed revoke only means the leases expire on their own. */
-  private boolean revoke(LockActivities via) {
+  /**
+   * The releaseLocks step, at the end or ({@code afterLoss} not null) before a re-acquisition; a
+   * failed revoke only means the leases expire on their own.
+   */
+  private boolean revoke(LockActivities via, String afterLoss) {
     LockSet all = locks();
-    int step = progress.start("releaseLocks", "revoking " + all.locks().size() + " leases");
+    int step = progress.start("releaseLocks", afterLoss == null ? "revoking " + all.locks().size() + " leases"
+        : "releasing the old leases after: " + afterLoss);
     try {
       via.releaseLocks(all);
       progress.finish(step, StepStatus.DONE, null);

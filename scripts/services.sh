@@ -53,10 +53,7 @@ packaged_jar() {
   ls "$1"/target/pointsman-"$1"-*.jar | grep -v -e '-sources' -e '-tests' | head -n 1
 }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null \
-    || echo $(( 20000 + RANDOM % 20000 ))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 
 wait_for() {
   local what=$1 tries=$2; shift 2
@@ -73,7 +70,8 @@ start_services() {
   SERVICES_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pointsman-test.XXXXXX")
   export SERVICES_DIR
   local etcd_port etcd_peer mysql_port
-  etcd_port=$(free_port); etcd_peer=$(free_port); mysql_port=$(free_port)
+  etcd_port=$(loopback_free_port); etcd_peer=$(loopback_free_port "$etcd_port")
+  mysql_port=$(loopback_free_port "$etcd_port" "$etcd_peer")
 
   etcd --name pointsman-test --data-dir "$SERVICES_DIR/etcd" \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \

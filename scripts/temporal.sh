@@ -90,10 +90,7 @@ _ensure_temporal_server() {
   export POINTSMAN_TEMPORAL_SERVER_BIN
 }
 
-_temporal_free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null \
-    || echo $(( 20000 + RANDOM % 20000 ))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
 
 start_temporal_dev() {
   local data_dir=${1:?usage: start_temporal_dev DATA_DIR [extra start-dev flags]}
@@ -103,10 +100,10 @@ start_temporal_dev() {
   data_dir=$(cd "$data_dir" && pwd)
 
   local grpc_port ui_port http_port metrics_port
-  grpc_port=$(_temporal_free_port)
-  ui_port=$(_temporal_free_port)
-  http_port=$(_temporal_free_port)
-  metrics_port=$(_temporal_free_port)
+  grpc_port=$(loopback_free_port)
+  ui_port=$(loopback_free_port "$grpc_port")
+  http_port=$(loopback_free_port "$grpc_port" "$ui_port")
+  metrics_port=$(loopback_free_port "$grpc_port" "$ui_port" "$http_port")
 
   # --ip binds the frontend, the internal services, the HTTP API and metrics to 127.0.0.1;
   # --ui-ip the Web UI. No --headless: in start-dev that flag turns the Web UI off (start-dev

@@ -97,10 +97,8 @@ ensure_vitess_binaries() {
   export POINTSMAN_VITESS_BIN=$bin
 }
 
-_vitess_free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()' 2>/dev/null \
-    || echo $(( 20000 + RANDOM % 20000 ))
-}
+source "$(dirname "${BASH_SOURCE[0]}")/ports.sh"
+_vitess_free_port() { loopback_free_port "$@"; }
 
 # The etcd address as Vitess's etcd2 topo takes it: comma-separated endpoints, scheme optional.
 _vitess_topo_address() {
@@ -153,8 +151,7 @@ start_vtctld() {
   VTCTLD_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pointsman-vtctld.XXXXXX")
   export VTCTLD_DIR
   local http_port grpc_port
-  http_port=$(_vitess_free_port); grpc_port=$(_vitess_free_port)
-  while [ "$grpc_port" = "$http_port" ]; do grpc_port=$(_vitess_free_port); done
+  http_port=$(_vitess_free_port); grpc_port=$(_vitess_free_port "$http_port")
 
   local prefix=() tls=()
   mapfile -t prefix < <(vitess_non_root_prefix)

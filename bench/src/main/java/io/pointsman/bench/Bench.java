@@ -84,8 +84,17 @@ final class Bench {
         return f;
       }, world -> { }));
     }
+    Optional<LocalActivityCost.Figures> localActivity = Optional.empty();
+    if (plan.localActivityCalls() > 0) {
+      say.accept("local-activity cost: " + plan.localActivityCalls() + " calls waiting each of "
+          + LocalActivityCost.WAITS.stream().map(w -> Long.toString(w.toMillis())).toList() + " ms");
+      localActivity = Optional.of(LocalActivityCost.run(plan.localActivityCalls()));
+      localActivity.get().points().forEach(p -> say.accept("local-activity cost, waiting " + p.work().toMillis()
+          + " ms: gap to the next call mean " + Stats.millis(p.gap().mean()) + ", p50/p99/max " + p.gap().summaryMillis()
+          + " ms"));
+    }
     return new BenchResult(started, Duration.ofNanos(System.nanoTime() - t0), windows, locks, scale, lag, cost,
-        floor, BenchWorld.describeTemporal(temporalServer));
+        localActivity, floor, BenchWorld.describeTemporal(temporalServer));
   }
 
   /**
@@ -96,12 +105,13 @@ final class Bench {
    * @param scale the scale points, Temporal only
    * @param lag the stream runner's lag, per rate
    * @param barrierCost inserts/s without and with a dormant barrier, when measured
+   * @param localActivity what the SDK's hand-offs cost a local activity, when measured
    * @param floor the write window's floor, when the write-window part ran
    * @param temporal which Temporal server the worlds ran on
    */
   record BenchResult(Instant started, Duration took, List<Block> windows, Optional<LockBench.Figures> locks,
       List<Block> scale, List<StreamLag.Figures> lag, Optional<BarrierCost.Figures> barrierCost,
-      Optional<Floor.Figures> floor, String temporal) {
+      Optional<LocalActivityCost.Figures> localActivity, Optional<Floor.Figures> floor, String temporal) {
     BenchResult {
       windows = List.copyOf(windows);
       scale = List.copyOf(scale);
@@ -112,7 +122,8 @@ final class Bench {
       String report = Report.render(command, machine, temporal, started, took, windows, locks, scale);
       report = lag.isEmpty() ? report : report + StreamLag.markdown(lag);
       report = floor.map(f -> Floor.markdown(f, windows)).map(report::concat).orElse(report);
-      return barrierCost.map(c -> c.markdown()).map(report::concat).orElse(report);
+      report = barrierCost.map(c -> c.markdown()).map(report::concat).orElse(report);
+      return localActivity.map(c -> c.markdown()).map(report::concat).orElse(report);
     }
   }
 

@@ -61,6 +61,10 @@ public final class BenchMain implements Callable<Integer> {
       + "dormant write barrier, to measure what it costs a write (full: 3; 0 skips it).")
   Integer barrierCostRounds;
 
+  @Option(names = "--local-activity-calls", paramLabel = "N", description = "Calls of a local activity that "
+      + "only waits, per wait, timed for the SDK's share (full: 500; 0 skips them).")
+  Integer localActivityCalls;
+
   @Option(names = "--lock-samples", paramLabel = "N", description = "Lock acquisitions timed (full: 200).")
   Integer lockSamples;
 
@@ -156,7 +160,7 @@ public final class BenchMain implements Callable<Integer> {
         "--scale-tables"), or(scaleCycles, base.scaleCycles()), base.scaleRate(), locks,
         points(lagRates, base.lagRates().stream().map(Double::intValue).toList(), "--lag-rates").stream()
             .map(Integer::doubleValue).toList(), base.lagDuration(), or(barrierCostRounds, base.costRounds()),
-        base.costRound());
+        base.costRound(), or(localActivityCalls, base.localActivityCalls()));
   }
 
   private static int or(Integer given, int otherwise) {

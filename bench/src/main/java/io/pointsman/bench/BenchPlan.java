@@ -20,18 +20,23 @@ import java.util.Objects;
  * @param lagDuration how long each lag rate runs
  * @param costRounds rounds of the dormant barrier's cost per write (each one without and one with); 0 skips it
  * @param costRound how long each of those runs
+ * @param localActivityCalls measured calls per wait of the local-activity cost ({@link LocalActivityCost}); 0 skips it
  */
 record BenchPlan(int cycles, List<Double> rates, List<Integer> scaleShards, List<Integer> scaleTables,
     int scaleCycles, double scaleRate, LockBench.Options locks, List<Double> lagRates, Duration lagDuration,
-    int costRounds, Duration costRound) {
+    int costRounds, Duration costRound, int localActivityCalls) {
 
   BenchPlan(int cycles, List<Double> rates, List<Integer> scaleShards, List<Integer> scaleTables,
       int scaleCycles, double scaleRate, LockBench.Options locks) {
     this(cycles, rates, scaleShards, scaleTables, scaleCycles, scaleRate, locks, List.of(), Duration.ofSeconds(10),
-        0, Duration.ofSeconds(5));
+        0, Duration.ofSeconds(5), 0);
   }
 
   BenchPlan {
+    if (localActivityCalls != 0 && localActivityCalls < 2) {
+      throw new IllegalArgumentException("the local-activity cost takes 0 (none) or at least 2 calls, was "
+          + localActivityCalls);
+    }
     if (costRounds < 0 || costRound.isNegative() || costRound.isZero()) {
       throw new IllegalArgumentException("the barrier cost takes 0 or more rounds of a positive duration, was "
           + costRounds + " of " + costRound);
@@ -84,13 +89,13 @@ record BenchPlan(int cycles, List<Double> rates, List<Integer> scaleShards, List
   static BenchPlan full() {
     return new BenchPlan(10, List.of(100.0, 500.0, 1000.0), List.of(2, 4, 8, 16), List.of(10, 100, 1000), 5, 100,
         new LockBench.Options(200, 100, Duration.ofSeconds(2), Duration.ofMinutes(10)),
-        List.of(1000.0, 2000.0), Duration.ofSeconds(20), 3, Duration.ofSeconds(10));
+        List.of(1000.0, 2000.0), Duration.ofSeconds(20), 3, Duration.ofSeconds(10), 500);
   }
 
   /** A few minutes of everything, for CI: the same code paths, too few samples to publish. */
   static BenchPlan smoke() {
     return new BenchPlan(1, List.of(50.0), List.of(2), List.of(10), 1, 50,
         new LockBench.Options(20, 10, Duration.ofSeconds(2), Duration.ofSeconds(5)),
-        List.of(2000.0), Duration.ofSeconds(3), 1, Duration.ofSeconds(2));
+        List.of(2000.0), Duration.ofSeconds(3), 1, Duration.ofSeconds(2), 20);
   }
 }

@@ -34,6 +34,18 @@ record Stats(long[] samples) {
     return samples.length;
   }
 
+  /** The arithmetic mean (zero when there is no sample): what a number of such waits add up to, divided by it. */
+  Duration mean() {
+    if (samples.length == 0) {
+      return Duration.ZERO;
+    }
+    long sum = 0;
+    for (long s : samples) {
+      sum += s;
+    }
+    return Duration.ofNanos(sum / samples.length);
+  }
+
   /** The nearest-rank percentile, {@code p} from 0 (exclusive) to 100. */
   Duration percentile(double p) {
     return Duration.ofNanos(value(p));

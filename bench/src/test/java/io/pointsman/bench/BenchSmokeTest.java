@@ -54,6 +54,17 @@ class BenchSmokeTest {
       assertThat(c.gated()).singleElement().satisfies(r -> assertThat(r).as("inserts/s dormant").isGreaterThan(0));
     });
 
+    int calls = BenchPlan.smoke().localActivityCalls();
+    assertThat(result.localActivity()).hasValueSatisfying(c -> {
+      assertThat(c.points()).extracting(LocalActivityCost.Point::work).isEqualTo(LocalActivityCost.WAITS);
+      assertThat(c.points()).allSatisfy(p -> {
+        assertThat(p.run().count()).as("calls waiting %s", p.work()).isEqualTo(calls);
+        assertThat(p.gap().count()).as("gaps waiting %s", p.work()).isEqualTo(calls - 1);
+        // each call waited as long as it was asked to: the activity, not a stand-in, ran
+        assertThat(p.run().p50()).as("run waiting %s", p.work()).isGreaterThanOrEqualTo(p.work());
+      });
+    });
+
     assertThat(result.floor()).hasValueSatisfying(f -> {
       assertThat(f.total().count()).as("floor samples").isEqualTo(3);
       assertThat(f.steps()).hasSize(5).allSatisfy((name, s) -> assertThat(s.count()).as(name).isEqualTo(3));
@@ -63,7 +74,7 @@ class BenchSmokeTest {
     assertThat(report).contains("## Write-unavailability window", "## The cost of durability",
         "## Where a write switch spends its time", "## Scale", "## Temporal cost",
         "## Where Temporal's time goes", "## CPU a switch takes", "## Stream runner lag",
-        "## What a dormant barrier costs a write", "## The floor", "× floor", "MoveTables of 2 tables",
+        "## What a dormant barrier costs a write", "## What a local activity costs the SDK", "## The floor", "× floor", "MoveTables of 2 tables",
         "Reshard -80,80- → 4 shards", "Reshard 0 → 2 shards", "MoveTables of 10 tables");
     for (Block b : result.windows()) {
       assertThat(report).contains(b.migration().label() + " at " + (int) b.rate() + " writes/s: p99 W")
@@ -78,6 +89,7 @@ class BenchSmokeTest {
 
     assertThat(BenchMain.run("--smoke", "--scale-shards", "3", "--out", out.toString())).isEqualTo(2);
     assertThat(BenchMain.run("--smoke", "--renew-for", "soon", "--out", out.toString())).isEqualTo(2);
+    assertThat(BenchMain.run("--smoke", "--local-activity-calls", "1", "--out", out.toString())).isEqualTo(2);
     assertThat(BenchMain.run("--smoke", "--rates", "0", "--out", out.toString())).isEqualTo(2);
     assertThat(BenchMain.run("--smoke", "--lag-rates", "fast", "--out", out.toString())).isEqualTo(2);
     assertThat(BenchMain.run("--smoke", "--temporal-server", dir.resolve("no-such-cli").toString(), "--out",

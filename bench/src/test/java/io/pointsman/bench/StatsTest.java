@@ -31,6 +31,15 @@ class StatsTest {
   }
 
   @Test
+  void theMeanIsTheSumOverTheCountAndZeroWithoutSamples() {
+    Stats s = Stats.ofNanos(List.of(1_000L, 2_000L, 9_000L));
+
+    assertThat(s.mean()).isEqualTo(Duration.ofNanos(4_000));
+    assertThat(s.p50()).isEqualTo(Duration.ofNanos(2_000));
+    assertThat(Stats.ofNanos(List.of()).mean()).isEqualTo(Duration.ZERO);
+  }
+
+  @Test
   void subMillisecondValuesKeepTwoDecimals() {
     assertThat(Stats.millis(Duration.ofNanos(1_234_000))).isEqualTo("1.23");
     assertThat(Stats.millis(Duration.ofMillis(1234))).isEqualTo("1234");

@@ -89,9 +89,9 @@ final class Bench {
       say.accept("local-activity cost: " + plan.localActivityCalls() + " calls waiting each of "
           + LocalActivityCost.WAITS.stream().map(w -> Long.toString(w.toMillis())).toList() + " ms");
       localActivity = Optional.of(LocalActivityCost.run(plan.localActivityCalls()));
-      localActivity.get().points().forEach(p -> say.accept("local-activity cost, waiting " + p.work().toMillis()
-          + " ms: gap to the next call mean " + Stats.millis(p.gap().mean()) + ", p50/p99/max " + p.gap().summaryMillis()
-          + " ms"));
+      localActivity.get().points().forEach(p -> say.accept("local-activity cost, waiting " + p.waited().toMillis()
+          + " ms: gap to the next call mean " + Stats.millis(p.gap().mean()) + ", p50/p99/max "
+          + p.gap().summaryMillis() + " ms"));
     }
     return new BenchResult(started, Duration.ofNanos(System.nanoTime() - t0), windows, locks, scale, lag, cost,
         localActivity, floor, BenchWorld.describeTemporal(temporalServer));

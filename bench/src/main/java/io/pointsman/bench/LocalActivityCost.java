@@ -37,7 +37,7 @@ final class LocalActivityCost {
   static final List<Duration> WAITS = List.of(Duration.ZERO, Duration.ofMillis(1), Duration.ofMillis(5));
 
   /** How long each call waits, and what the calls measured. */
-  record Point(Duration work, Stats run, Stats gap) {}
+  record Point(Duration waited, Stats run, Stats gap) {}
 
   /** The points, in the order measured. */
   record Figures(List<Point> points) {
@@ -53,10 +53,10 @@ final class LocalActivityCost {
           .append("result handed back to the workflow, the workflow resumed, the next call handed to the ")
           .append("local-activity executor. No pointsman code runs in it. A write switch makes about two dozen ")
           .append("local-activity calls, each waiting on etcd or MySQL for a millisecond or more.\n\n");
-      md.append("| the activity waits (ms) | calls | its run p50 (ms) | gap to the next call: mean (ms) | p50 / p99 / max |\n")
-          .append("|---:|---:|---:|---:|---|\n");
+      md.append("| the activity waits (ms) | calls | its run p50 (ms) | gap to the next call: mean (ms) ")
+          .append("| p50 / p99 / max |\n|---:|---:|---:|---:|---|\n");
       for (Point p : points) {
-        md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s |%n", Stats.millis(p.work()), p.run().count(),
+        md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s |%n", Stats.millis(p.waited()), p.run().count(),
             Stats.millis(p.run().p50()), Stats.millis(p.gap().mean()), p.gap().summaryMillis()));
       }
       return md.append('\n').toString();
@@ -124,9 +124,9 @@ final class LocalActivityCost {
         factory.start();
         try {
           List<Point> points = new ArrayList<>();
-          for (Duration work : WAITS) {
-            chain(client, work, WARM_UP_CALLS);
-            points.add(measure(chain(client, work, calls), work));
+          for (Duration wait : WAITS) {
+            chain(client, wait, WARM_UP_CALLS);
+            points.add(measure(chain(client, wait, calls), wait));
           }
           return new Figures(points);
         } finally {
@@ -140,14 +140,14 @@ final class LocalActivityCost {
     }
   }
 
-  private static List<long[]> chain(WorkflowClient client, Duration work, int calls) {
+  private static List<long[]> chain(WorkflowClient client, Duration wait, int calls) {
     // The SDK's default task timeout (10 s) would end a long chain's task and start another.
     PauseChain chain = client.newWorkflowStub(PauseChain.class, WorkflowOptions.newBuilder()
         .setTaskQueue(TASK_QUEUE).setWorkflowTaskTimeout(Duration.ofSeconds(60)).build());
-    return chain.run(work.toNanos(), calls);
+    return chain.run(wait.toNanos(), calls);
   }
 
-  static Point measure(List<long[]> stamps, Duration work) {
+  static Point measure(List<long[]> stamps, Duration wait) {
     List<Long> runs = new ArrayList<>();
     List<Long> gaps = new ArrayList<>();
     for (int i = 0; i < stamps.size(); i++) {
@@ -156,6 +156,6 @@ final class LocalActivityCost {
         gaps.add(stamps.get(i)[0] - stamps.get(i - 1)[1]);
       }
     }
-    return new Point(work, Stats.ofNanos(runs), Stats.ofNanos(gaps));
+    return new Point(wait, Stats.ofNanos(runs), Stats.ofNanos(gaps));
   }
 }

@@ -56,12 +56,12 @@ class BenchSmokeTest {
 
     int calls = BenchPlan.smoke().localActivityCalls();
     assertThat(result.localActivity()).hasValueSatisfying(c -> {
-      assertThat(c.points()).extracting(LocalActivityCost.Point::work).isEqualTo(LocalActivityCost.WAITS);
+      assertThat(c.points()).extracting(LocalActivityCost.Point::waited).isEqualTo(LocalActivityCost.WAITS);
       assertThat(c.points()).allSatisfy(p -> {
-        assertThat(p.run().count()).as("calls waiting %s", p.work()).isEqualTo(calls);
-        assertThat(p.gap().count()).as("gaps waiting %s", p.work()).isEqualTo(calls - 1);
+        assertThat(p.run().count()).as("calls waiting %s", p.waited()).isEqualTo(calls);
+        assertThat(p.gap().count()).as("gaps waiting %s", p.waited()).isEqualTo(calls - 1);
         // each call waited as long as it was asked to: the activity, not a stand-in, ran
-        assertThat(p.run().p50()).as("run waiting %s", p.work()).isGreaterThanOrEqualTo(p.work());
+        assertThat(p.run().p50()).as("run waiting %s", p.waited()).isGreaterThanOrEqualTo(p.waited());
       });
     });
 
@@ -74,7 +74,8 @@ class BenchSmokeTest {
     assertThat(report).contains("## Write-unavailability window", "## The cost of durability",
         "## Where a write switch spends its time", "## Scale", "## Temporal cost",
         "## Where Temporal's time goes", "## CPU a switch takes", "## Stream runner lag",
-        "## What a dormant barrier costs a write", "## What a local activity costs the SDK", "## The floor", "× floor", "MoveTables of 2 tables",
+        "## What a dormant barrier costs a write", "## What a local activity costs the SDK",
+        "## The floor", "× floor", "MoveTables of 2 tables",
         "Reshard -80,80- → 4 shards", "Reshard 0 → 2 shards", "MoveTables of 10 tables");
     for (Block b : result.windows()) {
       assertThat(report).contains(b.migration().label() + " at " + (int) b.rate() + " writes/s: p99 W")

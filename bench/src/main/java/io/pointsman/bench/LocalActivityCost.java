@@ -112,7 +112,8 @@ final class LocalActivityCost {
       throw new IllegalArgumentException("the local-activity cost needs at least 2 calls a point, was " + calls);
     }
     int port = LoopbackPorts.freePort();
-    try (TestServer.PortBoundTestServer server = TestServer.createPortBoundServer(port)) {
+    TestServer.PortBoundTestServer server = TestServer.createPortBoundServer(port);
+    try {
       WorkflowServiceStubs service = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
           .setTarget("127.0.0.1:" + port).build());
       try {
@@ -137,6 +138,8 @@ final class LocalActivityCost {
         service.shutdownNow();
         service.awaitTermination(10, TimeUnit.SECONDS);
       }
+    } finally {
+      server.close();
     }
   }
 

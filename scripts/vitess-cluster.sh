@@ -93,38 +93,13 @@ _vc_wait() {
   return 1
 }
 
-# Free loopback ports, distinct within the cluster. One python3 call fills a pool of 40 (python3 starts
-# slowly on a loaded machine): a block of 40 consecutive ports, each bound once to see it is free, at a
-# random place below the kernel's ephemeral range and above 30000 (where the Java tests take none) when
-# there is room. Ports from the ephemeral range (a bind to port 0)
-# were taken meanwhile by outgoing connections of other tests often enough that a vttablet found its
-# gRPC port in use and never registered ("bind: address already in use").
+# Free loopback ports, distinct within the cluster: a pool of 40 consecutive ones, filled by one
+# python3 call (python3 starts slowly on a loaded machine) of loopback_free_ports (ports.sh, sourced
+# by vitess.sh).
 _vc_free_port() {
   local pool="$VITESS_CLUSTER_DIR/ports-free" p
   if [ ! -s "$pool" ]; then
-    python3 -c '
-import random, socket
-low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-# Above the ports of the Java tests (10000-19999 single ports, 20000-29999 the MariaDB blocks of
-# their worlds) when the kernel leaves room there: a MariaDB block taken by another test JVM, not yet
-# listening, was otherwise free to this check too.
-lowest, highest = (30000, low - 40) if low - 40 > 30000 + 400 else (10000, max(low, 20040) - 40)
-for _ in range(500):
-    base = random.randrange(lowest, highest)
-    socks = []
-    try:
-        for port in range(base, base + 40):
-            s = socket.socket(); socks.append(s); s.bind(("127.0.0.1", port))
-    except OSError:
-        continue
-    finally:
-        for s in socks:
-            s.close()
-    print("\n".join(str(port) for port in range(base, base + 40)))
-    break
-else:
-    raise SystemExit("no block of 40 free ports below " + str(low))
-' >"$pool" || return 1
+    loopback_free_ports 40 >"$pool" || return 1
   fi
   p=$(head -n 1 "$pool")
   sed -i 1d "$pool"

@@ -1,12 +1,12 @@
 package io.pointsman.bench;
 
+import io.pointsman.client.TemporalConnection;
+import io.pointsman.client.TemporalOptions;
 import io.pointsman.engine.net.LoopbackPorts;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testserver.TestServer;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactory;
@@ -106,37 +106,30 @@ final class LocalActivityCost {
 
   private LocalActivityCost() {}
 
-  /** Measures each of {@link #WAITS} with {@code calls} calls in one workflow, after a workflow of warm-up calls. */
+  /**
+   * Measures each of {@link #WAITS} with {@code calls} calls in one workflow, after a workflow of
+   * warm-up calls; through the connection the worker itself uses (its data converter included).
+   */
   static Figures run(int calls) {
-    if (calls < 2) {
-      throw new IllegalArgumentException("the local-activity cost needs at least 2 calls a point, was " + calls);
-    }
     int port = LoopbackPorts.freePort();
     TestServer.PortBoundTestServer server = TestServer.createPortBoundServer(port);
-    try {
-      WorkflowServiceStubs service = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
-          .setTarget("127.0.0.1:" + port).build());
+    try (TemporalConnection temporal = TemporalConnection.lazy(
+        TemporalOptions.builder().address("127.0.0.1:" + port).build(), null)) {
+      WorkerFactory factory = WorkerFactory.newInstance(temporal.client());
+      Worker worker = factory.newWorker(TASK_QUEUE);
+      worker.registerWorkflowImplementationTypes(PauseChainImpl.class);
+      worker.registerActivitiesImplementations(new PauseImpl());
+      factory.start();
       try {
-        WorkflowClient client = WorkflowClient.newInstance(service);
-        WorkerFactory factory = WorkerFactory.newInstance(client);
-        Worker worker = factory.newWorker(TASK_QUEUE);
-        worker.registerWorkflowImplementationTypes(PauseChainImpl.class);
-        worker.registerActivitiesImplementations(new PauseImpl());
-        factory.start();
-        try {
-          List<Point> points = new ArrayList<>();
-          for (Duration wait : WAITS) {
-            chain(client, wait, WARM_UP_CALLS);
-            points.add(measure(chain(client, wait, calls), wait));
-          }
-          return new Figures(points);
-        } finally {
-          factory.shutdownNow();
-          factory.awaitTermination(10, TimeUnit.SECONDS);
+        List<Point> points = new ArrayList<>();
+        for (Duration wait : WAITS) {
+          chain(temporal.client(), wait, WARM_UP_CALLS);
+          points.add(measure(chain(temporal.client(), wait, calls), wait));
         }
+        return new Figures(points);
       } finally {
-        service.shutdownNow();
-        service.awaitTermination(10, TimeUnit.SECONDS);
+        factory.shutdownNow();
+        factory.awaitTermination(10, TimeUnit.SECONDS);
       }
     } finally {
       server.close();

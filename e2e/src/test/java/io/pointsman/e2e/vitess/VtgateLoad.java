@@ -31,13 +31,6 @@ import org.slf4j.LoggerFactory;
  * for a client with that many connections.
  */
 public final class VtgateLoad implements AutoCloseable {
-  /**
-   * vtgate 24's own failure at a Reshard's cut-over: the first write of each connection after it
-   * fails so, whether vtctldclient or pointsman switched (docs/real-vitess.md); every other failure
-   * is the switch's.
-   */
-  public static final String VTGATE_RESHARD_BUG = "VT13001: [BUG] unexpected 'autocommitted' state in transaction";
-
   private static final Logger log = LoggerFactory.getLogger(VtgateLoad.class);
 
   /**

@@ -6,6 +6,7 @@ import io.pointsman.activities.show.SidecarReads;
 import io.pointsman.activities.show.TabletSidecarReads;
 import io.pointsman.activities.show.WorkflowShow;
 import io.pointsman.api.activities.ShowActivities;
+import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.request.ShowRequest;
 import io.pointsman.engine.Services;
 import io.pointsman.engine.topo.TopologyStore;
@@ -27,9 +28,14 @@ public final class ShowActivitiesImpl implements ShowActivities {
         Clock.systemUTC());
   }
 
+  /**
+   * A workflow that is not there (never created, or completed or cancelled: the Status after a
+   * Complete) is an answer the caller reports, so it leaves as BENIGN, without a warning in the
+   * worker's log.
+   */
   @Override
   public String showWorkflow(ShowRequest request) {
-    return ActivityFailures.translate(() -> switch (request.view()) {
+    return ActivityFailures.translateExpecting(ErrorCode.NOT_FOUND, () -> switch (request.view()) {
       case SHOW -> WorkflowShow.json(show.show(request.targetKeyspace(), request.workflow(), request.includeLogs()));
       case STATUS -> WorkflowShow.json(show.status(request.targetKeyspace(), request.workflow()));
     });

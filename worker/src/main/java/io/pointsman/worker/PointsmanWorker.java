@@ -106,6 +106,7 @@ public final class PointsmanWorker implements AutoCloseable {
    * does not have.
    */
   public static PointsmanWorker start(WorkerConfig config, boolean serverHasEagerActivities) {
+    BenignWorkflowFailureFilter.install();
     Deque<AutoCloseable> opened = new ArrayDeque<>();
     try {
       PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);

@@ -1,6 +1,8 @@
 package io.pointsman.workflows;
 
 import io.pointsman.api.model.MigrationInfo;
+import io.pointsman.api.model.SavedStream;
+import io.pointsman.api.model.SequencePlan;
 import io.pointsman.api.model.ShardPositions;
 import io.pointsman.api.model.StepStatus;
 import io.pointsman.api.model.WorkflowState;
@@ -10,6 +12,8 @@ import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.CompletablePromise;
 import io.temporal.workflow.Functions;
 import io.temporal.workflow.Workflow;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Runs each step as its own activity call with a readable summary, records it in the progress,
@@ -92,12 +96,22 @@ final class Steps {
     }).run();
   }
 
-  private static String describe(Object value, String detail) {
+  /** What a step's result says in its progress line: a few words an operator reads, not the result's record. */
+  static String describe(Object value, String detail) {
     if (value == null) {
       return detail;
     }
     String s;
-    if (value instanceof MigrationInfo m) {
+    if (value instanceof List<?> list && !list.isEmpty() && list.stream().allMatch(SavedStream.class::isInstance)) {
+      s = list.size() + (list.size() == 1 ? " stream saved: " : " streams saved: ") + list.stream()
+          .map(SavedStream.class::cast).map(v -> v.workflow() + " #" + v.id() + " on " + v.shard())
+          .collect(Collectors.joining(", "));
+    } else if (value instanceof SequencePlan plan) {
+      s = plan.initialize().isEmpty() ? "no sequence to initialize" : "initialize " + plan.initialize().stream()
+          .map(m -> m.usingTable() + "." + m.usingColumn() + " from " + m.qualifiedBackingTable())
+          .collect(Collectors.joining(", "));
+      s += plan.resetSourceSequences() ? "; reset the source's sequences" : "";
+    } else if (value instanceof MigrationInfo m) {
       s = m.migrationType() + " " + m.sourceKeyspace() + m.sourceShards() + " → " + m.targetKeyspace()
           + m.targetShards() + ", tables " + m.tables() + ", " + m.streams().size() + " streams"
           + (m.frozen() ? ", frozen" : "");

@@ -351,6 +351,26 @@ class TabletPortsTest {
   }
 
   /**
+   * Complete's drop of the source tables turns foreign key checks off for each drop, as vtctld does:
+   * tables that reference each other go in name order, here the referenced one first, which MariaDB
+   * refuses with the checks on.
+   */
+  @Test
+  void droppingTablesThatReferenceEachOtherTurnsForeignKeyChecksOff() throws Exception {
+    VitessCluster.Tablet commerce = cluster.tablet(100);
+    try (Connection c = cluster.tabletDba(commerce); Statement st = c.createStatement()) {
+      st.execute("create table fk_a_parent (id bigint primary key) engine = InnoDB");
+      st.execute("create table fk_b_child (id bigint primary key, parent_id bigint not null, "
+          + "foreign key (parent_id) references fk_a_parent (id)) engine = InnoDB");
+      st.execute("insert into fk_a_parent values (1)");
+      st.execute("insert into fk_b_child values (1, 1)");
+    }
+    assertThat(ports.tables().drop(COMMERCE, List.of("fk_b_child", "fk_a_parent"), locks))
+        .containsExactly("fk_a_parent", "fk_b_child");
+    assertThat(ports.tables().baseTables(COMMERCE)).doesNotContain("fk_a_parent", "fk_b_child");
+  }
+
+  /**
    * A newer holder of the same lock has raised the fence on the target primary: the old holder's
    * stop is refused with LockLost and the streams are as they were.
    */

@@ -174,6 +174,7 @@ public final class TabletManagerClient implements AutoCloseable {
         .setMaxRows(q.maxRows())
         .setDisableBinlogs(q.disableBinlogs())
         .setReloadSchema(q.reloadSchema())
+        .setDisableForeignKeyChecks(q.disableForeignKeyChecks())
         .build();
     return TabletProtos.result(call("ExecuteFetchAsDba", tablet, !isRead(q.sql()), options.callTimeout(),
         stub -> stub.executeFetchAsDba(req)).getResult());
@@ -192,6 +193,7 @@ public final class TabletManagerClient implements AutoCloseable {
         .setMaxRows(q.maxRows())
         .setDisableBinlogs(q.disableBinlogs())
         .setReloadSchema(q.reloadSchema())
+        .setDisableForeignKeyChecks(q.disableForeignKeyChecks())
         .build();
     return call("ExecuteMultiFetchAsDba", tablet, !isRead(q.sql()), options.callTimeout(),
         stub -> stub.executeMultiFetchAsDba(req)).getResultsList().stream().map(TabletProtos::result).toList();

@@ -17,9 +17,8 @@ import java.util.TreeSet;
 /**
  * {@link TablesPort} on vttablets, as vtctld's Complete removes a MoveTables' source tables: one
  * ExecuteFetchAsDba statement per table (the tablet takes no more), each after the fence, with the
- * tablet told to reload its schema. A table already gone is skipped, so a rerun drops nothing twice.
- * Unlike vtctld it does not turn foreign key checks off: DbaQuery has no such setting yet, so
- * moved tables that reference each other must be dropped children first.
+ * tablet told to reload its schema and foreign key checks off (moved tables may reference each
+ * other, and go in name order). A table already gone is skipped, so a rerun drops nothing twice.
  */
 public final class TabletTables extends TabletPort implements TablesPort {
   TabletTables(Shared shared) {
@@ -55,7 +54,8 @@ public final class TabletTables extends TabletPort implements TablesPort {
       String sql = rename
           ? "rename table " + SqlIdentifiers.table(table) + " to " + SqlIdentifiers.table(TableDrops.renamedName(table))
           : "drop table if exists " + SqlIdentifiers.table(table);
-      client.executeFetchAsDba(p.endpoint(), new DbaQuery(sql, p.dbName(), DbaQuery.DEFAULT_MAX_ROWS, false, true));
+      client.executeFetchAsDba(p.endpoint(), new DbaQuery(sql, p.dbName(), DbaQuery.DEFAULT_MAX_ROWS, false, true,
+          true));
       done.add(table);
     }
     return done;

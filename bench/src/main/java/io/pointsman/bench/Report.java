@@ -48,8 +48,10 @@ final class Report {
 
   private void header(String command, Machine m, String temporal, Instant started, Duration took) {
     md.append("# pointsman benchmarks\n\n");
-    md.append("Written by the `bench` module (`./scripts/bench.sh`); every figure below comes from one run of it, ")
-        .append("every switch measured under load against its baseline in that same run.\n\n");
+    md.append("Written by the `bench` module (`./scripts/bench.sh`); every figure of the sections it writes comes ")
+        .append("from the one run in the table below, every switch measured under load against its baseline in that ")
+        .append("same run. A section that names another commit or run was added by hand after it and has that ")
+        .append("run's figures.\n\n");
     md.append("| | |\n|---|---|\n");
     row("command", "`" + command + "`");
     row("started", started.truncatedTo(ChronoUnit.SECONDS).toString());

@@ -60,9 +60,8 @@ source "$_VITESS_CLUSTER_SCRIPT_DIR/vitess.sh"
 : "${POINTSMAN_VTGATE_MYSQL_SERVER_VERSION:=5.7.9-Vitess}"
 
 # start_vtctld (vitess.sh) takes its ports from _vitess_free_port: inside a cluster, from the cluster's pool.
-eval "_vitess_free_port_single() $(declare -f _vitess_free_port | tail -n +2)"
 _vitess_free_port() {
-  if [ -n "${VITESS_CLUSTER_DIR:-}" ] && [ -d "$VITESS_CLUSTER_DIR" ]; then _vc_free_port; else _vitess_free_port_single; fi
+  if [ -n "${VITESS_CLUSTER_DIR:-}" ] && [ -d "$VITESS_CLUSTER_DIR" ]; then _vc_free_port; else loopback_free_port "$@"; fi
 }
 
 _vc_log() { echo "vitess-cluster: $*" >&2; }

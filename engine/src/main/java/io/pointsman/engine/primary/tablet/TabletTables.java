@@ -15,10 +15,11 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * {@link TablesPort} on vttablets, as vtctld's Complete removes a MoveTables' source tables: one
- * ExecuteFetchAsDba statement per table (the tablet takes no more), each after the fence, with the
- * tablet told to reload its schema and foreign key checks off (moved tables may reference each
- * other, and go in name order). A table already gone is skipped, so a rerun drops nothing twice.
+ * {@link TablesPort} on vttablets, as vtctld removes a workflow's tables (Complete the sources',
+ * Cancel the targets'): one ExecuteFetchAsDba statement per table (the tablet takes no more), each
+ * after the fence, with the tablet told to reload its schema and foreign key checks off (the tables
+ * may reference each other, and go in name order). A table already gone is skipped, so a rerun drops
+ * nothing twice.
  */
 public final class TabletTables extends TabletPort implements TablesPort {
   TabletTables(Shared shared) {

@@ -206,7 +206,14 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public void switchReads(MigrationInfo info, List<TabletType> tabletTypes, List<String> cells, Direction direction,
       LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
-    ActivityFailures.translate(() -> topology.switchReads(info, tabletTypes, cells, direction, locks));
+    ActivityFailures.translate(() -> {
+      topology.switchReads(info, tabletTypes, cells, direction, locks);
+      // The read switch removed mirror rules of these types; the target primaries are told
+      // whether reads of the denied tables still pass, as Vitess's switch tells them.
+      if (topology.allowTargetReadsWhileMirrored(info, locks)) {
+        refresh(info.targetKeyspace(), info.targetShards());
+      }
+    });
   }
 
   @Override

@@ -9,6 +9,7 @@ import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.vitess.proto.Topodata;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
@@ -37,6 +38,9 @@ class MirrorRulesSwitchE2eTest {
           .addRules(rule("commerce.customer@rdonly", "customer.customer", 50))
           .addRules(rule("commerce.customer", "customer.customer", 10))
           .addRules(UNRELATED).build());
+      for (String shard : List.of("-80", "80-")) {
+        setPrimaryAllowReads(world, shard, true);
+      }
 
       SwitchTrafficRequest reads = SwitchTrafficRequest.of(WF, "customer")
           .withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY));
@@ -45,6 +49,11 @@ class MirrorRulesSwitchE2eTest {
           .addRules(rule("commerce.customer", "customer.customer", 10)).addRules(UNRELATED).build();
       assertThat(Vschema.MirrorRules.parseFrom(get(world, world.paths.mirrorRules()))).isEqualTo(afterReads);
       assertServed(world, afterReads);
+      for (String shard : List.of("-80", "80-")) {
+        assertThat(primaryControl(world, shard).getAllowReads())
+            .as("customer/%s's PRIMARY control allows reads while its primary traffic is still mirrored", shard)
+            .isTrue();
+      }
 
       ActionResult all = world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-" + UUID.randomUUID())
           .switchTraffic(SwitchTrafficRequest.of(WF, "customer"));
@@ -53,6 +62,56 @@ class MirrorRulesSwitchE2eTest {
       assertThat(Vschema.MirrorRules.parseFrom(get(world, world.paths.mirrorRules()))).isEqualTo(afterWrites);
       assertServed(world, afterWrites);
     }
+  }
+
+  /**
+   * vtctldclient MirrorTraffic also lets the target primaries serve reads of the moved tables
+   * (their tablet control's allow_reads), and Vitess's SwitchTraffic, removing the mirror rules,
+   * sets it again from the workflow's rules that remain: with none left, the target primaries
+   * refuse reads of the denied tables again, as before the mirroring.
+   */
+  @Test
+  void switchingReadsThatEndTheMirroringStopsTheTargetPrimariesAllowingReads() throws Exception {
+    try (SwitchWorld world = SwitchWorld.moveTables()) {
+      world.createMoveTables();
+      put(world, Vschema.MirrorRules.newBuilder()
+          .addRules(rule("commerce.customer@replica", "customer.customer", 50))
+          .addRules(rule("commerce.customer@rdonly", "customer.customer", 50))
+          .addRules(UNRELATED).build());
+      List<String> targets = List.of("-80", "80-");
+      for (String shard : targets) {
+        setPrimaryAllowReads(world, shard, true);
+      }
+
+      world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-reads-" + UUID.randomUUID()).switchTraffic(
+          SwitchTrafficRequest.of(WF, "customer").withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
+
+      for (String shard : targets) {
+        Topodata.Shard.TabletControl primary = primaryControl(world, shard);
+        assertThat(primary.getAllowReads()).as("allow_reads of customer/%s's PRIMARY control", shard).isFalse();
+        assertThat(primary.getDeniedTablesList()).as("denied tables of customer/%s", shard)
+            .containsExactlyInAnyOrder("customer", "corder");
+      }
+    }
+  }
+
+  /** Sets allow_reads on the shard's PRIMARY tablet control, as vtctldclient MirrorTraffic does. */
+  private static void setPrimaryAllowReads(SwitchWorld world, String shard, boolean allow) throws Exception {
+    String key = world.paths.shard("customer", shard);
+    Topodata.Shard.Builder b = Topodata.Shard.parseFrom(get(world, key)).toBuilder();
+    for (Topodata.Shard.TabletControl.Builder tc : b.getTabletControlsBuilderList()) {
+      if (tc.getTabletType() == Topodata.TabletType.PRIMARY) {
+        tc.setAllowReads(allow);
+      }
+    }
+    world.etcd.getKVClient().put(ByteSequence.from(key, StandardCharsets.UTF_8),
+        ByteSequence.from(b.build().toByteArray())).get(30, TimeUnit.SECONDS);
+  }
+
+  private static Topodata.Shard.TabletControl primaryControl(SwitchWorld world, String shard) throws Exception {
+    return Topodata.Shard.parseFrom(get(world, world.paths.shard("customer", shard))).getTabletControlsList().stream()
+        .filter(tc -> tc.getTabletType() == Topodata.TabletType.PRIMARY).findFirst()
+        .orElseThrow(() -> new AssertionError("customer/" + shard + " has no PRIMARY tablet control"));
   }
 
   private static void assertServed(SwitchWorld world, Vschema.MirrorRules expected) throws Exception {

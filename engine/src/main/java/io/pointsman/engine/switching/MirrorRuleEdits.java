@@ -34,4 +34,18 @@ final class MirrorRuleEdits {
     List<MirrorRule> kept = rules.rules().stream().filter(r -> !dropped.contains(r.fromTable())).toList();
     return new MirrorRules(kept);
   }
+
+  /**
+   * Whether any of the moved tables is still mirrored to the target, for any tablet type: what
+   * Vitess's switch, after removing mirror rules, sets the target primaries' allow_reads from.
+   */
+  static boolean mirrorsAny(MirrorRules rules, List<String> tables, String sourceKeyspace, String targetKeyspace) {
+    Set<String> pairs = new HashSet<>();
+    for (String t : tables) {
+      for (TabletType type : List.of(TabletType.PRIMARY, TabletType.REPLICA, TabletType.RDONLY)) {
+        pairs.add(sourceKeyspace + "." + t + type.ruleSuffix() + " " + targetKeyspace + "." + t);
+      }
+    }
+    return rules.rules().stream().anyMatch(r -> pairs.contains(r.fromTable() + " " + r.toTable()));
+  }
 }

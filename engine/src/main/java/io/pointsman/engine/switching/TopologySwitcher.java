@@ -132,6 +132,36 @@ public final class TopologySwitcher {
     }
   }
 
+  /**
+   * After a read switch of a MoveTables: while any of its tables is still mirrored to the target
+   * (for any tablet type), the target primaries serve reads of the denied tables (allow_reads of
+   * their PRIMARY tablet control, which vtctldclient MirrorTraffic sets); once none is, they refuse
+   * them again. Vitess's switch sets it so when it removes mirror rules. Read from the records as
+   * they are, so a re-run after a crash between the switch's commits sets it too.
+   *
+   * @return whether a target shard record changed (its tablets must then be refreshed)
+   */
+  public boolean allowTargetReadsWhileMirrored(MigrationInfo info, LockSet locks) {
+    if (info.migrationType() != MigrationType.TABLES) {
+      return false;
+    }
+    boolean mirrored = store.get(store.keys().mirrorRules()).map(v -> MirrorRuleEdits.mirrorsAny(v.value(),
+        info.tables(), info.sourceKeyspace(), info.targetKeyspace())).orElse(false);
+    List<RecordWrite<?>> writes = new ArrayList<>();
+    for (Versioned<Shard> target : FanOut.map(info.targetShards(),
+        shard -> store.getRequired(store.keys().shard(info.targetKeyspace(), shard)))) {
+      Shard edited = target.value().withPrimaryAllowReads(mirrored);
+      if (!edited.equals(target.value())) {
+        writes.add(RecordWrite.replace(target, edited));
+      }
+    }
+    if (writes.isEmpty()) {
+      return false;
+    }
+    store.commit(writes, locks);
+    return true;
+  }
+
   // ---- writes --------------------------------------------------------------------------------
 
   /**

@@ -3,11 +3,13 @@ package io.pointsman.engine.switching;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.pointsman.api.model.TabletType;
+import io.pointsman.engine.topo.TabletAlias;
 import io.pointsman.engine.topo.model.KeyRange;
 import io.pointsman.engine.topo.model.KeyspacePartition;
 import io.pointsman.engine.topo.model.MirrorRule;
 import io.pointsman.engine.topo.model.MirrorRules;
 import io.pointsman.engine.topo.model.RoutingRules;
+import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.ShardReference;
 import io.pointsman.engine.topo.model.ShardTabletControl;
 import io.pointsman.engine.topo.model.SrvKeyspace;
@@ -141,6 +143,37 @@ class EditsTest {
         "customer").rules()).containsExactly(new MirrorRule("commerce.corder@replica", "other.corder", 5));
     assertThat(MirrorRuleEdits.removeSwitched(rules, List.of("customer"), List.of(TabletType.RDONLY), "commerce",
         "customer")).isSameAs(rules);
+  }
+
+  @Test
+  void theTablesAreStillMirroredWhileAnyTypeOfOneOfThemMirrorsToTheTarget() {
+    MirrorRules elsewhere = new MirrorRules(List.of(new MirrorRule("commerce.customer@replica", "other.customer", 5),
+        new MirrorRule("commerce.product", "customer.product", 5),
+        new MirrorRule("customer.customer", "commerce.customer", 5)));
+    assertThat(MirrorRuleEdits.mirrorsAny(elsewhere, List.of("customer", "corder"), "commerce", "customer")).isFalse();
+    for (MirrorRule rule : List.of(new MirrorRule("commerce.corder", "customer.corder", 1),
+        new MirrorRule("commerce.corder@replica", "customer.corder", 1),
+        new MirrorRule("commerce.customer@rdonly", "customer.customer", 1))) {
+      assertThat(MirrorRuleEdits.mirrorsAny(new MirrorRules(List.of(rule)), List.of("customer", "corder"), "commerce",
+          "customer")).as(rule.fromTable()).isTrue();
+    }
+    assertThat(MirrorRuleEdits.mirrorsAny(MirrorRules.EMPTY, List.of("customer"), "commerce", "customer")).isFalse();
+  }
+
+  @Test
+  void onlyThePrimaryControlsAllowReadsChangesAndAShardWithoutOneStaysAsItIs() {
+    Shard shard = Shard.of(KeyRange.ofShard("-80"), TabletAlias.parse("zone1-0000000200"), true)
+        .withDeniedTables(TabletType.PRIMARY, List.of("customer"), false)
+        .withDeniedTables(TabletType.REPLICA, List.of("customer"), false);
+    Shard allowed = shard.withPrimaryAllowReads(true);
+    assertThat(allowed.tabletControl(TabletType.PRIMARY).orElseThrow().allowReads()).isTrue();
+    assertThat(allowed.tabletControl(TabletType.REPLICA).orElseThrow().allowReads()).isFalse();
+    // a change of the denied tables keeps it
+    assertThat(allowed.withDeniedTables(TabletType.PRIMARY, List.of("corder"), false)
+        .tabletControl(TabletType.PRIMARY).orElseThrow().allowReads()).isTrue();
+    assertThat(allowed.withPrimaryAllowReads(false)).isEqualTo(shard);
+    Shard none = Shard.of(KeyRange.ofShard("80-"), TabletAlias.parse("zone1-0000000300"), true);
+    assertThat(none.withPrimaryAllowReads(true)).isEqualTo(none);
   }
 
   /** One lookup without the map: the same answer as asMap, the last of duplicate rules included. */

@@ -62,8 +62,8 @@ class TopoCodecTest {
 
   static final Shard SHARD = new Shard(new TabletAlias("zone1", 200), "2024-05-01T10:00:00.123456789Z",
       KeyRange.ofShard("40-80"), List.of(new SourceShard(3, "commerce", "0", KeyRange.ofShard("-80"), List.of("t"))),
-      List.of(new TabletControl(TabletType.PRIMARY, List.of(), List.of("customer", "corder"), false),
-          new TabletControl(TabletType.REPLICA, List.of("zone1"), List.of("x"), true)),
+      List.of(new TabletControl(TabletType.PRIMARY, List.of(), List.of("customer", "corder"), false, false),
+          new TabletControl(TabletType.REPLICA, List.of("zone1"), List.of("x"), true, true)),
       true);
 
   static final Tablet TABLET = new Tablet(new TabletAlias("zone1", 4_000_000_000L), "localhost",

@@ -10,8 +10,10 @@ import io.pointsman.engine.topo.model.TabletControl;
 import io.vitess.proto.Topodata;
 
 /**
- * topodata.Shard. Tablet controls are matched by tablet type, so a control's {@code allow_reads}
- * survives a change of its denied tables; source shards by uid; vtorc_state is kept from the base.
+ * topodata.Shard. Tablet controls are matched by tablet type, and a change of a control's denied
+ * tables keeps its {@code allow_reads} (vtctld's switches would clear it; see {@link
+ * io.pointsman.engine.topo.model.Shard#withDeniedTables}); source shards by uid; vtorc_state is
+ * kept from the base.
  */
 final class ShardMapper implements RecordMapper<Shard, Topodata.Shard> {
   @Override
@@ -29,7 +31,7 @@ final class ShardMapper implements RecordMapper<Shard, Topodata.Shard> {
             nullIfEmpty(s.getShard()), ProtoFields.keyRangeOrNull(s.hasKeyRange(), s.getKeyRange()),
             s.getTablesList())).toList(),
         m.getTabletControlsList().stream().map(tc -> new TabletControl(ProtoFields.tabletType(tc.getTabletTypeValue()),
-            tc.getCellsList(), tc.getDeniedTablesList(), tc.getFrozen())).toList(),
+            tc.getCellsList(), tc.getDeniedTablesList(), tc.getFrozen(), tc.getAllowReads())).toList(),
         m.getIsPrimaryServing());
   }
 
@@ -72,6 +74,7 @@ final class ShardMapper implements RecordMapper<Shard, Topodata.Shard> {
         .clearCells().addAllCells(v.cells())
         .clearDeniedTables().addAllDeniedTables(v.deniedTables())
         .setFrozen(v.frozen())
+        .setAllowReads(v.allowReads())
         .build();
   }
 }

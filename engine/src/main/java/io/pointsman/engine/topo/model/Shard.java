@@ -64,12 +64,24 @@ public record Shard(
         denied.addAll(tables);
       }
       if (!denied.isEmpty() || tc.frozen()) {
-        controls.add(new TabletControl(type, tc.cells(), List.copyOf(denied), tc.frozen()));
+        controls.add(new TabletControl(type, tc.cells(), List.copyOf(denied), tc.frozen(), tc.allowReads()));
       }
     }
     if (!seen && !remove && !tables.isEmpty()) {
-      controls.add(new TabletControl(type, List.of(), List.copyOf(new LinkedHashSet<>(tables)), false));
+      controls.add(new TabletControl(type, List.of(), List.copyOf(new LinkedHashSet<>(tables)), false, false));
     }
+    return new Shard(primaryAlias, primaryTermStartTime, keyRange, sourceShards, controls, isPrimaryServing);
+  }
+
+  /**
+   * Whether the PRIMARY tablet control lets the primary serve reads of its denied tables
+   * ({@link TabletControl#allowReads}); a shard without one is left as it is.
+   */
+  public Shard withPrimaryAllowReads(boolean allow) {
+    List<TabletControl> controls = tabletControls.stream()
+        .map(tc -> tc.tabletType() != TabletType.PRIMARY || tc.allowReads() == allow ? tc
+            : new TabletControl(tc.tabletType(), tc.cells(), tc.deniedTables(), tc.frozen(), allow))
+        .toList();
     return new Shard(primaryAlias, primaryTermStartTime, keyRange, sourceShards, controls, isPrimaryServing);
   }
 }

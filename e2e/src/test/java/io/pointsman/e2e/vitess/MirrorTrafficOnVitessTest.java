@@ -1,0 +1,133 @@
+package io.pointsman.e2e.vitess;
+
+import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
+import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.pointsman.api.model.TabletType;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A MoveTables whose reads vtctldclient MirrorTraffic mirrors to the target, on a real Vitess 24
+ * cluster. MirrorTraffic also lets the target primaries serve reads of the moved tables while they
+ * are denied (allow_reads of the shard's PRIMARY tablet control); Vitess's SwitchTraffic of the
+ * reads removes the mirror rules and, none of the workflow's being left, takes that back. The first
+ * test records what vtctldclient leaves; after the same mirroring, pointsman's read switch must
+ * leave the same shard records and mirror rules, and the target primaries must refuse those reads
+ * again (their tablets refreshed, not only the records changed).
+ */
+@Timeout(600)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class MirrorTrafficOnVitessTest {
+  private static final String WORKFLOW = "commerce2customer";
+  private static final List<String> TARGETS = List.of("-80", "80-");
+  private static final List<TabletType> READS = List.of(TabletType.REPLICA, TabletType.RDONLY);
+
+  @RegisterExtension
+  static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW));
+
+  /** Each target shard's tablet controls as vtctldclient's read switch leaves them. */
+  private static Map<String, JsonNode> vtctldLeaves;
+  private static JsonNode vtctldMirrorRules;
+
+  @Test
+  @Order(1)
+  void vtctldclientsReadSwitchEndsTheMirroringAndTheTargetPrimariesReadsOfTheDeniedTables() throws Exception {
+    mirrorReads();
+    assertThat(readsOnTargetPrimaries()).as("customers read on the target primaries while mirrored").isEqualTo(3);
+
+    moveTables("SwitchTraffic", "--tablet-types", "replica,rdonly");
+    assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(READS_SWITCHED);
+    vtctldLeaves = targetTabletControls();
+    vtctldMirrorRules = cluster().vtctldclientJson("GetMirrorRules");
+    assertThat(vtctldLeaves.values()).as("the target primaries' controls after vtctldclient's read switch")
+        .allSatisfy(controls -> assertThat(primaryControl(controls).path("allow_reads").asBoolean()).isFalse());
+    assertThatThrownBy(MirrorTrafficOnVitessTest::readsOnTargetPrimaries)
+        .as("a read of customer on the target primaries after vtctldclient's read switch")
+        .hasMessageContaining("denied");
+
+    moveTables("ReverseTraffic", "--tablet-types", "replica,rdonly");
+    assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(NOT_SWITCHED);
+  }
+
+  @Test
+  @Order(2)
+  void pointsmansReadSwitchLeavesWhatVtctldclientsDoes() throws Exception {
+    mirrorReads();
+    assertThat(readsOnTargetPrimaries()).as("customers read on the target primaries while mirrored again")
+        .isEqualTo(3);
+
+    assertThat(worker().switchTraffic("customer", WORKFLOW, READS).currentState()).isEqualTo(READS_SWITCHED);
+
+    assertThat(targetTabletControls()).as("the target shards' tablet controls after pointsman's read switch")
+        .isEqualTo(vtctldLeaves);
+    assertThat(cluster().vtctldclientJson("GetMirrorRules")).as("mirror rules after pointsman's read switch")
+        .isEqualTo(vtctldMirrorRules);
+    assertThatThrownBy(MirrorTrafficOnVitessTest::readsOnTargetPrimaries)
+        .as("a read of customer on the target primaries after pointsman's read switch")
+        .hasMessageContaining("denied");
+    worker().assertValid("customer", WORKFLOW, "READS_SWITCHED");
+  }
+
+  /** vtctldclient MirrorTraffic of the replica and rdonly reads: the target primaries then allow reads. */
+  private static void mirrorReads() {
+    moveTables("MirrorTraffic", "--tablet-types", "replica,rdonly", "--percent", "10");
+    assertThat(cluster().vtctldclientJson("GetMirrorRules").path("rules")).as("mirror rules").hasSize(4);
+    assertThat(targetTabletControls().values()).as("the target primaries' controls while mirrored")
+        .allSatisfy(controls -> assertThat(primaryControl(controls).path("allow_reads").asBoolean()).isTrue());
+  }
+
+  /** The rows of customer on the target primaries, asked through vtgate one shard at a time (no routing rule applies). */
+  private static int readsOnTargetPrimaries() throws SQLException {
+    int rows = 0;
+    for (String shard : TARGETS) {
+      rows += Integer.parseInt(cluster().query("customer:" + shard, "select count(*) from customer").get(0).get(0));
+    }
+    return rows;
+  }
+
+  private static Map<String, JsonNode> targetTabletControls() {
+    Map<String, JsonNode> controls = new TreeMap<>();
+    for (String shard : TARGETS) {
+      controls.put(shard, cluster().vtctldclientJson("GetShard", "customer/" + shard).path("shard")
+          .path("tablet_controls"));
+    }
+    return controls;
+  }
+
+  private static JsonNode primaryControl(JsonNode controls) {
+    for (JsonNode tc : controls) {
+      if (tc.path("tablet_type").asText().equals("PRIMARY")) {
+        return tc;
+      }
+    }
+    throw new AssertionError("no PRIMARY tablet control in " + controls);
+  }
+
+  private static void moveTables(String action, String... flags) {
+    List<String> args = new ArrayList<>(List.of("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
+        action));
+    args.addAll(List.of(flags));
+    cluster().vtctldclient(args.toArray(String[]::new));
+  }
+
+  private static VitessCluster cluster() {
+    return VITESS.cluster();
+  }
+
+  private static PointsmanOnVitess worker() {
+    return VITESS.worker();
+  }
+}

@@ -41,6 +41,14 @@ class MirrorRulesSwitchE2eTest {
       for (String shard : List.of("-80", "80-")) {
         setPrimaryAllowReads(world, shard, true);
       }
+      // the dry run says that the switch ends the mirroring, in Vitess's words
+      ActionResult plan = world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-dry-" + UUID.randomUUID())
+          .switchTraffic(SwitchTrafficRequest.of(WF, "customer").withDryRun(true));
+      assertThat(plan.dryRunResults()).containsSubsequence(
+          "Mirroring 0.00 percent of traffic from keyspace commerce to keyspace customer for tablet types [REPLICA,RDONLY]",
+          "Switch reads for tables [corder, customer] to keyspace customer for tablet types [REPLICA]",
+          "Mirroring 0.00 percent of traffic from keyspace commerce to keyspace customer for tablet types [PRIMARY]",
+          "Lock shard commerce/0");
 
       SwitchTrafficRequest reads = SwitchTrafficRequest.of(WF, "customer")
           .withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY));
@@ -54,6 +62,13 @@ class MirrorRulesSwitchE2eTest {
             .as("customer/%s's PRIMARY control allows reads while its primary traffic is still mirrored", shard)
             .isTrue();
       }
+
+      ActionResult writesPlan = world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-dry-" + UUID.randomUUID())
+          .switchTraffic(SwitchTrafficRequest.of(WF, "customer").withDryRun(true));
+      assertThat(writesPlan.dryRunResults()).as("once the reads are switched, only the primary is mirrored")
+          .containsOnlyOnce("Mirroring 0.00 percent of traffic from keyspace commerce to keyspace customer"
+              + " for tablet types [PRIMARY]")
+          .noneMatch(line -> line.contains("[REPLICA,RDONLY]"));
 
       ActionResult all = world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-" + UUID.randomUUID())
           .switchTraffic(SwitchTrafficRequest.of(WF, "customer"));

@@ -39,6 +39,16 @@ final class SwitchPlan {
     lines.add("Unlock workflow " + namedLock);
   }
 
+  /**
+   * The switch's removal of the mirror rules of {@code types} from {@code info}'s source to its
+   * target, worded as Vitess's dry run words it (mirroring at 0 percent).
+   */
+  void mirrorRemoval(MigrationInfo info, List<TabletType> types) {
+    lines.add("Mirroring 0.00 percent of traffic from keyspace " + info.sourceKeyspace() + " to keyspace "
+        + info.targetKeyspace() + " for tablet types [" + String.join(",", types.stream().map(Enum::name).toList())
+        + "]");
+  }
+
   void reads(MigrationInfo info, TabletType tabletType, List<String> cells, Direction direction) {
     String toKeyspace = direction == Direction.FORWARD ? info.targetKeyspace() : info.sourceKeyspace();
     if (info.migrationType() == MigrationType.TABLES) {

@@ -233,6 +233,9 @@ final class SwitchPlanner {
     String named = Pointsman.namedLock(request.targetKeyspace(), request.workflow());
     List<String> keyspaces = p.keyspaces();
     plan.locks(named, keyspaces);
+    if (start.readsMirrored() && !p.reads().isEmpty()) {
+      plan.mirrorRemoval(info, p.reads().stream().map(ReadSwitch::tabletType).toList());
+    }
     for (ReadSwitch r : p.reads()) {
       if (r.cells().isEmpty()) {
         plan.readsAlreadySwitched(r.tabletType(), direction);
@@ -251,6 +254,9 @@ final class SwitchPlanner {
       List<SequenceValue> values = sequences.initialize().isEmpty() ? List.of()
           : unlocked.run("readSequenceValues", WriteSwitch.sequenceTables(sequences),
               () -> reads.readSequenceValues(w, sequences));
+      if (start.writesMirrored() && direction == Direction.FORWARD) {
+        plan.mirrorRemoval(w, List.of(TabletType.PRIMARY));
+      }
       plan.writes(w, now.source(), GoDurations.format(request.timeout()), request.enableReverseReplication(),
           sequences.resetSourceSequences(), values, migrationBeforeLocks);
     } else if (request.includesPrimary()) {

@@ -5,7 +5,10 @@ import java.util.List;
 /**
  * Vitess's workflow State: which cells serve reads from the target per read tablet type, and
  * whether writes are switched. Derived from SrvVSchema routing rules (TABLES) or SrvKeyspace and
- * shard records (SHARDS), as {@code getWorkflowState} does.
+ * shard records (SHARDS), as {@code getWorkflowState} does. {@code readsMirrored} and
+ * {@code writesMirrored}: whether the global mirror rules mirror any moved table's replica or
+ * rdonly reads (primary traffic) to the target, as vtctldclient MirrorTraffic sets them; a switch
+ * of those types removes the rules. States recorded before these two read as not mirrored.
  */
 public record WorkflowState(
     String workflow,
@@ -16,13 +19,23 @@ public record WorkflowState(
     List<String> replicaCellsNotSwitched,
     List<String> rdonlyCellsSwitched,
     List<String> rdonlyCellsNotSwitched,
-    boolean writesSwitched) {
+    boolean writesSwitched,
+    boolean readsMirrored,
+    boolean writesMirrored) {
 
   public WorkflowState {
     replicaCellsSwitched = List.copyOf(replicaCellsSwitched);
     replicaCellsNotSwitched = List.copyOf(replicaCellsNotSwitched);
     rdonlyCellsSwitched = List.copyOf(rdonlyCellsSwitched);
     rdonlyCellsNotSwitched = List.copyOf(rdonlyCellsNotSwitched);
+  }
+
+  /** A state with nothing mirrored. */
+  public WorkflowState(String workflow, String sourceKeyspace, String targetKeyspace, MigrationType migrationType,
+      List<String> replicaCellsSwitched, List<String> replicaCellsNotSwitched, List<String> rdonlyCellsSwitched,
+      List<String> rdonlyCellsNotSwitched, boolean writesSwitched) {
+    this(workflow, sourceKeyspace, targetKeyspace, migrationType, replicaCellsSwitched, replicaCellsNotSwitched,
+        rdonlyCellsSwitched, rdonlyCellsNotSwitched, writesSwitched, false, false);
   }
 
   /** The cells whose reads of {@code type} (REPLICA or RDONLY) go to the target. */

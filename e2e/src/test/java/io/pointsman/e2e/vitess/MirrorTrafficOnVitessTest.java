@@ -6,12 +6,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.TabletType;
+import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -26,7 +30,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * reads removes the mirror rules and, none of the workflow's being left, takes that back. The first
  * test records what vtctldclient leaves; after the same mirroring, pointsman's read switch must
  * leave the same shard records and mirror rules, and the target primaries must refuse those reads
- * again (their tablets refreshed, not only the records changed).
+ * again (their tablets refreshed, not only the records changed); its dry run must say that the
+ * mirroring ends in the words of vtctldclient's.
  */
 @Timeout(600)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -41,12 +46,23 @@ class MirrorTrafficOnVitessTest {
   /** Each target shard's tablet controls as vtctldclient's read switch leaves them. */
   private static Map<String, JsonNode> vtctldLeaves;
   private static JsonNode vtctldMirrorRules;
+  /** The line of vtctldclient's dry run about the mirror rules its read switch removes. */
+  private static List<String> vtctldMirrorLines;
 
   @Test
   @Order(1)
   void vtctldclientsReadSwitchEndsTheMirroringAndTheTargetPrimariesReadsOfTheDeniedTables() throws Exception {
     mirrorReads();
     assertThat(readsOnTargetPrimaries()).as("customers read on the target primaries while mirrored").isEqualTo(3);
+    JsonNode plan = cluster().vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
+        "SwitchTraffic", "--tablet-types", "replica,rdonly", "--dry-run", "--format", "json");
+    vtctldMirrorLines = new ArrayList<>();
+    plan.path("dry_run_results").forEach(line -> {
+      if (line.asText().startsWith("Mirroring")) {
+        vtctldMirrorLines.add(line.asText());
+      }
+    });
+    assertThat(vtctldMirrorLines).as("vtctldclient's dry run: " + plan).hasSize(1);
 
     moveTables("SwitchTraffic", "--tablet-types", "replica,rdonly");
     assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(READS_SWITCHED);
@@ -68,6 +84,11 @@ class MirrorTrafficOnVitessTest {
     mirrorReads();
     assertThat(readsOnTargetPrimaries()).as("customers read on the target primaries while mirrored again")
         .isEqualTo(3);
+
+    ActionResult plan = worker().workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-dry-" + UUID.randomUUID())
+        .switchTraffic(SwitchTrafficRequest.of(WORKFLOW, "customer").withTabletTypes(READS).withDryRun(true));
+    assertThat(plan.dryRunResults()).as("pointsman's dry run says the mirroring ends, as vtctldclient's does")
+        .containsAll(vtctldMirrorLines);
 
     assertThat(worker().switchTraffic("customer", WORKFLOW, READS).currentState()).isEqualTo(READS_SWITCHED);
 

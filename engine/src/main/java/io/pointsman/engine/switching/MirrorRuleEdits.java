@@ -40,9 +40,16 @@ final class MirrorRuleEdits {
    * Vitess's switch, after removing mirror rules, sets the target primaries' allow_reads from.
    */
   static boolean mirrorsAny(MirrorRules rules, List<String> tables, String sourceKeyspace, String targetKeyspace) {
+    return mirrors(rules, tables, List.of(TabletType.PRIMARY, TabletType.REPLICA, TabletType.RDONLY), sourceKeyspace,
+        targetKeyspace);
+  }
+
+  /** Whether any {@code source.t[@type]} of the moved tables and the types mirrors to {@code target.t}. */
+  static boolean mirrors(MirrorRules rules, List<String> tables, List<TabletType> types, String sourceKeyspace,
+      String targetKeyspace) {
     Set<String> pairs = new HashSet<>();
     for (String t : tables) {
-      for (TabletType type : List.of(TabletType.PRIMARY, TabletType.REPLICA, TabletType.RDONLY)) {
+      for (TabletType type : types) {
         pairs.add(sourceKeyspace + "." + t + type.ruleSuffix() + " " + targetKeyspace + "." + t);
       }
     }

@@ -79,8 +79,14 @@ public final class TopologySwitcher {
       (readsSwitched(info, cell, TabletType.REPLICA) ? replicaSwitched : replicaNot).add(cell);
       (readsSwitched(info, cell, TabletType.RDONLY) ? rdonlySwitched : rdonlyNot).add(cell);
     }
+    MirrorRules mirror = info.migrationType() == MigrationType.TABLES
+        ? store.get(store.keys().mirrorRules()).map(Versioned::value).orElse(MirrorRules.EMPTY) : MirrorRules.EMPTY;
     return new WorkflowState(info.workflow(), info.sourceKeyspace(), info.targetKeyspace(), info.migrationType(),
-        replicaSwitched, replicaNot, rdonlySwitched, rdonlyNot, writesSwitched(info));
+        replicaSwitched, replicaNot, rdonlySwitched, rdonlyNot, writesSwitched(info),
+        MirrorRuleEdits.mirrors(mirror, info.tables(), List.of(TabletType.REPLICA, TabletType.RDONLY),
+            info.sourceKeyspace(), info.targetKeyspace()),
+        MirrorRuleEdits.mirrors(mirror, info.tables(), List.of(TabletType.PRIMARY), info.sourceKeyspace(),
+            info.targetKeyspace()));
   }
 
   private boolean readsSwitched(MigrationInfo info, String cell, TabletType type) {

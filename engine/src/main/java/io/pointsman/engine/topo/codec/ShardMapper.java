@@ -10,9 +10,7 @@ import io.pointsman.engine.topo.model.TabletControl;
 import io.vitess.proto.Topodata;
 
 /**
- * topodata.Shard. Tablet controls are matched by tablet type, and a change of a control's denied
- * tables keeps its {@code allow_reads} (vtctld's switches would clear it; see {@link
- * io.pointsman.engine.topo.model.Shard#withDeniedTables}); source shards by uid; vtorc_state is
+ * topodata.Shard. Tablet controls are matched by tablet type; source shards by uid; vtorc_state is
  * kept from the base.
  */
 final class ShardMapper implements RecordMapper<Shard, Topodata.Shard> {

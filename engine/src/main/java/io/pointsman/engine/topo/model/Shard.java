@@ -46,7 +46,9 @@ public record Shard(
   /**
    * Adds or removes denied tables for a tablet type; removing what is absent and adding what is
    * present are no-ops (Vitess #15963 made removal strict, which broke cancel), and a control left
-   * with no tables is dropped.
+   * with no tables is dropped. A control keeps its {@code allowReads}: vtctld's denied-table updates
+   * clear it, but it is one flag per shard and type, and clearing it for one workflow's switch would
+   * also end another's mirrored reads; a read switch sets it from the mirror rules instead.
    */
   public Shard withDeniedTables(TabletType type, List<String> tables, boolean remove) {
     List<TabletControl> controls = new ArrayList<>();

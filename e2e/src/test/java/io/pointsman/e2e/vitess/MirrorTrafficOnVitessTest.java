@@ -1,5 +1,6 @@
 package io.pointsman.e2e.vitess;
 
+import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
 import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,7 +32,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * test records what vtctldclient leaves; after the same mirroring, pointsman's read switch must
  * leave the same shard records and mirror rules, and the target primaries must refuse those reads
  * again (their tablets refreshed, not only the records changed); its dry run must say that the
- * mirroring ends in the words of vtctldclient's.
+ * mirroring ends in the words of vtctldclient's. The third test does the same for the primary
+ * traffic and the write switch.
  */
 @Timeout(600)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -100,6 +102,54 @@ class MirrorTrafficOnVitessTest {
         .as("a read of customer on the target primaries after pointsman's read switch")
         .hasMessageContaining("denied");
     worker().assertValid("customer", WORKFLOW, "READS_SWITCHED");
+  }
+
+  /**
+   * The same for the writes, reads switched: vtctldclient mirrors the primary traffic, then its write
+   * switch (the oracle) removes the primary's mirror rules and the target's PRIMARY control with the
+   * moved tables; after ReverseTraffic and the same mirroring, pointsman's write switch must leave
+   * the same, and its dry run name the removal as vtctldclient's does.
+   */
+  @Test
+  @Order(3)
+  void pointsmansWriteSwitchEndsThePrimaryMirroringAsVtctldclientsDoes() throws Exception {
+    mirrorWrites();
+    JsonNode plan = cluster().vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
+        "SwitchTraffic", "--tablet-types", "primary", "--dry-run", "--format", "json");
+    List<String> vtctldLines = new ArrayList<>();
+    plan.path("dry_run_results").forEach(line -> {
+      if (line.asText().startsWith("Mirroring")) {
+        vtctldLines.add(line.asText());
+      }
+    });
+    assertThat(vtctldLines).as("vtctldclient's dry run: " + plan).hasSize(1);
+    moveTables("SwitchTraffic", "--tablet-types", "primary");
+    assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(ALL_SWITCHED);
+    Map<String, JsonNode> vtctldControls = targetTabletControls();
+    JsonNode vtctldRules = cluster().vtctldclientJson("GetMirrorRules");
+    moveTables("ReverseTraffic", "--tablet-types", "primary");
+    assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(READS_SWITCHED);
+
+    mirrorWrites();
+    ActionResult pointsmanPlan = worker().workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-dry-" + UUID.randomUUID())
+        .switchTraffic(SwitchTrafficRequest.of(WORKFLOW, "customer").withTabletTypes(List.of(TabletType.PRIMARY))
+            .withDryRun(true));
+    assertThat(pointsmanPlan.dryRunResults()).as("pointsman's dry run of the write switch").containsAll(vtctldLines);
+    assertThat(worker().switchTraffic("customer", WORKFLOW, List.of(TabletType.PRIMARY)).currentState())
+        .isEqualTo(ALL_SWITCHED);
+    assertThat(targetTabletControls()).as("the target shards' tablet controls after pointsman's write switch")
+        .isEqualTo(vtctldControls);
+    assertThat(cluster().vtctldclientJson("GetMirrorRules")).as("mirror rules after pointsman's write switch")
+        .isEqualTo(vtctldRules);
+    worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
+  }
+
+  /** vtctldclient MirrorTraffic of the primary traffic, reads switched: the target primaries allow reads. */
+  private static void mirrorWrites() {
+    moveTables("MirrorTraffic", "--tablet-types", "primary", "--percent", "10");
+    assertThat(cluster().vtctldclientJson("GetMirrorRules").path("rules")).as("mirror rules").hasSize(2);
+    assertThat(targetTabletControls().values()).as("the target primaries' controls while the primary is mirrored")
+        .allSatisfy(controls -> assertThat(primaryControl(controls).path("allow_reads").asBoolean()).isTrue());
   }
 
   /** vtctldclient MirrorTraffic of the replica and rdonly reads: the target primaries then allow reads. */

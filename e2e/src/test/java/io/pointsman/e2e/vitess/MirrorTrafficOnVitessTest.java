@@ -56,15 +56,7 @@ class MirrorTrafficOnVitessTest {
   void vtctldclientsReadSwitchEndsTheMirroringAndTheTargetPrimariesReadsOfTheDeniedTables() throws Exception {
     mirrorReads();
     assertThat(readsOnTargetPrimaries()).as("customers read on the target primaries while mirrored").isEqualTo(3);
-    JsonNode plan = cluster().vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
-        "SwitchTraffic", "--tablet-types", "replica,rdonly", "--dry-run", "--format", "json");
-    vtctldMirrorLines = new ArrayList<>();
-    plan.path("dry_run_results").forEach(line -> {
-      if (line.asText().startsWith("Mirroring")) {
-        vtctldMirrorLines.add(line.asText());
-      }
-    });
-    assertThat(vtctldMirrorLines).as("vtctldclient's dry run: " + plan).hasSize(1);
+    vtctldMirrorLines = vtctldDryRunMirrorLines("replica,rdonly");
 
     moveTables("SwitchTraffic", "--tablet-types", "replica,rdonly");
     assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(READS_SWITCHED);
@@ -114,15 +106,7 @@ class MirrorTrafficOnVitessTest {
   @Order(3)
   void pointsmansWriteSwitchEndsThePrimaryMirroringAsVtctldclientsDoes() throws Exception {
     mirrorWrites();
-    JsonNode plan = cluster().vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
-        "SwitchTraffic", "--tablet-types", "primary", "--dry-run", "--format", "json");
-    List<String> vtctldLines = new ArrayList<>();
-    plan.path("dry_run_results").forEach(line -> {
-      if (line.asText().startsWith("Mirroring")) {
-        vtctldLines.add(line.asText());
-      }
-    });
-    assertThat(vtctldLines).as("vtctldclient's dry run: " + plan).hasSize(1);
+    List<String> vtctldLines = vtctldDryRunMirrorLines("primary");
     moveTables("SwitchTraffic", "--tablet-types", "primary");
     assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(ALL_SWITCHED);
     Map<String, JsonNode> vtctldControls = targetTabletControls();
@@ -142,6 +126,20 @@ class MirrorTrafficOnVitessTest {
     assertThat(cluster().vtctldclientJson("GetMirrorRules")).as("mirror rules after pointsman's write switch")
         .isEqualTo(vtctldRules);
     worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
+  }
+
+  /** The line of vtctldclient's dry run of SwitchTraffic of {@code tabletTypes} about the mirroring it ends. */
+  private static List<String> vtctldDryRunMirrorLines(String tabletTypes) {
+    JsonNode plan = cluster().vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
+        "SwitchTraffic", "--tablet-types", tabletTypes, "--dry-run", "--format", "json");
+    List<String> lines = new ArrayList<>();
+    plan.path("dry_run_results").forEach(line -> {
+      if (line.asText().startsWith("Mirroring")) {
+        lines.add(line.asText());
+      }
+    });
+    assertThat(lines).as("vtctldclient's dry run: " + plan).hasSize(1);
+    return lines;
   }
 
   /** vtctldclient MirrorTraffic of the primary traffic, reads switched: the target primaries allow reads. */

@@ -22,7 +22,8 @@ import vschema.Vschema;
  * A MoveTables switched on the sandbox while mirror rules (Vitess 24, e.g. set by vtctldclient
  * MirrorTraffic) mirror its tables to the target: the read switch drops those of the read types,
  * the write switch those of the primary, as Vitess's SwitchTraffic does; a mirror rule of a table
- * the workflow does not move stays, and every cell serves the global record.
+ * the workflow does not move stays, and every cell serves the global record. The dry run names each
+ * removal as Vitess's does, and the target primaries' allow_reads follows what stays mirrored.
  */
 @Timeout(600)
 class MirrorRulesSwitchE2eTest {

@@ -17,8 +17,11 @@ import io.pointsman.engine.mysql.PrimaryEndpoint;
 import io.pointsman.engine.mysql.WriteScope;
 import io.pointsman.engine.switching.SrvKeyspaceEdits;
 import io.pointsman.engine.topo.RecordKey;
+import io.pointsman.engine.topo.RecordWrite;
 import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.topo.TopologyStore;
+import io.pointsman.engine.topo.model.MirrorRule;
+import io.pointsman.engine.topo.model.MirrorRules;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.SrvKeyspace;
 import io.pointsman.engine.topo.model.SrvVSchema;
@@ -97,6 +100,24 @@ class ValidatorInvariantsFireTest {
       fires(world, "NOT_SWITCHED", List.of("PARTIAL_DENIAL", "UNROUTED_SIDE_NOT_DENIED"),
           () -> store.update(targetShard, s -> s.withDeniedTables(TabletType.PRIMARY, List.of(TABLE), true), NO_LOCKS),
           () -> store.update(targetShard, s -> s.withDeniedTables(TabletType.PRIMARY, List.of(TABLE), false), NO_LOCKS));
+
+      // a target primary serves reads of its denied tables with nothing of the workflow mirrored to it
+      // (what pointsman's read switch left before it set allow_reads from the mirror rules, as Vitess's does)
+      fires(world, "NOT_SWITCHED", List.of("TARGET_READS_ALLOWED_WITHOUT_MIRRORING"),
+          () -> store.update(targetShard, s -> s.withPrimaryAllowReads(true), NO_LOCKS),
+          () -> store.update(targetShard, s -> s.withPrimaryAllowReads(false), NO_LOCKS));
+      // the same while the workflow's replica reads are mirrored: what vtctldclient MirrorTraffic leaves
+      var mirrorRules = store.keys().mirrorRules();
+      fires(world, "NOT_SWITCHED", List.of(),
+          () -> {
+            store.create(mirrorRules, new MirrorRules(List.of(
+                new MirrorRule(SOURCE + "." + TABLE + "@replica", TARGET + "." + TABLE, 10))));
+            store.update(targetShard, s -> s.withPrimaryAllowReads(true), NO_LOCKS);
+          },
+          () -> {
+            store.update(targetShard, s -> s.withPrimaryAllowReads(false), NO_LOCKS);
+            store.commit(List.of(RecordWrite.delete(store.getRequired(mirrorRules))), NO_LOCKS);
+          });
 
       // ---- all switched ----
       SwitchTrafficRequest request = SwitchTrafficRequest.of(WF, TARGET);

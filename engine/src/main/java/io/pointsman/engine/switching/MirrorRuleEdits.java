@@ -34,25 +34,4 @@ final class MirrorRuleEdits {
     List<MirrorRule> kept = rules.rules().stream().filter(r -> !dropped.contains(r.fromTable())).toList();
     return new MirrorRules(kept);
   }
-
-  /**
-   * Whether any of the moved tables is still mirrored to the target, for any tablet type: what
-   * Vitess's switch, after removing mirror rules, sets the target primaries' allow_reads from.
-   */
-  static boolean mirrorsAny(MirrorRules rules, List<String> tables, String sourceKeyspace, String targetKeyspace) {
-    return mirrors(rules, tables, List.of(TabletType.PRIMARY, TabletType.REPLICA, TabletType.RDONLY), sourceKeyspace,
-        targetKeyspace);
-  }
-
-  /** Whether any {@code source.t[@type]} of the moved tables and the types mirrors to {@code target.t}. */
-  static boolean mirrors(MirrorRules rules, List<String> tables, List<TabletType> types, String sourceKeyspace,
-      String targetKeyspace) {
-    Set<String> pairs = new HashSet<>();
-    for (String t : tables) {
-      for (TabletType type : types) {
-        pairs.add(sourceKeyspace + "." + t + type.ruleSuffix() + " " + targetKeyspace + "." + t);
-      }
-    }
-    return rules.rules().stream().anyMatch(r -> pairs.contains(r.fromTable() + " " + r.toTable()));
-  }
 }

@@ -83,10 +83,9 @@ public final class TopologySwitcher {
         ? store.get(store.keys().mirrorRules()).map(Versioned::value).orElse(MirrorRules.EMPTY) : MirrorRules.EMPTY;
     return new WorkflowState(info.workflow(), info.sourceKeyspace(), info.targetKeyspace(), info.migrationType(),
         replicaSwitched, replicaNot, rdonlySwitched, rdonlyNot, writesSwitched(info),
-        MirrorRuleEdits.mirrors(mirror, info.tables(), List.of(TabletType.REPLICA, TabletType.RDONLY),
-            info.sourceKeyspace(), info.targetKeyspace()),
-        MirrorRuleEdits.mirrors(mirror, info.tables(), List.of(TabletType.PRIMARY), info.sourceKeyspace(),
-            info.targetKeyspace()));
+        mirror.mirrors(info.tables(), List.of(TabletType.REPLICA, TabletType.RDONLY), info.sourceKeyspace(),
+            info.targetKeyspace()),
+        mirror.mirrors(info.tables(), List.of(TabletType.PRIMARY), info.sourceKeyspace(), info.targetKeyspace()));
   }
 
   private boolean readsSwitched(MigrationInfo info, String cell, TabletType type) {
@@ -151,8 +150,8 @@ public final class TopologySwitcher {
     if (info.migrationType() != MigrationType.TABLES) {
       return false;
     }
-    boolean mirrored = store.get(store.keys().mirrorRules()).map(v -> MirrorRuleEdits.mirrorsAny(v.value(),
-        info.tables(), info.sourceKeyspace(), info.targetKeyspace())).orElse(false);
+    boolean mirrored = store.get(store.keys().mirrorRules()).map(v -> v.value().mirrorsAny(info.tables(),
+        info.sourceKeyspace(), info.targetKeyspace())).orElse(false);
     List<RecordWrite<?>> writes = new ArrayList<>();
     for (Versioned<Shard> target : FanOut.map(info.targetShards(),
         shard -> store.getRequired(store.keys().shard(info.targetKeyspace(), shard)))) {

@@ -24,12 +24,14 @@ import io.pointsman.engine.topo.TopoPaths;
 import io.pointsman.engine.topo.TopologyStore;
 import io.pointsman.engine.topo.Versioned;
 import io.pointsman.engine.topo.model.KeyspacePartition;
+import io.pointsman.engine.topo.model.MirrorRules;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.engine.topo.model.Shard;
 import io.pointsman.engine.topo.model.ShardReference;
 import io.pointsman.engine.topo.model.ShardTabletControl;
 import io.pointsman.engine.topo.model.SrvKeyspace;
 import io.pointsman.engine.topo.model.SrvVSchema;
+import io.pointsman.engine.topo.model.TabletControl;
 import io.pointsman.engine.validate.ValidationReport.Violation;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -59,7 +61,10 @@ import java.util.concurrent.TimeoutException;
  *       agree ({@code ROUTING_RULES_DISAGREE}), the side not routed to is denied in the topology
  *       ({@code UNROUTED_SIDE_NOT_DENIED}), denial covers every shard of a side or none
  *       ({@code PARTIAL_DENIAL}), the source of switched writes has its write barrier
- *       ({@code SOURCE_WRITE_BARRIER_MISSING}); SHARDS: exactly one shard set is primary serving
+ *       ({@code SOURCE_WRITE_BARRIER_MISSING}), and the target primaries serve reads of their
+ *       denied tables only while some of the workflow's traffic is mirrored to them
+ *       ({@code TARGET_READS_ALLOWED_WITHOUT_MIRRORING}: vtctldclient MirrorTraffic sets allow_reads,
+ *       a switch that removes the last mirror rule clears it); SHARDS: exactly one shard set is primary serving
  *       ({@code PRIMARY_SERVING_NOT_ONE_SIDE}) and each cell's SrvKeyspace PRIMARY partition serves
  *       exactly it ({@code SRV_KEYSPACE_PRIMARY_MISMATCH}, {@code SERVING_SHARD_QUERY_SERVICE_DISABLED});</li>
  *   <li>each cell's SrvVSchema carries the global routing rules ({@code SRV_VSCHEMA_STALE}); read
@@ -199,7 +204,24 @@ public final class TopologyValidator {
             + " but no primary of " + src + " has its write barrier"));
       }
     }
+    targetReadsAllowed(info, out);
     srvVSchemaAgrees(out);
+  }
+
+  /** Target primaries that serve reads of their denied tables while nothing of the workflow is mirrored. */
+  private void targetReadsAllowed(MigrationInfo info, List<Violation> out) {
+    MirrorRules mirror = store.get(keys.mirrorRules()).map(Versioned::value).orElse(MirrorRules.EMPTY);
+    if (mirror.mirrorsAny(info.tables(), info.sourceKeyspace(), info.targetKeyspace())) {
+      return;
+    }
+    for (String shard : info.targetShards()) {
+      Shard record = store.getRequired(keys.shard(info.targetKeyspace(), shard)).value();
+      if (record.tabletControl(TabletType.PRIMARY).map(TabletControl::allowReads).orElse(false)) {
+        out.add(new Violation("TARGET_READS_ALLOWED_WITHOUT_MIRRORING", info.targetKeyspace() + "/" + shard
+            + "'s PRIMARY tablet control allows reads of its denied tables " + record.deniedTables(TabletType.PRIMARY)
+            + " but no mirror rule sends the workflow's traffic to " + info.targetKeyspace()));
+      }
+    }
   }
 
   /** How one keyspace's shards treat a table. */

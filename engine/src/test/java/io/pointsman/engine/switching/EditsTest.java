@@ -150,14 +150,19 @@ class EditsTest {
     MirrorRules elsewhere = new MirrorRules(List.of(new MirrorRule("commerce.customer@replica", "other.customer", 5),
         new MirrorRule("commerce.product", "customer.product", 5),
         new MirrorRule("customer.customer", "commerce.customer", 5)));
-    assertThat(MirrorRuleEdits.mirrorsAny(elsewhere, List.of("customer", "corder"), "commerce", "customer")).isFalse();
+    assertThat(elsewhere.mirrorsAny(List.of("customer", "corder"), "commerce", "customer")).isFalse();
     for (MirrorRule rule : List.of(new MirrorRule("commerce.corder", "customer.corder", 1),
         new MirrorRule("commerce.corder@replica", "customer.corder", 1),
         new MirrorRule("commerce.customer@rdonly", "customer.customer", 1))) {
-      assertThat(MirrorRuleEdits.mirrorsAny(new MirrorRules(List.of(rule)), List.of("customer", "corder"), "commerce",
-          "customer")).as(rule.fromTable()).isTrue();
+      assertThat(new MirrorRules(List.of(rule)).mirrorsAny(List.of("customer", "corder"), "commerce", "customer"))
+          .as(rule.fromTable()).isTrue();
     }
-    assertThat(MirrorRuleEdits.mirrorsAny(MirrorRules.EMPTY, List.of("customer"), "commerce", "customer")).isFalse();
+    assertThat(MirrorRules.EMPTY.mirrorsAny(List.of("customer"), "commerce", "customer")).isFalse();
+    MirrorRules primary = new MirrorRules(List.of(new MirrorRule("commerce.customer", "customer.customer", 1)));
+    assertThat(primary.mirrors(List.of("customer"), List.of(TabletType.REPLICA, TabletType.RDONLY), "commerce",
+        "customer")).as("reads mirrored").isFalse();
+    assertThat(primary.mirrors(List.of("customer"), List.of(TabletType.PRIMARY), "commerce", "customer"))
+        .as("writes mirrored").isTrue();
   }
 
   @Test

@@ -29,6 +29,7 @@ import vschema.Vschema;
 class MirrorRulesSwitchE2eTest {
   private static final String WF = "commerce2customer";
   private static final Vschema.MirrorRule UNRELATED = rule("commerce.product", "customer.product", 3);
+  private static final List<String> TARGET_SHARDS = List.of("-80", "80-");
 
   @Test
   void switchTrafficRemovesTheMovedTablesMirrorRulesAndKeepsTheOthers() throws Exception {
@@ -39,9 +40,7 @@ class MirrorRulesSwitchE2eTest {
           .addRules(rule("commerce.customer@rdonly", "customer.customer", 50))
           .addRules(rule("commerce.customer", "customer.customer", 10))
           .addRules(UNRELATED).build());
-      for (String shard : List.of("-80", "80-")) {
-        setPrimaryAllowReads(world, shard, true);
-      }
+      allowTargetReads(world);
       // the dry run says that the switch ends the mirroring, in Vitess's words
       ActionResult plan = world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-dry-" + UUID.randomUUID())
           .switchTraffic(SwitchTrafficRequest.of(WF, "customer").withDryRun(true));
@@ -58,7 +57,7 @@ class MirrorRulesSwitchE2eTest {
           .addRules(rule("commerce.customer", "customer.customer", 10)).addRules(UNRELATED).build();
       assertThat(Vschema.MirrorRules.parseFrom(get(world, world.paths.mirrorRules()))).isEqualTo(afterReads);
       assertServed(world, afterReads);
-      for (String shard : List.of("-80", "80-")) {
+      for (String shard : TARGET_SHARDS) {
         assertThat(primaryControl(world, shard).getAllowReads())
             .as("customer/%s's PRIMARY control allows reads while its primary traffic is still mirrored", shard)
             .isTrue();
@@ -94,15 +93,12 @@ class MirrorRulesSwitchE2eTest {
           .addRules(rule("commerce.customer@replica", "customer.customer", 50))
           .addRules(rule("commerce.customer@rdonly", "customer.customer", 50))
           .addRules(UNRELATED).build());
-      List<String> targets = List.of("-80", "80-");
-      for (String shard : targets) {
-        setPrimaryAllowReads(world, shard, true);
-      }
+      allowTargetReads(world);
 
       world.workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-reads-" + UUID.randomUUID()).switchTraffic(
           SwitchTrafficRequest.of(WF, "customer").withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY)));
 
-      for (String shard : targets) {
+      for (String shard : TARGET_SHARDS) {
         Topodata.Shard.TabletControl primary = primaryControl(world, shard);
         assertThat(primary.getAllowReads()).as("allow_reads of customer/%s's PRIMARY control", shard).isFalse();
         assertThat(primary.getDeniedTablesList()).as("denied tables of customer/%s", shard)
@@ -111,17 +107,19 @@ class MirrorRulesSwitchE2eTest {
     }
   }
 
-  /** Sets allow_reads on the shard's PRIMARY tablet control, as vtctldclient MirrorTraffic does. */
-  private static void setPrimaryAllowReads(SwitchWorld world, String shard, boolean allow) throws Exception {
-    String key = world.paths.shard("customer", shard);
-    Topodata.Shard.Builder b = Topodata.Shard.parseFrom(get(world, key)).toBuilder();
-    for (Topodata.Shard.TabletControl.Builder tc : b.getTabletControlsBuilderList()) {
-      if (tc.getTabletType() == Topodata.TabletType.PRIMARY) {
-        tc.setAllowReads(allow);
+  /** Sets allow_reads on each target shard's PRIMARY tablet control, as vtctldclient MirrorTraffic does. */
+  private static void allowTargetReads(SwitchWorld world) throws Exception {
+    for (String shard : TARGET_SHARDS) {
+      String key = world.paths.shard("customer", shard);
+      Topodata.Shard.Builder b = Topodata.Shard.parseFrom(get(world, key)).toBuilder();
+      for (Topodata.Shard.TabletControl.Builder tc : b.getTabletControlsBuilderList()) {
+        if (tc.getTabletType() == Topodata.TabletType.PRIMARY) {
+          tc.setAllowReads(true);
+        }
       }
+      world.etcd.getKVClient().put(ByteSequence.from(key, StandardCharsets.UTF_8),
+          ByteSequence.from(b.build().toByteArray())).get(30, TimeUnit.SECONDS);
     }
-    world.etcd.getKVClient().put(ByteSequence.from(key, StandardCharsets.UTF_8),
-        ByteSequence.from(b.build().toByteArray())).get(30, TimeUnit.SECONDS);
   }
 
   private static Topodata.Shard.TabletControl primaryControl(SwitchWorld world, String shard) throws Exception {

@@ -79,8 +79,7 @@ public final class TopologySwitcher {
       (readsSwitched(info, cell, TabletType.REPLICA) ? replicaSwitched : replicaNot).add(cell);
       (readsSwitched(info, cell, TabletType.RDONLY) ? rdonlySwitched : rdonlyNot).add(cell);
     }
-    MirrorRules mirror = info.migrationType() == MigrationType.TABLES
-        ? store.get(store.keys().mirrorRules()).map(Versioned::value).orElse(MirrorRules.EMPTY) : MirrorRules.EMPTY;
+    MirrorRules mirror = info.migrationType() == MigrationType.TABLES ? mirrorRules() : MirrorRules.EMPTY;
     return new WorkflowState(info.workflow(), info.sourceKeyspace(), info.targetKeyspace(), info.migrationType(),
         replicaSwitched, replicaNot, rdonlySwitched, rdonlyNot, writesSwitched(info),
         mirror.mirrors(info.tables(), List.of(TabletType.REPLICA, TabletType.RDONLY), info.sourceKeyspace(),
@@ -150,8 +149,7 @@ public final class TopologySwitcher {
     if (info.migrationType() != MigrationType.TABLES) {
       return false;
     }
-    boolean mirrored = store.get(store.keys().mirrorRules()).map(v -> v.value().mirrorsAny(info.tables(),
-        info.sourceKeyspace(), info.targetKeyspace())).orElse(false);
+    boolean mirrored = mirrorRules().mirrorsAny(info.tables(), info.sourceKeyspace(), info.targetKeyspace());
     List<RecordWrite<?>> writes = new ArrayList<>();
     for (Versioned<Shard> target : FanOut.map(info.targetShards(),
         shard -> store.getRequired(store.keys().shard(info.targetKeyspace(), shard)))) {
@@ -165,6 +163,11 @@ public final class TopologySwitcher {
     }
     store.commit(writes, locks);
     return true;
+  }
+
+  /** The global mirror rules; none when the record does not exist (Vitess writes none until rules are applied). */
+  private MirrorRules mirrorRules() {
+    return store.get(store.keys().mirrorRules()).map(Versioned::value).orElse(MirrorRules.EMPTY);
   }
 
   // ---- writes --------------------------------------------------------------------------------

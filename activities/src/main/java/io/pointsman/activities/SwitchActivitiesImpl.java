@@ -217,6 +217,35 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
+  public void mirrorTableTraffic(MigrationInfo info, List<TabletType> tabletTypes, float percent, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    ActivityFailures.translate(() -> {
+      // Refused here, before any change, when the rules there are would be left partial.
+      boolean mirroring = topology.mirrorRulesAfter(info, tabletTypes, percent)
+          .mirrorsAny(info.tables(), info.sourceKeyspace(), info.targetKeyspace());
+      // The target primaries first accept the mirrored reads, then vtgate is told to send them.
+      if (mirroring && topology.allowTargetReadsForMirroring(info, locks)) {
+        refresh(info.targetKeyspace(), info.targetShards());
+      }
+      topology.mirrorTraffic(info, tabletTypes, percent, locks);
+      // From the rules as they are now: cleared once the last of the workflow's rules went.
+      if (topology.allowTargetReadsWhileMirrored(info, locks)) {
+        refresh(info.targetKeyspace(), info.targetShards());
+      }
+    });
+  }
+
+  @Override
+  public void allowTargetReadsWhileMirrored(MigrationInfo info, LockSet stepLocks) {
+    LockSet locks = StepEpochs.thisAttempt(stepLocks);
+    ActivityFailures.translate(() -> {
+      if (topology.allowTargetReadsWhileMirrored(info, locks)) {
+        refresh(info.targetKeyspace(), info.targetShards());
+      }
+    });
+  }
+
+  @Override
   public void prepareSourceWrites(MigrationInfo info, String owner, Duration timeout, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {

@@ -315,6 +315,16 @@ public final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
+    public void mirrorTableTraffic(MigrationInfo info, List<TabletType> tabletTypes, float percent, LockSet locks) {
+      run("mirrorTableTraffic", locks, () -> real.mirrorTableTraffic(info, tabletTypes, percent, locks));
+    }
+
+    @Override
+    public void allowTargetReadsWhileMirrored(MigrationInfo info, LockSet locks) {
+      run("allowTargetReadsWhileMirrored", locks, () -> real.allowTargetReadsWhileMirrored(info, locks));
+    }
+
+    @Override
     public void prepareSourceWrites(MigrationInfo info, String owner, Duration timeout, LockSet locks) {
       run("prepareSourceWrites", locks, () -> real.prepareSourceWrites(info, owner, timeout, locks));
     }

@@ -1,19 +1,22 @@
 package io.pointsman.e2e;
 
+import static io.pointsman.e2e.MirrorRecords.TARGET_SHARDS;
+import static io.pointsman.e2e.MirrorRecords.allowTargetReads;
+import static io.pointsman.e2e.MirrorRecords.assertServed;
+import static io.pointsman.e2e.MirrorRecords.get;
+import static io.pointsman.e2e.MirrorRecords.primaryControl;
+import static io.pointsman.e2e.MirrorRecords.put;
+import static io.pointsman.e2e.MirrorRecords.rule;
 import static io.pointsman.e2e.TrafficStates.ALL_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.kv.GetResponse;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.vitess.proto.Topodata;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import vschema.Vschema;
@@ -29,7 +32,6 @@ import vschema.Vschema;
 class MirrorRulesSwitchE2eTest {
   private static final String WF = "commerce2customer";
   private static final Vschema.MirrorRule UNRELATED = rule("commerce.product", "customer.product", 3);
-  private static final List<String> TARGET_SHARDS = List.of("-80", "80-");
 
   @Test
   void switchTrafficRemovesTheMovedTablesMirrorRulesAndKeepsTheOthers() throws Exception {
@@ -105,49 +107,5 @@ class MirrorRulesSwitchE2eTest {
             .containsExactlyInAnyOrder("customer", "corder");
       }
     }
-  }
-
-  /** Sets allow_reads on each target shard's PRIMARY tablet control, as vtctldclient MirrorTraffic does. */
-  private static void allowTargetReads(SwitchWorld world) throws Exception {
-    for (String shard : TARGET_SHARDS) {
-      String key = world.paths.shard("customer", shard);
-      Topodata.Shard.Builder b = Topodata.Shard.parseFrom(get(world, key)).toBuilder();
-      for (Topodata.Shard.TabletControl.Builder tc : b.getTabletControlsBuilderList()) {
-        if (tc.getTabletType() == Topodata.TabletType.PRIMARY) {
-          tc.setAllowReads(true);
-        }
-      }
-      world.etcd.getKVClient().put(ByteSequence.from(key, StandardCharsets.UTF_8),
-          ByteSequence.from(b.build().toByteArray())).get(30, TimeUnit.SECONDS);
-    }
-  }
-
-  private static Topodata.Shard.TabletControl primaryControl(SwitchWorld world, String shard) throws Exception {
-    return Topodata.Shard.parseFrom(get(world, world.paths.shard("customer", shard))).getTabletControlsList().stream()
-        .filter(tc -> tc.getTabletType() == Topodata.TabletType.PRIMARY).findFirst()
-        .orElseThrow(() -> new AssertionError("customer/" + shard + " has no PRIMARY tablet control"));
-  }
-
-  private static void assertServed(SwitchWorld world, Vschema.MirrorRules expected) throws Exception {
-    for (String cell : world.store().listCells()) {
-      Vschema.SrvVSchema served = Vschema.SrvVSchema.parseFrom(get(world, world.store().keys().srvVSchema(cell).key()));
-      assertThat(served.getMirrorRules()).as("mirror rules served in %s", cell).isEqualTo(expected);
-    }
-  }
-
-  private static Vschema.MirrorRule rule(String from, String to, float percent) {
-    return Vschema.MirrorRule.newBuilder().setFromTable(from).setToTable(to).setPercent(percent).build();
-  }
-
-  private static void put(SwitchWorld world, Vschema.MirrorRules rules) throws Exception {
-    world.etcd.getKVClient().put(ByteSequence.from(world.paths.mirrorRules(), StandardCharsets.UTF_8),
-        ByteSequence.from(rules.toByteArray())).get(30, TimeUnit.SECONDS);
-  }
-
-  private static byte[] get(SwitchWorld world, String key) throws Exception {
-    GetResponse r = world.etcd.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8))
-        .get(30, TimeUnit.SECONDS);
-    assertThat(r.getKvs()).as("key %s", key).hasSize(1);
-    return r.getKvs().get(0).getValue().getBytes();
   }
 }

@@ -7,9 +7,11 @@ import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
+import io.pointsman.api.request.MirrorTrafficRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.CancelMigrationWorkflow;
 import io.pointsman.api.workflows.CompleteMigrationWorkflow;
+import io.pointsman.api.workflows.MirrorTrafficWorkflow;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
@@ -111,6 +113,11 @@ class UnsupportedWorkflowRefusalTest {
                 .with(false, false, true, true)));
         actions.put(Pointsman.CANCEL_MIGRATION,
             id -> world().workflow(CancelMigrationWorkflow.class, id).cancel(CancelRequest.of(WORKFLOW, TARGET)));
+        MirrorTrafficRequest mirror = MirrorTrafficRequest.of(WORKFLOW, TARGET);
+        actions.put(Pointsman.MIRROR_TRAFFIC,
+            id -> world().workflow(MirrorTrafficWorkflow.class, id).mirrorTraffic(mirror));
+        actions.put(Pointsman.MIRROR_TRAFFIC + " dry run",
+            id -> world().workflow(MirrorTrafficWorkflow.class, id).mirrorTraffic(mirror.withDryRun(true)));
       }
       for (var action : actions.entrySet()) {
         String id = action.getKey().replace(' ', '-') + "-" + UUID.randomUUID();

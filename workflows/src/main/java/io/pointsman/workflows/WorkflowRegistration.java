@@ -31,6 +31,6 @@ public final class WorkflowRegistration {
   public static void registerWorkflows(Worker worker) {
     worker.registerWorkflowImplementationTypes(options(), SwitchTrafficWorkflowImpl.class,
         ReverseTrafficWorkflowImpl.class, CompleteMigrationWorkflowImpl.class, CancelMigrationWorkflowImpl.class,
-        ValidateTopologyWorkflowImpl.class, ShowWorkflowImpl.class);
+        ValidateTopologyWorkflowImpl.class, ShowWorkflowImpl.class, MirrorTrafficWorkflowImpl.class);
   }
 }

@@ -108,6 +108,24 @@ public interface SwitchActivities {
       LockSet locks);
 
   /**
+   * vtctldclient MoveTables MirrorTraffic (Vitess's mirrorTableTraffic): the moved tables' mirror
+   * rules of {@code tabletTypes}, from the source to the target keyspace, set to {@code percent} of
+   * the queries (removed at 0), and every cell's SrvVSchema rebuilt. While any of the workflow's
+   * tables is mirrored, the target primaries serve reads of the tables they deny (allow_reads,
+   * set and the tablets refreshed before the rules are served; cleared after the last rule goes).
+   * Refuses (ALREADY_EXISTS, not retried) before any change when only some of the rules for these
+   * types exist. Idempotent.
+   */
+  void mirrorTableTraffic(MigrationInfo info, List<TabletType> tabletTypes, float percent, LockSet locks);
+
+  /**
+   * The target primaries' allow_reads set from the mirror rules as they are, their tablets
+   * refreshed when it changed: the undo of a {@link #mirrorTableTraffic} that failed between its
+   * changes. Nothing for a Reshard.
+   */
+  void allowTargetReadsWhileMirrored(MigrationInfo info, LockSet locks);
+
+  /**
    * Before the write window: installs on the source primaries what {@link #stopSourceWrites} would
    * otherwise install inside it, letting writes through meanwhile (direct MySQL: the barrier's
    * triggers, dormant), so that the window's cost does not grow with the table count. Idempotent;

@@ -89,6 +89,18 @@ final class RequestFields {
     return v.asBoolean();
   }
 
+  /** A number field, or its default when absent; present, it must be a JSON number (not a string). */
+  double number(String field, double defaultValue) {
+    JsonNode v = take(field);
+    if (v == null || v.isNull()) {
+      return defaultValue;
+    }
+    if (!v.isNumber()) {
+      throw fail(field, "must be a number, got " + clip(v.toString()));
+    }
+    return v.asDouble();
+  }
+
   /**
    * A duration field, or its default when absent; present, it must not be negative and must obey
    * {@code rule} (one of {@link TimeLimitRules}), which answers the problem or nothing.

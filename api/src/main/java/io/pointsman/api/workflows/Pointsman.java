@@ -11,6 +11,8 @@ public final class Pointsman {
   public static final String REVERSE_TRAFFIC = "ReverseTraffic";
   public static final String COMPLETE_MIGRATION = "CompleteMigration";
   public static final String CANCEL_MIGRATION = "CancelMigration";
+  /** vtctldclient MoveTables MirrorTraffic: a share of the queries to the moved tables also sent to the target. */
+  public static final String MIRROR_TRAFFIC = "MirrorTraffic";
   /** Not a switching action: checks a workflow's topology against its defined states, changing nothing. */
   public static final String VALIDATE_TOPOLOGY = "ValidateTopology";
   /** Not a switching action: reads a workflow's streams and traffic state as vtctld's show and status print them. */

@@ -5,16 +5,22 @@ import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static io.pointsman.e2e.WorkflowFailures.typedFailure;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import java.sql.SQLException;
+import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.junit.jupiter.api.MethodOrderer;
@@ -50,6 +56,58 @@ class MirrorTrafficOnVitessTest {
   private static JsonNode vtctldMirrorRules;
   /** The line of vtctldclient's dry run about the mirror rules its read switch removes. */
   private static List<String> vtctldMirrorLines;
+
+  /**
+   * pointsman's MirrorTraffic against vtctldclient's, on the same workflow in the same state: the
+   * mirror rules (as a set: vtctld writes them in its map's order), those every cell serves, and the
+   * target primaries' tablet controls must be what vtctldclient left, when mirroring the reads and
+   * when removing that mirroring with percent 0; while mirrored the target primaries answer a read of
+   * a moved table, after the removal they refuse it. A partial set of rules is refused by both.
+   */
+  @Test
+  @Order(0)
+  void pointsmansMirrorTrafficLeavesWhatVtctldclientsDoes() throws Exception {
+    moveTables("MirrorTraffic", "--tablet-types", "replica,rdonly", "--percent", "10");
+    Set<JsonNode> vtctldRules = mirrorRules();
+    Map<String, JsonNode> vtctldControls = targetTabletControls();
+    assertThat(vtctldRules).as("vtctldclient's mirror rules").hasSize(4);
+    moveTables("MirrorTraffic", "--tablet-types", "replica,rdonly", "--percent", "0");
+    Set<JsonNode> vtctldRulesAfterRemoval = mirrorRules();
+    Map<String, JsonNode> vtctldControlsAfterRemoval = targetTabletControls();
+
+    ActionResult mirrored = worker().mirrorTraffic("customer", WORKFLOW, READS, 10);
+    assertThat(mirrored.summary()).isEqualTo("MirrorTraffic was successful for workflow customer." + WORKFLOW);
+    assertThat(mirrorRules()).as("mirror rules after pointsman's MirrorTraffic").isEqualTo(vtctldRules);
+    assertThat(servedMirrorRules()).as("mirror rules served after pointsman's MirrorTraffic").isEqualTo(vtctldRules);
+    assertThat(targetTabletControls()).as("the target shards' tablet controls after pointsman's MirrorTraffic")
+        .isEqualTo(vtctldControls);
+    assertThat(readsOnTargetPrimaries()).as("customers read on the target primaries mirrored by pointsman")
+        .isEqualTo(3);
+
+    worker().mirrorTraffic("customer", WORKFLOW, READS, 0);
+    assertThat(mirrorRules()).as("mirror rules after pointsman's removal").isEqualTo(vtctldRulesAfterRemoval);
+    assertThat(servedMirrorRules()).as("mirror rules served after pointsman's removal")
+        .isEqualTo(vtctldRulesAfterRemoval);
+    assertThat(targetTabletControls()).as("the target shards' tablet controls after pointsman's removal")
+        .isEqualTo(vtctldControlsAfterRemoval);
+    assertThatThrownBy(MirrorTrafficOnVitessTest::readsOnTargetPrimaries)
+        .as("a read of customer on the target primaries once pointsman removed the mirroring")
+        .hasMessageContaining("denied");
+
+    moveTables("MirrorTraffic", "--tablet-types", "replica", "--percent", "10");
+    Set<JsonNode> partial = mirrorRules();
+    assertThatThrownBy(() -> moveTables("MirrorTraffic", "--tablet-types", "replica,rdonly", "--percent", "10"))
+        .as("vtctldclient's MirrorTraffic over a partial set of rules")
+        .hasMessageContaining("wrong number of pre-existing mirror rules");
+    ApplicationFailure refused = typedFailure(catchThrowable(() -> worker().mirrorTraffic("customer", WORKFLOW, READS,
+        10)));
+    assertThat(refused.getType()).isEqualTo(ErrorCode.ALREADY_EXISTS.name());
+    assertThat(refused.getOriginalMessage()).startsWith("wrong number of pre-existing mirror rules");
+    assertThat(mirrorRules()).as("mirror rules after both refusals").isEqualTo(partial);
+    worker().mirrorTraffic("customer", WORKFLOW, List.of(TabletType.REPLICA), 0);
+    assertThat(mirrorRules()).as("no mirror rule left for the tests after this one").isEmpty();
+    worker().assertValid("customer", WORKFLOW, "NOT_SWITCHED");
+  }
 
   @Test
   @Order(1)
@@ -156,6 +214,22 @@ class MirrorTrafficOnVitessTest {
     assertThat(cluster().vtctldclientJson("GetMirrorRules").path("rules")).as("mirror rules").hasSize(4);
     assertThat(targetTabletControls().values()).as("the target primaries' controls while mirrored")
         .allSatisfy(controls -> assertThat(primaryControl(controls).path("allow_reads").asBoolean()).isTrue());
+  }
+
+  /** The global mirror rules, as a set: vtctld saves them in the order of a Go map. */
+  private static Set<JsonNode> mirrorRules() {
+    return ruleSet(cluster().vtctldclientJson("GetMirrorRules").path("rules"));
+  }
+
+  /** The mirror rules the cell's SrvVSchema serves, as a set. */
+  private static Set<JsonNode> servedMirrorRules() {
+    return ruleSet(cluster().vtctldclientJson("GetSrvVSchema", "zone1").path("mirror_rules").path("rules"));
+  }
+
+  private static Set<JsonNode> ruleSet(JsonNode rules) {
+    Set<JsonNode> set = new HashSet<>();
+    rules.forEach(set::add);
+    return set;
   }
 
   /** The rows of customer on the target primaries, asked through vtgate one shard at a time (no routing rule applies). */

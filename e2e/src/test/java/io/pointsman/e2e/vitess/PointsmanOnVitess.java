@@ -15,12 +15,14 @@ import io.pointsman.api.model.TabletType;
 import io.pointsman.api.model.TopologyReport;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
+import io.pointsman.api.request.MirrorTrafficRequest;
 import io.pointsman.api.request.PlainInputConverter;
 import io.pointsman.api.request.ShowRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.request.ValidateRequest;
 import io.pointsman.api.workflows.CancelMigrationWorkflow;
 import io.pointsman.api.workflows.CompleteMigrationWorkflow;
+import io.pointsman.api.workflows.MirrorTrafficWorkflow;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.ShowWorkflow;
@@ -132,6 +134,14 @@ public final class PointsmanOnVitess implements AutoCloseable {
     SwitchTrafficRequest request = SwitchTrafficRequest.of(workflow, targetKeyspace).withTabletTypes(tabletTypes);
     return stub(ReverseTrafficWorkflow.class, Pointsman.REVERSE_TRAFFIC, targetKeyspace, workflow)
         .reverseTraffic(request);
+  }
+
+  /** {@code pointsman MoveTables MirrorTraffic --tablet-types ... --percent ...}; returns its result once it ended. */
+  public ActionResult mirrorTraffic(String targetKeyspace, String workflow, List<TabletType> tabletTypes,
+      float percent) {
+    MirrorTrafficRequest request = MirrorTrafficRequest.of(workflow, targetKeyspace).withTabletTypes(tabletTypes)
+        .withPercent(percent);
+    return stub(MirrorTrafficWorkflow.class, Pointsman.MIRROR_TRAFFIC, targetKeyspace, workflow).mirrorTraffic(request);
   }
 
   /** {@code pointsman MoveTables Complete}; returns its result once it ended. */

@@ -149,11 +149,19 @@ public final class TopologySwitcher {
     if (info.migrationType() != MigrationType.TABLES) {
       return false;
     }
-    boolean mirrored = mirrorRules().mirrorsAny(info.tables(), info.sourceKeyspace(), info.targetKeyspace());
+    return allowTargetReads(info, mirrorRules().mirrorsAny(info.tables(), info.sourceKeyspace(), info.targetKeyspace()),
+        locks);
+  }
+
+  /**
+   * Sets allow_reads of the target shards' PRIMARY tablet control (where there is one: as Vitess,
+   * none is created); whether a record changed.
+   */
+  private boolean allowTargetReads(MigrationInfo info, boolean allow, LockSet locks) {
     List<RecordWrite<?>> writes = new ArrayList<>();
     for (Versioned<Shard> target : FanOut.map(info.targetShards(),
         shard -> store.getRequired(store.keys().shard(info.targetKeyspace(), shard)))) {
-      Shard edited = target.value().withPrimaryAllowReads(mirrored);
+      Shard edited = target.value().withPrimaryAllowReads(allow);
       if (!edited.equals(target.value())) {
         writes.add(RecordWrite.replace(target, edited));
       }
@@ -163,6 +171,39 @@ public final class TopologySwitcher {
     }
     store.commit(writes, locks);
     return true;
+  }
+
+  // ---- mirroring -----------------------------------------------------------------------------
+
+  /**
+   * The global mirror rules as vtctldclient MirrorTraffic of {@code types} at {@code percent} would
+   * leave them (read-only); refuses, as Vitess does, when only some of the workflow's rules for
+   * these types exist.
+   */
+  public MirrorRules mirrorRulesAfter(MigrationInfo info, List<TabletType> types, float percent) {
+    return MirrorRuleEdits.mirror(mirrorRules(), info.tables(), types, percent, info.sourceKeyspace(),
+        info.targetKeyspace());
+  }
+
+  /**
+   * Before mirror rules for a MoveTables are served: lets the target primaries serve reads of the
+   * tables they deny, for the mirrored queries (Vitess sets it before it rebuilds, so no mirrored
+   * query meets a refusal). Whether a record changed (its tablets must then be refreshed).
+   */
+  public boolean allowTargetReadsForMirroring(MigrationInfo info, LockSet locks) {
+    return allowTargetReads(info, true, locks);
+  }
+
+  /**
+   * vtctldclient MirrorTraffic's topology change: the moved tables' mirror rules of {@code types}
+   * set to {@code percent} (removed at 0) and every cell's SrvVSchema rebuilt, in one fenced commit
+   * (Vitess saves the rules, then rebuilds). Idempotent; refused before any change as
+   * {@link #mirrorRulesAfter} refuses. The target primaries' allow_reads is the caller's, before
+   * ({@link #allowTargetReadsForMirroring}) and after ({@link #allowTargetReadsWhileMirrored}).
+   */
+  public void mirrorTraffic(MigrationInfo info, List<TabletType> types, float percent, LockSet locks) {
+    srvVSchema.rebuild(UnaryOperator.identity(), rules -> MirrorRuleEdits.mirror(rules, info.tables(), types, percent,
+        info.sourceKeyspace(), info.targetKeyspace()), List.of(), locks);
   }
 
   /** The global mirror rules; none when the record does not exist (Vitess writes none until rules are applied). */

@@ -11,9 +11,11 @@ import io.pointsman.api.activities.SwitchActivities;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
+import io.pointsman.api.request.MirrorTrafficRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.CancelMigrationWorkflow;
 import io.pointsman.api.workflows.CompleteMigrationWorkflow;
+import io.pointsman.api.workflows.MirrorTrafficWorkflow;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
@@ -44,7 +46,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Records the replay corpus of {@code workflows/src/test/resources/histories}: the happy path of
- * every workflow, a dry run, a failed step and its compensation, a lock lost behind the
+ * every workflow (MirrorTraffic's too), a dry run, a failed step and its compensation, a lock lost behind the
  * workflow's back, cancellation before and after the journal, and rejected input — each run for
  * real on a sandbox and fetched as Temporal's JSON history. Not part of the build; rerun it after
  * a deliberate change of the workflows' commands, into a directory of its own, and add the files
@@ -95,6 +97,8 @@ class HistoryRecorder {
     }
     try (SwitchWorld world = SwitchWorld.moveTables()) {
       world.createMoveTables();
+      run(world, "mirror-traffic", MirrorTrafficWorkflow.class, Pointsman.MIRROR_TRAFFIC,
+          w -> w.mirrorTraffic(MirrorTrafficRequest.of(WF, TARGET).withPercent(10)));
       run(world, "cancel", CancelMigrationWorkflow.class, Pointsman.CANCEL_MIGRATION,
           w -> w.cancel(CancelRequest.of(WF, TARGET)));
     }

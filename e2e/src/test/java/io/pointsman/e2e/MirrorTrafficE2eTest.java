@@ -12,7 +12,9 @@ import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
 import static io.pointsman.e2e.WorkflowFailures.typedFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 
+import io.etcd.jetcd.KeyValue;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.TabletType;
@@ -20,9 +22,13 @@ import io.pointsman.api.request.MirrorTrafficRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.MirrorTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowStub;
 import io.temporal.failure.ApplicationFailure;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -37,7 +43,8 @@ import vschema.Vschema;
  * rules into the global record and every cell's SrvVSchema and lets the target primaries serve reads
  * of the denied tables; a new percent replaces the old; a partial set of rules, a switched tablet
  * type and the reverse workflow are refused with nothing changed; percent 0 removes the rules and the
- * target primaries refuse those reads again; a failed mirroring leaves allow_reads as the rules say.
+ * target primaries refuse those reads again; a lock lost before the change leaves everything as it
+ * was; a failed mirroring leaves allow_reads as the rules say.
  * A mirror rule of a table the workflow does not move is never touched. On real Vitess,
  * MirrorTrafficOnVitessTest holds pointsman's MirrorTraffic against vtctldclient's.
  */
@@ -119,12 +126,39 @@ class MirrorTrafficE2eTest {
   }
 
   /**
+   * The target keyspace's lock is revoked behind the workflow's back while its mirroring step waits
+   * to run: the step, fenced by the revoked lock, changes nothing, and the action fails LOCK_LOST
+   * saying to run it again.
+   */
+  @Test
+  @Order(6)
+  void aLockLostBeforeTheMirroringChangesNothing() throws Exception {
+    WorldSnapshot before = WorldSnapshot.take(world());
+    FaultInjection.Block block = faults.blockOnce("mirrorTableTraffic", FaultInjection.When.BEFORE);
+    MirrorTrafficWorkflow wf = world().workflow(MirrorTrafficWorkflow.class, "MirrorTraffic-" + UUID.randomUUID());
+    WorkflowClient.start(wf::mirrorTraffic, MirrorTrafficRequest.of(WF, "customer").withTabletTypes(READS));
+    await().atMost(Duration.ofMinutes(2)).until(block::reached);
+
+    List<KeyValue> keyspaceLocks = WorldSnapshot.locksUnder(world(), world().paths.keyspaceDir("customer"));
+    assertThat(keyspaceLocks).as("the target keyspace's lock").hasSize(1);
+    assertThat(WorldSnapshot.locksUnder(world(), world().paths.keyspaceDir("commerce")))
+        .as("the source keyspace's lock, which Vitess's MirrorTraffic does not take either").isEmpty();
+    world().etcd.getLeaseClient().revoke(keyspaceLocks.get(0).getLease()).get(30, TimeUnit.SECONDS);
+    block.release();
+
+    ApplicationFailure failed = typedFailure(catchThrowable(() -> WorkflowStub.fromTyped(wf).getResult(Object.class)));
+    assertThat(failed.getType()).isEqualTo(ErrorCode.LOCK_LOST.name());
+    assertThat(failed.getOriginalMessage()).contains("Rerun MirrorTraffic");
+    before.assertNothingChangedIn(world(), "after the mirroring under a revoked lock");
+  }
+
+  /**
    * The target primaries allow reads with nothing mirrored (what a mirroring that failed between its
    * changes leaves) and the mirroring fails before it changes anything: the action sets allow_reads
    * from the rules as they are, and says to run it again.
    */
   @Test
-  @Order(6)
+  @Order(7)
   void aFailedMirroringLeavesTheTargetPrimariesAllowingReadsOnlyWhileMirrored() throws Exception {
     allowTargetReads(world());
     faults.failOnce("mirrorTableTraffic", FaultInjection.When.BEFORE);
@@ -138,7 +172,7 @@ class MirrorTrafficE2eTest {
   }
 
   @Test
-  @Order(7)
+  @Order(8)
   void switchedReadsAreRefusedButTheWritesCanStillBeMirrored() throws Exception {
     world().workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-reads-" + UUID.randomUUID())
         .switchTraffic(SwitchTrafficRequest.of(WF, "customer").withTabletTypes(READS));
@@ -164,7 +198,7 @@ class MirrorTrafficE2eTest {
 
   /** Vitess keeps no MirrorRules record without a rule; neither does pointsman once it removed the last. */
   @Test
-  @Order(8)
+  @Order(9)
   void removingTheLastRuleDeletesTheRecord() throws Exception {
     put(world(), Vschema.MirrorRules.newBuilder().addRules(rule("commerce.corder", "customer.corder", 5))
         .addRules(rule("commerce.customer", "customer.customer", 5)).build());
@@ -177,7 +211,7 @@ class MirrorTrafficE2eTest {
 
   /** Once the writes are switched, neither the workflow nor its reverse one (what ReverseTraffic switches) may mirror. */
   @Test
-  @Order(9)
+  @Order(10)
   void afterTheWriteSwitchTheWorkflowAndItsReverseAreRefused() throws Exception {
     world().workflow(SwitchTrafficWorkflow.class, "SwitchTraffic-writes-" + UUID.randomUUID())
         .switchTraffic(SwitchTrafficRequest.of(WF, "customer").withTabletTypes(List.of(TabletType.PRIMARY)));

@@ -209,8 +209,11 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     ActivityFailures.translate(() -> {
       topology.switchReads(info, tabletTypes, cells, direction, locks);
       // The read switch removed mirror rules of these types; the target primaries are told
-      // whether reads of the denied tables still pass, as Vitess's switch tells them.
-      if (topology.allowTargetReadsWhileMirrored(info, locks)) {
+      // whether reads of the denied tables still pass, as Vitess's switch tells them: every time,
+      // as Vitess does, since a run whose refresh failed has already changed the records and the
+      // run after it would otherwise leave the tablets as they were.
+      if (info.migrationType() == MigrationType.TABLES) {
+        topology.allowTargetReadsWhileMirrored(info, locks);
         refresh(info.targetKeyspace(), info.targetShards());
       }
     });
@@ -224,12 +227,17 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       boolean mirroring = topology.mirrorRulesAfter(info, tabletTypes, percent)
           .mirrorsAny(info.tables(), info.sourceKeyspace(), info.targetKeyspace());
       // The target primaries first accept the mirrored reads, then vtgate is told to send them.
-      if (mirroring && topology.allowTargetReadsForMirroring(info, locks)) {
+      // Refreshed whether or not this run changed the records, as Vitess refreshes them every time:
+      // a run whose refresh failed has already written them, and the run after it must still tell
+      // the tablets before the rules are served.
+      if (mirroring) {
+        topology.allowTargetReadsForMirroring(info, locks);
         refresh(info.targetKeyspace(), info.targetShards());
       }
       topology.mirrorTraffic(info, tabletTypes, percent, locks);
       // From the rules as they are now: cleared once the last of the workflow's rules went.
-      if (topology.allowTargetReadsWhileMirrored(info, locks)) {
+      topology.allowTargetReadsWhileMirrored(info, locks);
+      if (!mirroring) {
         refresh(info.targetKeyspace(), info.targetShards());
       }
     });
@@ -239,9 +247,9 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public void allowTargetReadsWhileMirrored(MigrationInfo info, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
-      if (topology.allowTargetReadsWhileMirrored(info, locks)) {
-        refresh(info.targetKeyspace(), info.targetShards());
-      }
+      topology.allowTargetReadsWhileMirrored(info, locks);
+      // every time, not only when this run changed a record (see mirrorTableTraffic)
+      refresh(info.targetKeyspace(), info.targetShards());
     });
   }
 

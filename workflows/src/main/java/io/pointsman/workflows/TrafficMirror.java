@@ -22,7 +22,7 @@ import java.util.Locale;
 import org.slf4j.Logger;
 
 /**
- * MirrorTraffic, as vtctldclient's {@code MoveTables mirrortraffic} (docs/vitess-switching.md §3.3):
+ * MirrorTraffic, as vtctldclient's {@code MoveTables mirrortraffic} (docs/vitess-switching.md §3.2.1):
  * refuses what Vitess refuses (anything but a forward MoveTables of whole tables, and tablet types
  * whose traffic is switched), takes the workflow's named lock and the target keyspace's, and in one
  * step sets the moved tables' mirror rules and the target primaries' allow_reads. A failure after

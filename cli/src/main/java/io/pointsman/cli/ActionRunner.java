@@ -114,6 +114,11 @@ final class ActionRunner {
       ActionResult r = result.get();
       if (format == OutputFormat.JSON) {
         Results.printJson(resultOut, run.workflowType(), r, printer.plan());
+        if (run.dryRun() && !Results.jsonCarriesPlan(run.workflowType())) {
+          // stdout stays vtctld's message; the plan it has no field for goes with the steps
+          Results.plan(r, printer.plan()).forEach(out::println);
+          out.flush();
+        }
       } else {
         Results.print(out, r, run.dryRun(), printer.plan());
       }

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
 /** {@code Actions}: the pointsman actions run on the workflow and the progress of a running one; starts nothing. */
 @Command(name = "Actions", mixinStandardHelpOptions = true, sortOptions = false, usageHelpAutoWidth = true,
     description = {"Show the latest run of each pointsman action on the workflow (SwitchTraffic, ReverseTraffic, "
-        + "Complete, Cancel): its status, result or failure, and the steps of one that is running.",
+        + "MirrorTraffic, Complete, Cancel): its status, result or failure, and the steps of one that is running.",
         "Starts nothing."})
 final class ActionsCommand implements Callable<Integer> {
   @ParentCommand

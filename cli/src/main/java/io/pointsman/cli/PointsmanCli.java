@@ -24,8 +24,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "pointsman", mixinStandardHelpOptions = true, versionProvider = PointsmanCli.Version.class,
     usageHelpAutoWidth = true, sortOptions = false,
     description = {
-        "Switches Vitess traffic (MoveTables and Reshard SwitchTraffic, ReverseTraffic, Complete, Cancel) as "
-            + "durable Temporal workflows, with locks that cannot expire unnoticed.",
+        "Switches Vitess traffic (MoveTables and Reshard SwitchTraffic, ReverseTraffic, Complete, Cancel; "
+            + "MoveTables MirrorTraffic) as durable Temporal workflows, with locks that cannot expire unnoticed.",
         "Each action starts one workflow on a pointsman worker, shows its steps as they run and prints the "
             + "result; Status starts nothing."},
     subcommands = {MoveTablesCommand.class, ReshardCommand.class, MigrateCommand.class, ValidateCommand.class, HistoryCommand.class,
@@ -33,6 +33,8 @@ import picocli.CommandLine.Spec;
     footer = {"", "Examples:",
         "  pointsman MoveTables --workflow commerce2customer --target-keyspace customer SwitchTraffic "
             + "--tablet-types REPLICA,RDONLY",
+        "  pointsman MoveTables --workflow commerce2customer --target-keyspace customer MirrorTraffic "
+            + "--tablet-types replica,rdonly --percent 5",
         "  pointsman MoveTables --workflow commerce2customer --target-keyspace customer Status",
         "  pointsman Validate --workflow commerce2customer --target-keyspace customer",
         "  pointsman Reshard --workflow cust2cust --target-keyspace customer SwitchTraffic --dry-run"})

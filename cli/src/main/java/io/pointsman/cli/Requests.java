@@ -5,8 +5,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.InvalidRequestException;
+import io.pointsman.api.request.MirrorTrafficRequest;
 import io.pointsman.api.request.ShowRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
+import java.math.BigDecimal;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -28,6 +31,7 @@ final class Requests {
       Map.entry("workflow", "--workflow"),
       Map.entry("targetKeyspace", "--target-keyspace"),
       Map.entry("tabletTypes", "--tablet-types"),
+      Map.entry("percent", "--percent"),
       Map.entry("cells", "--cells"),
       Map.entry("timeout", "--timeout"),
       Map.entry("maxReplicationLagAllowed", "--max-replication-lag-allowed"),
@@ -101,6 +105,24 @@ final class Requests {
     return decode(spec, n, CancelRequest::fromJson);
   }
 
+  /**
+   * MirrorTraffic's input. Types and percent are sent only when given, so their defaults are the
+   * decoder's (vtctldclient's); the percent must be a decimal number here, as the decoder takes a
+   * JSON number only.
+   */
+  static MirrorTrafficRequest mirrorTraffic(CommandSpec spec, MigrationGroup group, List<String> tabletTypes,
+      String percent, boolean dryRun, LockFlags l) {
+    ObjectNode n = common(group, l);
+    if (!tabletTypes.isEmpty()) {
+      tabletTypes.forEach(n.putArray("tabletTypes")::add);
+    }
+    if (percent != null) {
+      n.put("percent", number(spec, "--percent", percent));
+    }
+    n.put("dryRun", dryRun);
+    return decode(spec, n, MirrorTrafficRequest::fromJson);
+  }
+
   static ShowRequest show(CommandSpec spec, MigrationGroup group, boolean includeLogs) {
     ObjectNode n = names(group);
     n.put("view", "SHOW");
@@ -145,6 +167,16 @@ final class Requests {
       n.put("targetKeyspace", group.targetKeyspace);
     }
     return n;
+  }
+
+  /** A plain decimal number ({@code 5}, {@code 0.5}, {@code 1e1}); NaN, Infinity and hex are not. */
+  private static BigDecimal number(CommandSpec spec, String flag, String text) {
+    try {
+      return new BigDecimal(text.trim());
+    } catch (NumberFormatException e) {
+      throw new ParameterException(spec.commandLine(), "invalid value for " + flag + ": '" + text
+          + "' is not a number", e);
+    }
   }
 
   private static <T> T decode(CommandSpec spec, ObjectNode n, Function<ObjectNode, T> decoder) {

@@ -21,8 +21,8 @@ final class Results {
   private Results() {}
 
   /**
-   * Prints the result as vtctldclient does: the summary, then the start and current state, or for a
-   * dry run the plan's lines.
+   * Prints the result as vtctldclient does: the summary, then the start and current state (for
+   * MirrorTraffic too, whose result always has both), or for a dry run the plan's lines.
    *
    * @param queriedPlan the plan the progress query showed, printed when the result carries none
    */
@@ -30,7 +30,7 @@ final class Results {
     out.println();
     out.println(result.summary());
     if (dryRun) {
-      List<String> lines = result.dryRunResults().isEmpty() ? queriedPlan : result.dryRunResults();
+      List<String> lines = plan(result, queriedPlan);
       if (lines.isEmpty()) {
         out.println("No changes required");
       }
@@ -52,24 +52,43 @@ final class Results {
   /**
    * Prints the result as vtctldclient's {@code --format json} does: the response message of the
    * action's vtctld RPC with its .proto field names and every field — WorkflowSwitchTrafficResponse
-   * (SwitchTraffic, ReverseTraffic), MoveTablesCompleteResponse (Complete) or WorkflowDeleteResponse
-   * (Cancel; {@code details}, the per-tablet deletions, is empty: pointsman does not report them).
+   * (SwitchTraffic, ReverseTraffic), WorkflowMirrorTrafficResponse (MirrorTraffic), MoveTablesCompleteResponse
+   * (Complete) or WorkflowDeleteResponse (Cancel; {@code details}, the per-tablet deletions, is empty:
+   * pointsman does not report them).
    */
   static void printJson(PrintWriter out, String workflowType, ActionResult result, List<String> queriedPlan) {
     ObjectNode n = JSON.createObjectNode();
     n.put("summary", result.summary() == null ? "" : result.summary());
-    List<String> plan = result.dryRunResults().isEmpty() ? queriedPlan : result.dryRunResults();
+    List<String> plan = plan(result, queriedPlan);
     switch (workflowType) {
       case Pointsman.COMPLETE_MIGRATION -> plan.forEach(n.putArray("dry_run_results")::add);
       case Pointsman.CANCEL_MIGRATION -> n.putArray("details");
+      case Pointsman.MIRROR_TRAFFIC -> states(n, result);
       default -> {
-        n.put("start_state", result.startState() == null ? "" : result.startState());
-        n.put("current_state", result.currentState() == null ? "" : result.currentState());
+        states(n, result);
         plan.forEach(n.putArray("dry_run_results")::add);
       }
     }
     out.println(n.toPrettyString());
     out.flush();
+  }
+
+  /**
+   * Whether the JSON response of the workflow type has a field for a dry run's plan. Vitess gives
+   * MirrorTraffic no dry run, and Cancel's dry run is pointsman's own: their messages have none.
+   */
+  static boolean jsonCarriesPlan(String workflowType) {
+    return !workflowType.equals(Pointsman.MIRROR_TRAFFIC) && !workflowType.equals(Pointsman.CANCEL_MIGRATION);
+  }
+
+  /** A dry run's plan: the result's, else the one the progress query showed. */
+  static List<String> plan(ActionResult result, List<String> queriedPlan) {
+    return result.dryRunResults().isEmpty() ? queriedPlan : result.dryRunResults();
+  }
+
+  private static void states(ObjectNode n, ActionResult result) {
+    n.put("start_state", result.startState() == null ? "" : result.startState());
+    n.put("current_state", result.currentState() == null ? "" : result.currentState());
   }
 
   /** Why the workflow did not succeed, in the words of the failure that stopped it. */

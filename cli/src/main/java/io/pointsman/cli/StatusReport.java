@@ -36,9 +36,11 @@ final class StatusReport {
       Pointsman.SWITCH_TRAFFIC, "SwitchTraffic",
       Pointsman.REVERSE_TRAFFIC, "ReverseTraffic",
       Pointsman.COMPLETE_MIGRATION, "Complete",
-      Pointsman.CANCEL_MIGRATION, "Cancel");
+      Pointsman.CANCEL_MIGRATION, "Cancel",
+      Pointsman.MIRROR_TRAFFIC, "MirrorTraffic");
+  /** Read for either group: a MirrorTraffic started on a Reshard from the UI is listed with its refusal. */
   private static final List<String> TYPES = List.of(Pointsman.SWITCH_TRAFFIC, Pointsman.REVERSE_TRAFFIC,
-      Pointsman.COMPLETE_MIGRATION, Pointsman.CANCEL_MIGRATION);
+      Pointsman.MIRROR_TRAFFIC, Pointsman.COMPLETE_MIGRATION, Pointsman.CANCEL_MIGRATION);
   private static final Duration RESULT_WAIT = Duration.ofSeconds(5);
 
   private final TemporalConnection temporal;

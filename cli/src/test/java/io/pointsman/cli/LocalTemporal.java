@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  * running the real workflows over an unreachable topology ({@link UnreachableTopology}): an action
  * starts, tracks its first step and then waits to try it again, as when etcd and the primaries are
  * down. (Activities had to be registered once the reads became local activities: a workflow worker
- * without them never finishes the task that runs one, and answers no query.)
+ * without them never finishes the task that runs one, and answers no query.) A second worker, on
+ * {@link CannedReads#TASK_QUEUE}, answers the reads before the locks, so a dry run started there
+ * (CLI {@code --task-queue}) ends with a result.
  */
 final class LocalTemporal implements AutoCloseable {
   final String address;
@@ -50,6 +52,9 @@ final class LocalTemporal implements AutoCloseable {
     Worker worker = factory.newWorker(Pointsman.TASK_QUEUE);
     WorkflowRegistration.registerWorkflows(worker);
     worker.registerActivitiesImplementations(new UnreachableTopology());
+    Worker readsOnly = factory.newWorker(CannedReads.TASK_QUEUE);
+    WorkflowRegistration.registerWorkflows(readsOnly);
+    readsOnly.registerActivitiesImplementations(new CannedReads());
     factory.start();
   }
 

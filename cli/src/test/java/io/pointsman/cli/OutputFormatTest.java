@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.util.JsonFormat;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.workflows.Pointsman;
 import java.io.PrintWriter;
@@ -11,6 +12,7 @@ import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import vtctldata.Vtctldata;
 
 /**
  * {@code --format json|text} as vtctldclient takes it, and what each format prints. Nothing here
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class OutputFormatTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String MIRRORED = "MirrorTraffic was successful for workflow customer.commerce2customer";
 
   @Test
   void everyMigrationCommandTakesFormatAndRefusesAnUnknownOneBeforeStartingAnything() {
@@ -31,6 +34,10 @@ class OutputFormatTest {
             .contains("Nothing was started");
       }
     }
+    CliRun mirror = CliRun.of("MoveTables", "--workflow", "wf", "--target-keyspace", "ks", "MirrorTraffic",
+        "--format", "yaml");
+    assertThat(mirror.exitCode()).isEqualTo(2);
+    assertThat(mirror.err()).contains("invalid value for --format: 'yaml'").contains("Nothing was started");
     CliRun validate = CliRun.of("Validate", "--workflow", "wf", "--target-keyspace", "ks", "--format", "xml");
     assertThat(validate.exitCode()).isEqualTo(2);
     assertThat(validate.err()).contains("invalid value for --format: 'xml'");
@@ -73,6 +80,41 @@ class OutputFormatTest {
     assertThat(fieldNames(json(Pointsman.CANCEL_MIGRATION, r))).containsExactly("summary", "details");
     JsonNode dry = json(Pointsman.SWITCH_TRAFFIC, new ActionResult("dry run", "", "", List.of("Lock keyspace commerce")));
     assertThat(dry.path("dry_run_results").get(0).asText()).isEqualTo("Lock keyspace commerce");
+  }
+
+  /** vtctldclient's json: WorkflowMirrorTrafficResponse, which has no dry_run_results, even for pointsman's dry run. */
+  @Test
+  void mirrorTrafficInJsonIsVtctldsWorkflowMirrorTrafficResponse() throws Exception {
+    ActionResult done = new ActionResult(MIRRORED, "Reads Not Switched. Writes Not Switched",
+        "Reads Not Switched. Writes Not Switched", List.of());
+    ActionResult dryRun = new ActionResult("MirrorTraffic dry run results for workflow customer.commerce2customer",
+        "Reads Not Switched. Writes Not Switched", "Reads Not Switched. Writes Not Switched",
+        List.of("Lock keyspace customer"));
+
+    for (ActionResult r : List.of(done, dryRun)) {
+      JsonNode json = json(Pointsman.MIRROR_TRAFFIC, r);
+      assertThat(fieldNames(json)).containsExactly("summary", "start_state", "current_state");
+      assertThat(json.path("summary").asText()).isEqualTo(r.summary());
+      // what vtctldclient prints for the same message: protojson with .proto names and every field
+      Vtctldata.WorkflowMirrorTrafficResponse.Builder message = Vtctldata.WorkflowMirrorTrafficResponse.newBuilder();
+      JsonFormat.parser().merge(json.toString(), message); // refuses a field the message does not have
+      assertThat(json).isEqualTo(JSON.readTree(JsonFormat.printer().preservingProtoFieldNames()
+          .alwaysPrintFieldsWithNoPresence().print(message)));
+      assertThat(message.getCurrentState()).isEqualTo(r.currentState());
+    }
+    assertThat(Results.jsonCarriesPlan(Pointsman.MIRROR_TRAFFIC)).as("its dry-run plan goes to stderr").isFalse();
+    assertThat(Results.jsonCarriesPlan(Pointsman.SWITCH_TRAFFIC)).isTrue();
+  }
+
+  @Test
+  void mirrorTrafficInTextIsVtctldclientsSummaryThenBothStates() {
+    StringWriter s = new StringWriter();
+    Results.print(new PrintWriter(s), new ActionResult(MIRRORED, "Reads Not Switched. Writes Not Switched",
+        "Reads Not Switched. Writes Not Switched", List.of()), false, List.of());
+
+    assertThat(s.toString().replace(System.lineSeparator(), "\n")).isEqualTo("\n" + MIRRORED + "\n\n"
+        + "Start State: Reads Not Switched. Writes Not Switched\n"
+        + "Current State: Reads Not Switched. Writes Not Switched\n");
   }
 
   @Test

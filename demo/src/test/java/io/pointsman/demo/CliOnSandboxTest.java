@@ -14,6 +14,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.engine.net.LoopbackPorts;
+import io.pointsman.engine.topo.model.MirrorRules;
 import io.pointsman.engine.topo.model.RoutingRules;
 import io.pointsman.sandbox.stack.OpenedParts;
 import io.temporal.client.WorkflowClient;
@@ -112,8 +113,34 @@ class CliOnSandboxTest {
     assertThat(before.get("customer")).containsExactly("commerce.customer");
   }
 
+  /** MirrorTraffic from the CLI mirrors the moved tables' reads, and its percent 0 ends that, leaving the rest as it was. */
   @Test
   @Order(2)
+  void mirrorTrafficMirrorsTheReadsAndPercentZeroEndsIt() throws Exception {
+    SandboxSnapshot snapshot = SandboxSnapshot.take(world);
+
+    Run run = pointsman("MirrorTraffic", "--tablet-types", "replica,rdonly", "--percent", "5");
+
+    assertThat(run.exitCode()).as(run.output()).isZero();
+    assertThat(run.output()).contains("done    mirrorTableTraffic")
+        .contains("MirrorTraffic was successful for workflow customer.commerce2customer")
+        .contains("Current State: Reads Not Switched. Writes Not Switched");
+    MirrorRules rules = world.services.store().getRequired(world.services.store().keys().mirrorRules()).value();
+    assertThat(rules.rules()).as("one rule per moved table and read type").isNotEmpty()
+        .allSatisfy(r -> {
+          assertThat(r.fromTable()).startsWith("commerce.").containsAnyOf("@replica", "@rdonly");
+          assertThat(r.toTable()).startsWith("customer.");
+          assertThat(r.percent()).isEqualTo(5f);
+        });
+
+    Run removal = pointsman("MirrorTraffic", "--tablet-types", "replica,rdonly", "--percent", "0");
+
+    assertThat(removal.exitCode()).as(removal.output()).isZero();
+    assertThat(snapshot.differencesTo(SandboxSnapshot.take(world))).as("left by mirroring and its removal").isEmpty();
+  }
+
+  @Test
+  @Order(3)
   void switchTrafficSwitchesReadsAndWritesAndPrintsEachStepAsItRuns() {
     Run run = pointsman("SwitchTraffic");
 
@@ -132,7 +159,7 @@ class CliOnSandboxTest {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void anActionThatFailsExitsOneWithTheFailuresMessage() {
     // Vitess refuses to cancel a workflow whose writes are switched, and so does pointsman
     Run run = pointsman("Cancel");
@@ -143,7 +170,7 @@ class CliOnSandboxTest {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void statusReportsEachActionAndTheStateAndStartsNothing() throws Exception {
     Map<String, String> runs = latestRuns();
     SandboxSnapshot snapshot = SandboxSnapshot.take(world);
@@ -171,7 +198,7 @@ class CliOnSandboxTest {
    * own on real Vitess.
    */
   @Test
-  @Order(5)
+  @Order(6)
   void showAndStatusPrintVtctldsJsonAndChangeNothing() throws Exception {
     Map<String, String> runs = latestRuns();
     SandboxSnapshot snapshot = SandboxSnapshot.take(world);
@@ -215,7 +242,7 @@ class CliOnSandboxTest {
    * a workflow that is gone (the demo's Status after Complete) is an answer, not a fault.
    */
   @Test
-  @Order(6)
+  @Order(7)
   void showAndStatusOfAnUnknownWorkflowSayWhatIsMissing() {
     ListAppender<ILoggingEvent> sdkLog = new ListAppender<>();
     Logger temporalLog = (Logger) LoggerFactory.getLogger("io.temporal");

@@ -247,9 +247,11 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   public void allowTargetReadsWhileMirrored(MigrationInfo info, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
     ActivityFailures.translate(() -> {
-      topology.allowTargetReadsWhileMirrored(info, locks);
-      // every time, not only when this run changed a record (see mirrorTableTraffic)
-      refresh(info.targetKeyspace(), info.targetShards());
+      if (info.migrationType() == MigrationType.TABLES) {
+        topology.allowTargetReadsWhileMirrored(info, locks);
+        // every time, not only when this run changed a record (see mirrorTableTraffic)
+        refresh(info.targetKeyspace(), info.targetShards());
+      }
     });
   }
 

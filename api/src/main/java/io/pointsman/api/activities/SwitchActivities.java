@@ -119,9 +119,9 @@ public interface SwitchActivities {
   void mirrorTableTraffic(MigrationInfo info, List<TabletType> tabletTypes, float percent, LockSet locks);
 
   /**
-   * The target primaries' allow_reads set from the mirror rules as they are, their tablets
-   * refreshed when it changed: the undo of a {@link #mirrorTableTraffic} that failed between its
-   * changes. Nothing for a Reshard.
+   * The target primaries' allow_reads set from the mirror rules as they are, and their tablets
+   * refreshed (every time, as a run before may have changed the record and failed to refresh): the
+   * undo of a {@link #mirrorTableTraffic} that failed between its changes. Nothing for a Reshard.
    */
   void allowTargetReadsWhileMirrored(MigrationInfo info, LockSet locks);
 

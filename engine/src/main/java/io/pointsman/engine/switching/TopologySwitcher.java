@@ -143,7 +143,8 @@ public final class TopologySwitcher {
    * them again. Vitess's switch sets it so when it removes mirror rules. Read from the records as
    * they are, so a re-run after a crash between the switch's commits sets it too.
    *
-   * @return whether a target shard record changed (its tablets must then be refreshed)
+   * @return whether a target shard record changed (the activities refresh the tablets every time: a
+   *     run before may have changed it and failed to refresh them)
    */
   public boolean allowTargetReadsWhileMirrored(MigrationInfo info, LockSet locks) {
     if (info.migrationType() != MigrationType.TABLES) {
@@ -188,7 +189,8 @@ public final class TopologySwitcher {
   /**
    * Before mirror rules for a MoveTables are served: lets the target primaries serve reads of the
    * tables they deny, for the mirrored queries (Vitess sets it before it rebuilds, so no mirrored
-   * query meets a refusal). Whether a record changed (its tablets must then be refreshed).
+   * query meets a refusal). Whether a record changed; the caller refreshes the tablets either way,
+   * since a run before may have changed it and failed to refresh them.
    */
   public boolean allowTargetReadsForMirroring(MigrationInfo info, LockSet locks) {
     return allowTargetReads(info, true, locks);

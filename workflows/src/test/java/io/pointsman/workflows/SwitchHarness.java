@@ -25,9 +25,11 @@ import io.pointsman.api.model.StreamRef;
 import io.pointsman.api.model.WorkflowState;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.CompleteRequest;
+import io.pointsman.api.request.MirrorTrafficRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.CancelMigrationWorkflow;
 import io.pointsman.api.workflows.CompleteMigrationWorkflow;
+import io.pointsman.api.workflows.MirrorTrafficWorkflow;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.temporal.activity.Activity;
@@ -186,6 +188,11 @@ final class SwitchHarness implements AutoCloseable {
   /** Starts CancelMigration and waits for its end, as {@link #switchTraffic}. */
   Object cancel(CancelRequest request) {
     return run(CancelMigrationWorkflow.class, w -> WorkflowClient.start(w::cancel, request));
+  }
+
+  /** Starts MirrorTraffic and waits for its end, as {@link #switchTraffic}. */
+  Object mirrorTraffic(MirrorTrafficRequest request) {
+    return run(MirrorTrafficWorkflow.class, w -> WorkflowClient.start(w::mirrorTraffic, request));
   }
 
   private <W> Object run(Class<W> type, Consumer<W> start) {

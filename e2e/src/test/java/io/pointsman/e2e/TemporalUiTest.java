@@ -11,10 +11,14 @@ import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.Progress;
 import io.pointsman.api.model.StepProgress;
 import io.pointsman.api.model.StepStatus;
+import io.pointsman.api.model.TabletType;
+import io.pointsman.api.request.MirrorTrafficRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.api.workflows.MirrorTrafficWorkflow;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.ReverseTrafficWorkflow;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
+import io.pointsman.engine.topo.model.MirrorRules;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.history.v1.HistoryEvent;
@@ -56,7 +60,8 @@ import org.slf4j.LoggerFactory;
  * Chromium driven by Selenium through its own chromedriver): a switch started from the UI's Start
  * Workflow form runs on the sandbox and shows Completed; while it runs, its page shows the step it
  * is in and its event history names the steps; the progress query answers in the Queries tab; a
- * misspelled field fails the workflow at once with one sentence naming it; Request Cancellation
+ * misspelled field fails the workflow at once with one sentence naming it; a MirrorTraffic started
+ * from the same form mirrors the workflow's reads; Request Cancellation
  * rolls a switch back before the journal and lets it finish after. Screenshots go to
  * target/ui-screenshots.
  */
@@ -138,7 +143,7 @@ class TemporalUiTest {
   @Order(1)
   void aSwitchStartedFromTheUiFormRunsShowsItsStepsAndCompletes() throws Exception {
     FaultInjection.Block held = faults.blockOnce("switchReads", FaultInjection.When.BEFORE);
-    startFromTheForm(UI_ID, Files.readString(Path.of("..", "docker", "start-workflow.json")));
+    startFromTheForm(Pointsman.SWITCH_TRAFFIC, UI_ID, Files.readString(Path.of("..", "docker", "start-workflow.json")));
     awaitUrlOf(UI_ID);
     await().atMost(UI_WAIT).until(held::reached);
 
@@ -189,7 +194,7 @@ class TemporalUiTest {
     String id = UI_ID + "-typo";
     String typo = Files.readString(Path.of("..", "docker", "start-workflow.json"))
         .replace("\"targetKeyspace\"", "\"targetKeyspce\"");
-    startFromTheForm(id, typo);
+    startFromTheForm(Pointsman.SWITCH_TRAFFIC, id, typo);
     awaitUrlOf(id);
     awaitStatus("Failed");
     String sentence = "SwitchTraffic input has unknown field targetKeyspce (and lacks the required targetKeyspace);"
@@ -206,8 +211,37 @@ class TemporalUiTest {
     assertThat(world().workflowState(KS, WF)).isEqualTo(NOT_SWITCHED);
   }
 
+  /**
+   * MirrorTraffic from the same form, as docker/README.md gives its input: it completes, its event
+   * history names its step with a summary in the words of Vitess's dry run, and the workflow's reads
+   * are mirrored; the same input at percent 0, through the API, ends that.
+   */
   @Test
   @Order(3)
+  void aMirrorTrafficStartedFromTheUiFormMirrorsTheReads() throws Exception {
+    String id = Pointsman.workflowId(Pointsman.MIRROR_TRAFFIC, KS, WF);
+    startFromTheForm(Pointsman.MIRROR_TRAFFIC, id, "{\"workflow\": \"" + WF + "\", \"targetKeyspace\": \"" + KS
+        + "\", \"tabletTypes\": [\"REPLICA\", \"RDONLY\"], \"percent\": 5}");
+    awaitUrlOf(id);
+    awaitStatus("Completed");
+    String step = "mirrorTableTraffic: Mirroring 5.00 percent of traffic from keyspace commerce to keyspace customer"
+        + " for tablet types [REPLICA,RDONLY]";
+    // the history's list may cut a long summary short; the whole of it is checked below
+    awaitText("mirrorTableTraffic: Mirroring 5.00 percent");
+    screenshot("mirror-traffic-completed.png");
+
+    assertThat(summaries(id)).contains(step);
+    MirrorRules rules = world().store().getRequired(world().store().keys().mirrorRules()).value();
+    assertThat(rules.rules()).hasSize(4).allSatisfy(r -> assertThat(r.percent()).isEqualTo(5f));
+    world().workflow(MirrorTrafficWorkflow.class, id + "-removal")
+        .mirrorTraffic(MirrorTrafficRequest.of(WF, KS).withTabletTypes(List.of(TabletType.REPLICA, TabletType.RDONLY))
+            .withPercent(0));
+    assertThat(world().store().get(world().store().keys().mirrorRules())).as("the mirror rules once removed")
+        .isEmpty();
+  }
+
+  @Test
+  @Order(4)
   void requestCancellationBeforeTheJournalRollsTheSwitchBack() throws Exception {
     WorkflowStub stub = cancelFromTheUiWhileHeld("stopSourceWrites", FaultInjection.When.AFTER);
     assertThat(statusOf(stub)).isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED);
@@ -220,7 +254,7 @@ class TemporalUiTest {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void requestCancellationAfterTheJournalLetsTheSwitchFinish() throws Exception {
     WorkflowStub stub = cancelFromTheUiWhileHeld("allowTargetWrites", FaultInjection.When.BEFORE);
     Progress progress = stub.query("progress", Progress.class);
@@ -247,11 +281,11 @@ class TemporalUiTest {
   }
 
   /** The Start Workflow form, filled in as a person would: id, task queue, type, the JSON input. */
-  private static void startFromTheForm(String workflowId, String json) throws Exception {
+  private static void startFromTheForm(String workflowType, String workflowId, String json) throws Exception {
     driver.get(WORLD.server().uiUrl() + "/namespaces/default/workflows/start-workflow");
     type(By.id("workflowId"), workflowId);
     type(By.id("taskQueue"), Pointsman.TASK_QUEUE);
-    type(By.id("workflowType"), Pointsman.SWITCH_TRAFFIC);
+    type(By.id("workflowType"), workflowType);
     WebElement editor = wait(UI_WAIT).until(ExpectedConditions.elementToBeClickable(
         By.cssSelector("[role=textbox][data-language=json]")));
     editor.click();

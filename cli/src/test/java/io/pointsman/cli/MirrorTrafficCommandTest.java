@@ -21,28 +21,16 @@ import picocli.CommandLine.Model.OptionSpec;
  * here talks to Temporal.
  */
 class MirrorTrafficCommandTest {
-  private static final String[] MOVETABLES = {"MoveTables", "--workflow", "commerce2customer", "--target-keyspace",
-      "customer"};
-
   private static String[] args(String... more) {
-    String[] all = new String[MOVETABLES.length + more.length];
-    System.arraycopy(MOVETABLES, 0, all, 0, MOVETABLES.length);
-    System.arraycopy(more, 0, all, MOVETABLES.length, more.length);
-    return all;
+    return CliRun.moveTables(more);
   }
 
   private static MirrorTrafficRequest request(String... more) {
     return (MirrorTrafficRequest) CliRun.parse(MirrorTrafficCommand.class, args(more)).request();
   }
 
-  /** Run whole, against an address where no Temporal listens: a refusal must come before connecting. */
   private static CliRun runWithoutTemporal(String... more) {
-    String[] line = args(more);
-    String[] all = new String[line.length + 2];
-    all[0] = "--temporal-address";
-    all[1] = "127.0.0.1:1";
-    System.arraycopy(line, 0, all, 2, line.length);
-    return CliRun.of(all);
+    return CliRun.withoutTemporal(CliRun.moveTables(more));
   }
 
   @Test

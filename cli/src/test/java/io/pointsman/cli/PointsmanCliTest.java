@@ -19,14 +19,8 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /** The CLI's parsing and defaults, which follow vtctldclient's. Nothing here talks to Temporal. */
 class PointsmanCliTest {
-  private static final String[] MOVETABLES = {"MoveTables", "--workflow", "commerce2customer", "--target-keyspace",
-      "customer"};
-
   private static String[] args(String... more) {
-    String[] all = new String[MOVETABLES.length + more.length];
-    System.arraycopy(MOVETABLES, 0, all, 0, MOVETABLES.length);
-    System.arraycopy(more, 0, all, MOVETABLES.length, more.length);
-    return all;
+    return CliRun.moveTables(more);
   }
 
   @Test

@@ -22,12 +22,7 @@ class VitessFlagsTest {
     String[] all = new String[MOVETABLES.length + more.length];
     System.arraycopy(MOVETABLES, 0, all, 0, MOVETABLES.length);
     System.arraycopy(more, 0, all, MOVETABLES.length, more.length);
-    // no Temporal listens here: a refusal must come before the CLI tries to connect
-    String[] withAddress = new String[all.length + 2];
-    withAddress[0] = "--temporal-address";
-    withAddress[1] = "127.0.0.1:1";
-    System.arraycopy(all, 0, withAddress, 2, all.length);
-    return CliRun.of(withAddress);
+    return CliRun.withoutTemporal(all);
   }
 
   @Test

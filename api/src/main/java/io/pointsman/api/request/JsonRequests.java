@@ -15,6 +15,16 @@ final class JsonRequests {
     return MAPPER.valueToTree(fields);
   }
 
+  /**
+   * A request's JSON with one field replaced: decoded again by its request's {@code fromJson}, a
+   * copy made with a {@code with...} method is validated like any input.
+   */
+  static JsonNode replaced(Map<String, Object> json, String field, Object value) {
+    Map<String, Object> m = new LinkedHashMap<>(json);
+    m.put(field, value);
+    return object(m);
+  }
+
   /** A request's JSON, in order, starting with the two fields every request names. */
   static Map<String, Object> fieldsOf(String workflow, String targetKeyspace) {
     Map<String, Object> m = new LinkedHashMap<>();

@@ -64,7 +64,7 @@ public record MirrorTrafficRequest(
     RequestFields f = new RequestFields("MirrorTraffic", json);
     String workflow = f.workflow();
     String targetKeyspace = f.targetKeyspace();
-    List<TabletType> types = f.stringList("tabletTypes", ALL_TABLET_TYPES, MirrorTrafficRequest::tabletType);
+    List<TabletType> types = f.stringList("tabletTypes", ALL_TABLET_TYPES, RequestFields::trafficTabletType);
     if (types.isEmpty()) {
       types = ALL_TABLET_TYPES;
     }
@@ -93,14 +93,6 @@ public record MirrorTrafficRequest(
 
   /** This request with one JSON field replaced, decoded again so the copy is validated like any input. */
   private MirrorTrafficRequest copy(String field, Object jsonValue) {
-    Map<String, Object> m = toJson();
-    m.put(field, jsonValue);
-    return fromJson(JsonRequests.object(m));
-  }
-
-  /** One of the mirrored types, by name or alias ({@link TabletType#lookup}). */
-  private static TabletType tabletType(String v) {
-    return TabletType.lookup(v).filter(ALL_TABLET_TYPES::contains).orElseThrow(() ->
-        new InvalidRequestException("'" + RequestFields.clip(v) + "' is not one of PRIMARY, REPLICA, RDONLY"));
+    return fromJson(JsonRequests.replaced(toJson(), field, jsonValue));
   }
 }

@@ -2,6 +2,7 @@ package io.pointsman.api.request;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.pointsman.api.errors.PointsmanException;
+import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -200,6 +201,15 @@ final class RequestFields {
   static String clip(String s) {
     String p = s.length() > 80 ? s.substring(0, 80) + "..." : s;
     return p.replaceAll("\\p{Cntrl}", "?");
+  }
+
+  /**
+   * One of the tablet types traffic actions take (PRIMARY, REPLICA, RDONLY), by name or alias
+   * ({@link TabletType#lookup}).
+   */
+  static TabletType trafficTabletType(String v) {
+    return TabletType.lookup(v).filter(TabletType.SWITCHED::contains).orElseThrow(() ->
+        new InvalidRequestException("'" + clip(v) + "' is not one of PRIMARY, REPLICA, RDONLY"));
   }
 
   static String name(String kind, String value) {

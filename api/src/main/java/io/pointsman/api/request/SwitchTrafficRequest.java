@@ -106,7 +106,7 @@ public record SwitchTrafficRequest(
     RequestFields f = new RequestFields("SwitchTraffic", json);
     String workflow = f.workflow();
     String targetKeyspace = f.targetKeyspace();
-    List<TabletType> types = f.stringList("tabletTypes", ALL_TABLET_TYPES, SwitchTrafficRequest::tabletType);
+    List<TabletType> types = f.stringList("tabletTypes", ALL_TABLET_TYPES, RequestFields::trafficTabletType);
     if (types.isEmpty()) {
       types = ALL_TABLET_TYPES;
     }
@@ -145,14 +145,6 @@ public record SwitchTrafficRequest(
 
   /** This request with one JSON field replaced, decoded again so the copy is validated like any input. */
   private SwitchTrafficRequest copy(String field, Object jsonValue) {
-    Map<String, Object> m = toJson();
-    m.put(field, jsonValue);
-    return fromJson(JsonRequests.object(m));
-  }
-
-  /** One of the switched types, by name or alias ({@link TabletType#lookup}). */
-  private static TabletType tabletType(String v) {
-    return TabletType.lookup(v).filter(ALL_TABLET_TYPES::contains).orElseThrow(() ->
-        new InvalidRequestException("'" + RequestFields.clip(v) + "' is not one of PRIMARY, REPLICA, RDONLY"));
+    return fromJson(JsonRequests.replaced(toJson(), field, jsonValue));
   }
 }

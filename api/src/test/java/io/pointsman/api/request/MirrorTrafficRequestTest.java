@@ -41,14 +41,7 @@ class MirrorTrafficRequestTest {
   }
 
   private static String problem(String json) {
-    try {
-      JACKSON.readValue(json, MirrorTrafficRequest.class);
-    } catch (ValueInstantiationException e) {
-      return e.getCause().getMessage();
-    } catch (Exception e) {
-      return e.getMessage();
-    }
-    throw new AssertionError("decoded without error: " + json);
+    return DecodeProblems.required(json, MirrorTrafficRequest.class);
   }
 
   @Test

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.google.protobuf.ByteString;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.common.converter.DataConverter;
@@ -27,14 +26,7 @@ class RequestDecodingTest {
   }
 
   private static String problem(String json, Class<?> type) {
-    try {
-      JACKSON.readValue(json, type);
-    } catch (ValueInstantiationException e) {
-      return e.getCause().getMessage();
-    } catch (Exception e) {
-      return e.getMessage();
-    }
-    throw new AssertionError("decoded without error: " + json);
+    return DecodeProblems.required(json, type);
   }
 
   @Test

@@ -75,6 +75,8 @@ class MirrorTrafficE2eTest {
     assertThat(global(world()).getRules(0)).as("the unrelated rule stays first").isEqualTo(UNRELATED);
     assertServed(world(), global(world()));
     assertTargetReadsAllowed(world(), true, "while the reads are mirrored");
+    // Validate knows the mirrored state: the primaries' allow_reads is no violation while mirrored
+    world().assertDefinedState("customer", WF, "NOT_SWITCHED");
   }
 
   @Test
@@ -123,6 +125,7 @@ class MirrorTrafficE2eTest {
     assertThat(global(world()).getRulesList()).containsExactly(UNRELATED);
     assertServed(world(), global(world()));
     assertTargetReadsAllowed(world(), false, "once nothing of the workflow is mirrored");
+    world().assertDefinedState("customer", WF, "NOT_SWITCHED");
   }
 
   /**

@@ -209,9 +209,10 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     ActivityFailures.translate(() -> {
       topology.switchReads(info, tabletTypes, cells, direction, locks);
       // The read switch removed mirror rules of these types; the target primaries are told
-      // whether reads of the denied tables still pass, as Vitess's switch tells them: every time,
-      // as Vitess does, since a run whose refresh failed has already changed the records and the
-      // run after it would otherwise leave the tablets as they were.
+      // whether reads of the denied tables still pass, as Vitess's switch tells them. Every time:
+      // a run whose refresh failed has already changed the records, and the run after it cannot
+      // tell from them that the tablets were never told (Vitess refreshes whenever it sets the
+      // flag, changed or not, but sets it only while the reads are mirrored, so its rerun misses it).
       if (info.migrationType() == MigrationType.TABLES) {
         topology.allowTargetReadsWhileMirrored(info, locks);
         refresh(info.targetKeyspace(), info.targetShards());
@@ -227,9 +228,9 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
       boolean mirroring = topology.mirrorRulesAfter(info, tabletTypes, percent)
           .mirrorsAny(info.tables(), info.sourceKeyspace(), info.targetKeyspace());
       // The target primaries first accept the mirrored reads, then vtgate is told to send them.
-      // Refreshed whether or not this run changed the records, as Vitess refreshes them every time:
-      // a run whose refresh failed has already written them, and the run after it must still tell
-      // the tablets before the rules are served.
+      // Refreshed whether or not this run changed the records, as Vitess refreshes them whenever it
+      // sets the flag: a run whose refresh failed has already written them, and the run after it
+      // must still tell the tablets before the rules are served.
       if (mirroring) {
         topology.allowTargetReadsForMirroring(info, locks);
         refresh(info.targetKeyspace(), info.targetShards());

@@ -46,9 +46,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The MirrorTraffic activities where they need no tablet: a partial set of the workflow's mirror
  * rules is refused (ALREADY_EXISTS, not retried) before the target primaries' allow_reads or any
- * record changes, and a run that has nothing to change writes nothing; and runs (MirrorTraffic's,
- * and a read switch's, which clears allow_reads with the last mirror rule) that follow a run whose
- * refresh of the target primaries failed.
+ * record changes, and a run that has nothing to change writes nothing; the order of its writes; and
+ * runs (MirrorTraffic's, and a read switch's, which clears allow_reads with the last mirror rule)
+ * that follow a run whose refresh of the target primaries failed.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class MirrorTableTrafficActivityTest extends EtcdTestFixture {
@@ -139,6 +139,42 @@ class MirrorTableTrafficActivityTest extends EtcdTestFixture {
     assertThat(revisions()).isEqualTo(before);
     assertThat(store.getRequired(store.keys().mirrorRules()).value().rules()).containsExactly(ELSEWHERE);
     assertThat(primaryAllowReads("-80")).isFalse();
+  }
+
+  /**
+   * The order of the step's etcd writes, by their revisions: mirroring, the target primaries allow
+   * the reads before the rules and every cell's SrvVSchema (one commit) reach etcd, so vtgate sends
+   * no mirrored query to a primary that would refuse it; removing the last rule, the rules go first
+   * and allow_reads is cleared after, so no mirrored query is refused meanwhile either.
+   */
+  @Test
+  void theTargetPrimariesAllowTheReadsBeforeTheRulesAreServedAndStopAfterTheyAreGone() {
+    activities.mirrorTableTraffic(MOVE, List.of(TabletType.REPLICA), 5, locks);
+
+    long rules = store.getRequired(store.keys().mirrorRules()).modRevision();
+    for (String cell : store.listCells()) {
+      assertThat(store.getRequired(store.keys().srvVSchema(cell)).modRevision())
+          .as("%s's SrvVSchema, served in the rules' commit", cell).isEqualTo(rules);
+    }
+    for (String shard : List.of("-80", "80-")) {
+      assertThat(primaryAllowReads(shard)).isTrue();
+      assertThat(shardRevision(shard)).as("customer/%s allows the reads before the rules are served", shard)
+          .isLessThan(rules);
+    }
+
+    activities.mirrorTableTraffic(MOVE, List.of(TabletType.REPLICA), 0, locks);
+
+    long served = store.getRequired(store.keys().srvVSchema("zone1")).modRevision();
+    assertThat(store.get(store.keys().mirrorRules())).as("the last rule removed").isEmpty();
+    for (String shard : List.of("-80", "80-")) {
+      assertThat(primaryAllowReads(shard)).isFalse();
+      assertThat(shardRevision(shard)).as("customer/%s stops allowing the reads after the rules went", shard)
+          .isGreaterThan(served);
+    }
+  }
+
+  private long shardRevision(String shard) {
+    return store.getRequired(store.keys().shard("customer", shard)).modRevision();
   }
 
   /**

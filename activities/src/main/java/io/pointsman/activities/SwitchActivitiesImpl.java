@@ -209,14 +209,8 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
     ActivityFailures.translate(() -> {
       topology.switchReads(info, tabletTypes, cells, direction, locks);
       // The read switch removed mirror rules of these types; the target primaries are told
-      // whether reads of the denied tables still pass, as Vitess's switch tells them. Every time:
-      // a run whose refresh failed has already changed the records, and the run after it cannot
-      // tell from them that the tablets were never told (Vitess refreshes whenever it sets the
-      // flag, changed or not, but sets it only while the reads are mirrored, so its rerun misses it).
-      if (info.migrationType() == MigrationType.TABLES) {
-        topology.allowTargetReadsWhileMirrored(info, locks);
-        refresh(info.targetKeyspace(), info.targetShards());
-      }
+      // whether reads of the denied tables still pass, as Vitess's switch tells them.
+      settleTargetReads(info, locks);
     });
   }
 
@@ -247,13 +241,21 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   @Override
   public void allowTargetReadsWhileMirrored(MigrationInfo info, LockSet stepLocks) {
     LockSet locks = StepEpochs.thisAttempt(stepLocks);
-    ActivityFailures.translate(() -> {
-      if (info.migrationType() == MigrationType.TABLES) {
-        topology.allowTargetReadsWhileMirrored(info, locks);
-        // every time, not only when this run changed a record (see mirrorTableTraffic)
-        refresh(info.targetKeyspace(), info.targetShards());
-      }
-    });
+    ActivityFailures.translate(() -> settleTargetReads(info, locks));
+  }
+
+  /**
+   * A MoveTables' target primaries allow reads of their denied tables as the mirror rules now say,
+   * and are refreshed. Every time, not only when this run changed a record: a run whose refresh
+   * failed has already changed the records, and the run after it cannot tell from them that the
+   * tablets were never told (Vitess refreshes whenever it sets the flag, changed or not, but sets
+   * it only while reads are mirrored, so its rerun misses them). Nothing for a Reshard.
+   */
+  private void settleTargetReads(MigrationInfo info, LockSet locks) {
+    if (info.migrationType() == MigrationType.TABLES) {
+      topology.allowTargetReadsWhileMirrored(info, locks);
+      refresh(info.targetKeyspace(), info.targetShards());
+    }
   }
 
   @Override

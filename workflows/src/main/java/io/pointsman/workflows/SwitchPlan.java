@@ -9,6 +9,7 @@ import io.pointsman.api.model.StreamRef;
 import io.pointsman.api.model.TabletType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -44,9 +45,14 @@ final class SwitchPlan {
    * target, worded as Vitess's dry run words it (mirroring at 0 percent).
    */
   void mirrorRemoval(MigrationInfo info, List<TabletType> types) {
-    lines.add("Mirroring 0.00 percent of traffic from keyspace " + info.sourceKeyspace() + " to keyspace "
-        + info.targetKeyspace() + " for tablet types [" + String.join(",", types.stream().map(Enum::name).toList())
-        + "]");
+    lines.add(mirroring(info, 0, types));
+  }
+
+  /** Vitess's dry-run line for mirroring {@code percent} of {@code info}'s traffic of {@code types}. */
+  static String mirroring(MigrationInfo info, float percent, List<TabletType> types) {
+    return "Mirroring " + String.format(Locale.ROOT, "%.2f", percent) + " percent of traffic from keyspace "
+        + info.sourceKeyspace() + " to keyspace " + info.targetKeyspace() + " for tablet types ["
+        + String.join(",", types.stream().map(Enum::name).toList()) + "]";
   }
 
   void reads(MigrationInfo info, TabletType tabletType, List<String> cells, Direction direction) {

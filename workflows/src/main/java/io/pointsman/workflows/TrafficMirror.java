@@ -120,9 +120,7 @@ final class TrafficMirror extends LockedAction<TrafficMirror.Plan> {
 
   /** The change in the words Vitess's dry run uses for a switch's removal of mirror rules. */
   private String mirroringLine(MigrationInfo info) {
-    return "Mirroring " + String.format(Locale.ROOT, "%.2f", request.percent()) + " percent of traffic from keyspace "
-        + info.sourceKeyspace() + " to keyspace " + info.targetKeyspace() + " for tablet types ["
-        + String.join(",", request.tabletTypes().stream().map(Enum::name).toList()) + "]";
+    return SwitchPlan.mirroring(info, request.percent(), request.tabletTypes());
   }
 
   @Override

@@ -23,8 +23,8 @@ final class MirrorRuleEdits {
     Set<String> dropped = new HashSet<>();
     for (String t : tables) {
       for (TabletType type : types) {
-        String from = sourceKeyspace + "." + t + type.ruleSuffix();
-        String to = targetKeyspace + "." + t;
+        String from = MirrorRule.fromTable(sourceKeyspace, t, type);
+        String to = MirrorRule.toTable(targetKeyspace, t);
         if (rules.rules().stream().anyMatch(r -> from.equals(r.fromTable()) && to.equals(r.toTable()))) {
           dropped.add(from);
         }
@@ -50,8 +50,8 @@ final class MirrorRuleEdits {
     int existing = 0;
     for (String t : tables) {
       for (TabletType type : types) {
-        String from = sourceKeyspace + "." + t + type.ruleSuffix();
-        String to = targetKeyspace + "." + t;
+        String from = MirrorRule.fromTable(sourceKeyspace, t, type);
+        String to = MirrorRule.toTable(targetKeyspace, t);
         int at = indexOf(edited, from, to);
         if (at >= 0) {
           existing++;

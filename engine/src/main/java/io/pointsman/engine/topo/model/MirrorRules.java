@@ -24,7 +24,7 @@ public record MirrorRules(List<MirrorRule> rules) {
     Set<String> pairs = new HashSet<>();
     for (String t : tables) {
       for (TabletType type : types) {
-        pairs.add(sourceKeyspace + "." + t + type.ruleSuffix() + " " + targetKeyspace + "." + t);
+        pairs.add(MirrorRule.fromTable(sourceKeyspace, t, type) + " " + MirrorRule.toTable(targetKeyspace, t));
       }
     }
     return rules.stream().anyMatch(r -> pairs.contains(r.fromTable() + " " + r.toTable()));

@@ -32,7 +32,8 @@
 #
 # Exports (all 127.0.0.1, free ports):
 #   VITESS_CLUSTER_DIR            the temporary folder (logs: etcd.log, pointsman-vtctld.*/vtctld.log,
-#                                 mysql-<uid>/mysqld.log, vttablet-<uid>.log, vtgate.log)
+#                                 mysql-<uid>/mysqld.log, vttablet-<uid>.log, vtgate.log, and vtgate-queries.log:
+#                                 vtgate's query log, JSON, only queries containing $POINTSMAN_VTGATE_QUERYLOG_TAG)
 #   POINTSMAN_VITESS_ETCD         http://127.0.0.1:<port> (topo; global root /vitess/global, cell zone1 at /vitess/zone1)
 #   POINTSMAN_VTCTLD_GRPC/HTTP    host:port
 #   POINTSMAN_VTGATE_MYSQL_PORT   vtgate's MySQL protocol port (no authentication: any user, no password)
@@ -58,6 +59,10 @@ source "$_VITESS_CLUSTER_SCRIPT_DIR/vitess.sh"
 # MariaDB 10.11, which has 5.7's names: with vtgate's default (8.0.40) Connector/J asks for
 # @@transaction_isolation and every connection fails with "Unknown system variable 'transaction_isolation'".
 : "${POINTSMAN_VTGATE_MYSQL_SERVER_VERSION:=5.7.9-Vitess}"
+# vtgate logs to vtgate-queries.log only the queries whose text contains this (a comment in a test's
+# probe): it is where vtgate says how a mirrored query did on the mirror target (MirrorTargetError),
+# which it reports nowhere else per query, and a tag keeps the load's writes out of the file.
+: "${POINTSMAN_VTGATE_QUERYLOG_TAG:=pointsman-probe}"
 
 # start_vtctld (vitess.sh) takes its ports from _vitess_free_port: inside a cluster, from the cluster's pool.
 _vitess_free_port() {
@@ -230,6 +235,8 @@ _vc_start_vtgate() {
     --service-map grpc-vtgateservice \
     --bind-address 127.0.0.1 --port "$http" --grpc-bind-address 127.0.0.1 --grpc-port "$grpc" \
     "${tls[@]}" \
+    --log-queries-to-file "$VITESS_CLUSTER_DIR/vtgate-queries.log" --querylog-format json \
+    --querylog-filter-tag "$POINTSMAN_VTGATE_QUERYLOG_TAG" \
     --pid-file "$VITESS_CLUSTER_DIR/vtgate/vtgate.pid" --log-format text \
     >"$VITESS_CLUSTER_DIR/vtgate.log" 2>&1 &
   _vc_track $! vtgate
@@ -250,7 +257,7 @@ _vc_write_env() {
   : >"$f"
   for v in VITESS_CLUSTER_DIR POINTSMAN_VITESS_ETCD POINTSMAN_VTCTLD_GRPC POINTSMAN_VTCTLD_HTTP \
            POINTSMAN_VTGATE_MYSQL_PORT POINTSMAN_VTGATE_GRPC POINTSMAN_VTGATE_HTTP POINTSMAN_VITESS_TABLETS \
-           POINTSMAN_VITESS_DB_PASSWORD POINTSMAN_VITESS_BIN $(compgen -v POINTSMAN_TABLET_); do
+           POINTSMAN_VITESS_DB_PASSWORD POINTSMAN_VITESS_BIN POINTSMAN_VTGATE_QUERYLOG_TAG $(compgen -v POINTSMAN_TABLET_); do
     printf '%s=%q\n' "$v" "${!v}" >>"$f"
   done
 }

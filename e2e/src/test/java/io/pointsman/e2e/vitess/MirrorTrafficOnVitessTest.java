@@ -6,6 +6,7 @@ import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
 import static io.pointsman.e2e.WorkflowFailures.typedFailure;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,6 +16,7 @@ import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import java.sql.SQLException;
+import java.time.Duration;
 import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,15 +33,17 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A MoveTables whose reads vtctldclient MirrorTraffic mirrors to the target, on a real Vitess 24
- * cluster. MirrorTraffic also lets the target primaries serve reads of the moved tables while they
- * are denied (allow_reads of the shard's PRIMARY tablet control); Vitess's SwitchTraffic of the
- * reads removes the mirror rules and, none of the workflow's being left, takes that back. The first
- * test records what vtctldclient leaves; after the same mirroring, pointsman's read switch must
- * leave the same shard records and mirror rules, and the target primaries must refuse those reads
- * again (their tablets refreshed, not only the records changed); its dry run must say that the
- * mirroring ends in the words of vtctldclient's. The third test does the same for the primary
- * traffic and the write switch.
+ * A MoveTables whose reads are mirrored to the target, on a real Vitess 24 cluster. MirrorTraffic
+ * also lets the target primaries serve reads of the moved tables while they are denied
+ * (allow_reads of the shard's PRIMARY tablet control); Vitess's SwitchTraffic of the reads removes
+ * the mirror rules and, none of the workflow's being left, takes that back. The first test holds
+ * pointsman's MirrorTraffic to vtctldclient's; the second follows the reads pointsman mirrors
+ * through vtgate to the target primaries. The third records what vtctldclient's read switch leaves
+ * after its mirroring; after the same mirroring, pointsman's read switch (the fourth) must leave the
+ * same shard records and mirror rules, and the target primaries must refuse those reads again
+ * (their tablets refreshed, not only the records changed); its dry run must say that the mirroring
+ * ends in the words of vtctldclient's. The fifth does the same for the primary traffic and the
+ * write switch.
  */
 @Timeout(600)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -109,8 +113,84 @@ class MirrorTrafficOnVitessTest {
     worker().assertValid("customer", WORKFLOW, "NOT_SWITCHED");
   }
 
+  /**
+   * What vtgate does with the queries pointsman mirrors: the primary traffic mirrored at 100
+   * percent, every read of a moved table through vtgate also runs on the target keyspace, and
+   * vtgate's query log must show each such run answered there. An operator's SetShardTabletControl
+   * on the target shards then clears allow_reads (vtctld does on every update of denied tables) and
+   * RefreshStateByShard tells the tablets: the mirrored runs fail there, so the log does show a
+   * refusal. pointsman's MirrorTraffic run again, its rules already in place, must set
+   * allow_reads again and have the tablets read it before it returns: the next mirrored runs are
+   * answered at once.
+   */
   @Test
   @Order(1)
+  void readsPointsmanMirrorsAreAnsweredByTheTargetPrimaries() throws Exception {
+    List<TabletType> primary = List.of(TabletType.PRIMARY);
+    worker().mirrorTraffic("customer", WORKFLOW, primary, 100);
+    // vtgate applies the rules once its watch of the cell's SrvVSchema brings them
+    await().atMost(Duration.ofSeconds(30)).until(() -> mirrored(probe("first")).get(0)
+        .path("MirrorTargetExecuteTime").asDouble() > 0);
+    assertThat(mirrored(probe("mirrored"))).as("vtgate's log of reads mirrored by pointsman")
+        .allSatisfy(MirrorTrafficOnVitessTest::answeredOnTheTarget);
+
+    List<String> denied = new ArrayList<>();
+    primaryControl(targetTabletControls().get(TARGETS.get(0))).path("denied_tables")
+        .forEach(t -> denied.add(t.asText()));
+    assertThat(denied).as("tables the target primaries deny").contains("customer");
+    for (String shard : TARGETS) {
+      cluster().vtctldclient("SetShardTabletControl", "--denied-tables", String.join(",", denied),
+          "customer/" + shard, "primary");
+      cluster().vtctldclient("RefreshStateByShard", "customer/" + shard);
+    }
+    assertThat(targetTabletControls().values()).as("the target primaries' controls after SetShardTabletControl")
+        .allSatisfy(controls -> assertThat(primaryControl(controls).path("allow_reads").asBoolean()).isFalse());
+    assertThatThrownBy(MirrorTrafficOnVitessTest::readsOnTargetPrimaries)
+        .as("a read of customer on the target primaries once allow_reads is cleared").hasMessageContaining("denied");
+    // vtgate buffers a query its tablet refuses for denied tables (to it, a MoveTables cutting
+    // over), and gives up on a mirrored run 100 ms after the read itself ended: the refusal is
+    // logged as "Mirror target query took too long"
+    assertThat(mirrored(probe("refused"))).as("vtgate's log of reads mirrored to primaries that deny them")
+        .allSatisfy(entry -> assertThat(entry.path("MirrorTargetError").asText()).as("entry " + entry).isNotEmpty());
+
+    worker().mirrorTraffic("customer", WORKFLOW, primary, 100);
+    assertThat(mirrored(probe("again"))).as("vtgate's log of reads mirrored after pointsman's MirrorTraffic again")
+        .allSatisfy(MirrorTrafficOnVitessTest::answeredOnTheTarget);
+
+    worker().mirrorTraffic("customer", WORKFLOW, primary, 0);
+    assertThat(mirrorRules()).as("no mirror rule left for the tests after this one").isEmpty();
+    worker().assertValid("customer", WORKFLOW, "NOT_SWITCHED");
+  }
+
+  /** Probes named {@code <name>-1..5}: each read once through vtgate, the commerce keyspace selected. */
+  private static List<String> probe(String name) throws SQLException {
+    List<String> names = new ArrayList<>();
+    for (int i = 1; i <= 5; i++) {
+      String probe = name + "-" + i + "-" + UUID.randomUUID();
+      cluster().query("commerce", "select " + queries().probe(probe) + " count(*) from customer");
+      names.add(probe);
+    }
+    return names;
+  }
+
+  /** vtgate's log entry of each probe (it writes its log apart from answering), once all are there. */
+  private static List<JsonNode> mirrored(List<String> probes) {
+    List<JsonNode> entries = new ArrayList<>();
+    for (String probe : probes) {
+      entries.add(await().atMost(Duration.ofSeconds(30)).until(() -> queries().entries(probe), e -> !e.isEmpty())
+          .get(0));
+    }
+    return entries;
+  }
+
+  private static void answeredOnTheTarget(JsonNode entry) {
+    assertThat(entry.path("Error").asText()).as("the read itself: " + entry).isEmpty();
+    assertThat(entry.path("MirrorTargetExecuteTime").asDouble()).as("mirrored: " + entry).isPositive();
+    assertThat(entry.path("MirrorTargetError").asText()).as("the mirror target's answer: " + entry).isEmpty();
+  }
+
+  @Test
+  @Order(2)
   void vtctldclientsReadSwitchEndsTheMirroringAndTheTargetPrimariesReadsOfTheDeniedTables() throws Exception {
     mirrorReads();
     assertThat(readsOnTargetPrimaries()).as("customers read on the target primaries while mirrored").isEqualTo(3);
@@ -131,7 +211,7 @@ class MirrorTrafficOnVitessTest {
   }
 
   @Test
-  @Order(2)
+  @Order(3)
   void pointsmansReadSwitchLeavesWhatVtctldclientsDoes() throws Exception {
     mirrorReads();
     assertThat(readsOnTargetPrimaries()).as("customers read on the target primaries while mirrored again")
@@ -161,7 +241,7 @@ class MirrorTrafficOnVitessTest {
    * the same, and its dry run name the removal as vtctldclient's does.
    */
   @Test
-  @Order(3)
+  @Order(4)
   void pointsmansWriteSwitchEndsThePrimaryMirroringAsVtctldclientsDoes() throws Exception {
     mirrorWrites();
     List<String> vtctldLines = vtctldDryRunMirrorLines("primary");
@@ -264,6 +344,10 @@ class MirrorTrafficOnVitessTest {
         action));
     args.addAll(List.of(flags));
     cluster().vtctldclient(args.toArray(String[]::new));
+  }
+
+  private static VtgateQueryLog queries() {
+    return VtgateQueryLog.of(cluster());
   }
 
   private static VitessCluster cluster() {

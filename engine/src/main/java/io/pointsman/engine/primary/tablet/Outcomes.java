@@ -2,6 +2,7 @@ package io.pointsman.engine.primary.tablet;
 
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -19,9 +20,24 @@ final class Outcomes {
   private Outcomes() {}
 
   static <T> T settle(String action, Supplier<T> rpc, BooleanSupplier done, Supplier<T> resultIfDone) {
-    T result;
+    AtomicBoolean readBack = new AtomicBoolean();
+    T result = settleUnknown(action, rpc, () -> {
+      readBack.set(true);
+      return done.getAsBoolean();
+    }, resultIfDone);
+    if (!readBack.get() && !done.getAsBoolean()) {
+      throw PointsmanException.internal(action + ": the tablet confirmed it, but reading back does not show it", null);
+    }
+    return result;
+  }
+
+  /**
+   * As {@link #settle}, but a call the tablet confirmed is not read back here: the caller reads back
+   * several such calls at once when they are done (fewer calls inside the write window).
+   */
+  static <T> T settleUnknown(String action, Supplier<T> rpc, BooleanSupplier done, Supplier<T> resultIfDone) {
     try {
-      result = rpc.get();
+      return rpc.get();
     } catch (PointsmanException e) {
       if (e.code() != ErrorCode.UNKNOWN_OUTCOME) {
         throw e;
@@ -32,9 +48,5 @@ final class Outcomes {
       }
       throw e;
     }
-    if (!done.getAsBoolean()) {
-      throw PointsmanException.internal(action + ": the tablet confirmed it, but reading back does not show it", null);
-    }
-    return result;
   }
 }

@@ -8,6 +8,7 @@ import io.pointsman.api.lock.LockSet;
 import io.pointsman.api.model.SavedStream;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.names.Names;
+import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.NewStream;
 import io.pointsman.engine.mysql.SidecarText;
 import io.pointsman.engine.mysql.Stream;
@@ -21,9 +22,11 @@ import io.pointsman.engine.tablet.WorkflowUpdate;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -123,7 +126,10 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
   /**
    * As vtctld replaces reverse streams on a rerun: the workflow's streams go, then the new ones are
    * inserted. Two steps, not one transaction as on direct MySQL; a retry after a failure between
-   * them finds no streams of the workflow and inserts them all.
+   * them finds no streams of the workflow and inserts them all. It runs inside the write window
+   * (createReverseVReplication), one call after another on each source primary, so it makes no
+   * call its checks do not need: no count before the delete, whose read-back (none left) is what
+   * the inserts start from, and one read-back after the inserts.
    */
   @Override
   public List<Integer> replace(ShardRef shard, String workflow, List<NewStream> streams, LockSet locks) {
@@ -133,8 +139,11 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
         throw PointsmanException.invalidArgument("a stream of " + s.workflow() + " cannot replace the streams of " + workflow);
       }
     }
-    delete(shard, workflow, locks);
-    return insert(shard, streams, locks);
+    TabletPrimary p = fence.raiseOn(shard, locks, "deleting workflow " + workflow);
+    deleteOn(p, workflow);
+    Map<String, Set<Integer>> known = new HashMap<>();
+    known.put(workflow, new HashSet<>());
+    return insertOn(shard, streams, locks, known);
   }
 
   @Override
@@ -250,6 +259,17 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
    */
   @Override
   public List<Integer> insert(ShardRef shard, List<NewStream> streams, LockSet locks) {
+    return insertOn(shard, streams, locks, null);
+  }
+
+  /**
+   * Inserts the streams through VReplicationExec after the fence, each once: an insert whose outcome
+   * is unknown is settled by reading back whether a stream of its source and position appeared
+   * beside the ids known before it; the inserts the tablet confirmed are all read back once at the
+   * end. {@code known}: each workflow's stream ids already known here (null: read them first).
+   */
+  private List<Integer> insertOn(ShardRef shard, List<NewStream> streams, LockSet locks,
+      Map<String, Set<Integer>> known) {
     String workflows = streams.stream().map(NewStream::workflow).distinct().collect(Collectors.joining(","));
     // etcd is asked about the locks while the primary is resolved
     TabletFence.Asked asked = fence.ask(shard, locks, "creating streams of " + workflows);
@@ -260,29 +280,54 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
             + " cannot run on " + p + ", which serves " + p.dbName());
       }
     }
+    Map<String, Set<Integer>> ids = known;
+    if (ids == null) {
+      ids = new HashMap<>();
+      for (NewStream s : streams) {
+        if (!ids.containsKey(s.workflow())) {
+          ids.put(s.workflow(), new HashSet<>(sourcesById(p, s.workflow()).keySet()));
+        }
+      }
+    }
     fence.raise(p, asked);
-    List<Integer> ids = new ArrayList<>();
+    List<Integer> inserted = new ArrayList<>();
     for (NewStream s : streams) {
-      Set<Integer> before = read(p, s.workflow()).stream().map(Stream::id).collect(Collectors.toSet());
-      long id = Outcomes.settle("creating a stream of " + s.workflow() + " on " + p,
+      Set<Integer> before = ids.get(s.workflow());
+      long id = Outcomes.settleUnknown("creating a stream of " + s.workflow() + " on " + p,
           () -> client.vreplicationExec(p.endpoint(), insertStatement(s)).insertId(),
           () -> newStream(p, s, before) != null,
           () -> (long) newStream(p, s, before).id());
-      ids.add(Math.toIntExact(id));
+      before.add(Math.toIntExact(id));
+      inserted.add(Math.toIntExact(id));
     }
-    return ids;
+    // A tablet that said yes without inserting is caught here, for all the streams at once.
+    Map<String, Map<Integer, BinlogSource>> after = new HashMap<>();
+    for (int i = 0; i < streams.size(); i++) {
+      NewStream s = streams.get(i);
+      BinlogSource found = after.computeIfAbsent(s.workflow(), wf -> sourcesById(p, wf)).get(inserted.get(i));
+      if (!s.source().equals(found)) {
+        throw PointsmanException.internal("creating a stream of " + s.workflow() + " on " + p + ": the tablet"
+            + " confirmed stream " + inserted.get(i) + ", but reading back does not show it", null);
+      }
+    }
+    return inserted;
   }
 
   @Override
   public int delete(ShardRef shard, String workflow, LockSet locks) {
     Names.workflow(workflow);
     TabletPrimary p = fence.raiseOn(shard, locks, "deleting workflow " + workflow);
-    int existing = read(p, workflow).size();
+    int existing = sourcesById(p, workflow).size();
+    deleteOn(p, workflow);
+    return existing;
+  }
+
+  /** DeleteVReplicationWorkflow, fenced by the caller, settled by reading back that none of its streams is left. */
+  private void deleteOn(TabletPrimary p, String workflow) {
     Outcomes.settle("deleting workflow " + workflow + " on " + p,
         () -> client.deleteVReplicationWorkflow(p.endpoint(), workflow),
-        () -> read(p, workflow).isEmpty(),
+        () -> sourcesById(p, workflow).isEmpty(),
         () -> 0L);
-    return existing;
   }
 
   /** The columns a {@link SavedStream} keeps, as {@link io.pointsman.engine.mysql.SavedStreams} reads them. */
@@ -315,6 +360,17 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
     return read(p, wanted.workflow()).stream()
         .filter(s -> !seen.contains(s.id()) && s.source().equals(wanted.source()) && s.pos().equals(wanted.pos()))
         .findFirst().orElse(null);
+  }
+
+  /**
+   * The workflow's streams by id, with where each reads from: ReadVReplicationWorkflow alone, without
+   * the copy state that {@link #read(TabletPrimary, String)} asks for in a second call.
+   */
+  private Map<Integer, BinlogSource> sourcesById(TabletPrimary p, String workflow) {
+    Map<Integer, BinlogSource> out = new HashMap<>();
+    client.readVReplicationWorkflow(p.endpoint(), workflow)
+        .ifPresent(wf -> wf.streams().forEach(st -> out.put(st.id(), st.source())));
+    return out;
   }
 
   private String insertStatement(NewStream s) {

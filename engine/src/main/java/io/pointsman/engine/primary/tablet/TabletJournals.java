@@ -2,6 +2,7 @@ package io.pointsman.engine.primary.tablet;
 
 import static io.pointsman.engine.tablet.VReplicationStatements.sqlString;
 
+import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.lock.LockSet;
 import io.pointsman.engine.mysql.Journal;
@@ -29,23 +30,33 @@ public final class TabletJournals extends TabletPort implements JournalsPort {
     this.times = new OwnTable(client, "journal_time", "id bigint not null, written_at bigint not null, primary key (id)");
   }
 
+  /**
+   * Inserts the journal without reading for it first: this runs inside the write window, and the
+   * switch has just read every source's journal (checkJournals, createJournals). The table's key
+   * refuses a second row with the id (ALREADY_EXISTS); only then is the one there read, and an equal
+   * journal (an earlier attempt's) is no change.
+   */
   @Override
   public boolean create(ShardRef source, Journal journal, LockSet locks) {
     String encoded = SidecarText.encodeJournal(journal);
     TabletPrimary p = fence.raiseOn(source, locks, "writing journal " + journal.id());
-    Optional<Journal> existing = read(p, journal.id());
-    if (existing.isPresent()) {
-      if (existing.get().equals(journal)) {
+    try {
+      Outcomes.settle("writing journal " + journal.id() + " on " + p,
+          () -> client.vreplicationExec(p.endpoint(), "insert into _vt.resharding_journal (id, db_name, val) values ("
+              + journal.id() + ", " + sqlString(p.dbName()) + ", " + sqlString(encoded) + ")").rowsAffected(),
+          () -> read(p, journal.id()).map(journal::equals).orElse(false),
+          () -> 1L);
+    } catch (PointsmanException e) {
+      if (e.code() != ErrorCode.ALREADY_EXISTS) {
+        throw e;
+      }
+      Optional<Journal> existing = read(p, journal.id());
+      if (existing.isPresent() && existing.get().equals(journal)) {
         return false;
       }
       throw PointsmanException.alreadyExists("a different journal with id " + journal.id() + " exists on " + p
-          + ": " + SidecarText.encodeJournal(existing.get()));
+          + ": " + existing.map(SidecarText::encodeJournal).orElse("(gone again)"));
     }
-    Outcomes.settle("writing journal " + journal.id() + " on " + p,
-        () -> client.vreplicationExec(p.endpoint(), "insert into _vt.resharding_journal (id, db_name, val) values ("
-            + journal.id() + ", " + sqlString(p.dbName()) + ", " + sqlString(encoded) + ")").rowsAffected(),
-        () -> read(p, journal.id()).map(journal::equals).orElse(false),
-        () -> 1L);
     stamp(p, journal.id());
     return true;
   }

@@ -3,7 +3,10 @@ package io.pointsman.bench;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -50,7 +53,42 @@ final class VitessReport {
       md.append(String.format(Locale.ROOT, "- %.0f writes/s: %d writes acknowledged, %d lost, %d duplicated; %s%n",
           b.rate(), b.acknowledged(), b.lost().size(), b.duplicated().size(), verdict.orElse("no pointsman switch")));
     }
+    steps(md, ours, blocks);
     return md.toString();
+  }
+
+  /**
+   * Each of pointsman's steps, median and longest, per rate: where a switch on Vitess spends its
+   * time (most steps are tablet calls in a row), so that a change to one step can be read there.
+   */
+  private static void steps(StringBuilder md, String ours, List<VitessSeries.Block> blocks) {
+    boolean any = blocks.stream().anyMatch(b -> b.by(Report.TEMPORAL).stream().anyMatch(m -> !m.run().steps().isEmpty()));
+    if (!any) {
+      return;
+    }
+    md.append("\n### Where ").append(ours).append("'s switch spends its time on Vitess\n\n")
+        .append("Each step of its switches above, in the order they first ran, from the workflow's progress query ")
+        .append("(whole milliseconds); a step that runs more than once in a switch counts each time. ")
+        .append("vtctldclient reports no steps.\n\n");
+    for (VitessSeries.Block b : blocks) {
+      Map<String, List<Long>> byStep = new LinkedHashMap<>();
+      for (SwitchMeasurement m : b.by(Report.TEMPORAL)) {
+        for (StepTiming step : m.run().steps()) {
+          byStep.computeIfAbsent(step.name(), k -> new ArrayList<>()).add(step.took().toNanos());
+        }
+      }
+      if (byStep.isEmpty()) {
+        continue;
+      }
+      md.append(String.format(Locale.ROOT, "**%.0f writes/s**%n%n", b.rate()))
+          .append("| step | runs | p50 / max (ms) |\n|---|---|---|\n");
+      byStep.forEach((name, nanos) -> {
+        Stats st = Stats.ofNanos(nanos);
+        md.append("| ").append(name).append(" | ").append(nanos.size()).append(" | ")
+            .append(Stats.millis(st.p50())).append(" / ").append(Stats.millis(st.max())).append(" |\n");
+      });
+      md.append('\n');
+    }
   }
 
   /** Whether pointsman's p99 W is no worse than vtctldclient's, with no failed write. */

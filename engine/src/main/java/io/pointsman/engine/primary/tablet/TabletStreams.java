@@ -27,6 +27,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
@@ -165,17 +166,22 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
     SortedSet<Integer> sorted = new TreeSet<>(ids);
     TabletPrimary p = fence.raiseOn(shard, locks, "stopping streams " + sorted);
     String msg = message == null ? "" : message;
-    // vttablet's VReplicationExec takes an update by id or by workflow only, so one statement per id
+    // vttablet's VReplicationExec takes an update by id or by workflow only, so one statement per id;
+    // each is read back once, which also counts the streams there (this runs in the write window)
+    Set<Integer> present = new HashSet<>();
     for (int id : sorted) {
       Outcomes.settle("stopping stream " + id + " on " + p,
           () -> client.vreplicationExec(p.endpoint(), "update _vt.vreplication set state = "
               + sqlString(StreamState.STOPPED.column()) + ", message = " + sqlString(msg) + " where id = " + id
               + " and db_name = " + sqlString(p.dbName())).rowsAffected(),
-          () -> StreamRows.byId(client, p, id).map(r -> r.state() == StreamState.STOPPED && r.message().equals(msg))
-              .orElse(true),
+          () -> {
+            Optional<StreamRows.Row> row = StreamRows.byId(client, p, id);
+            row.ifPresent(r -> present.add(id));
+            return row.map(r -> r.state() == StreamState.STOPPED && r.message().equals(msg)).orElse(true);
+          },
           () -> 1L);
     }
-    return (int) sorted.stream().filter(id -> StreamRows.byId(client, p, id).isPresent()).count();
+    return present.size();
   }
 
   /**

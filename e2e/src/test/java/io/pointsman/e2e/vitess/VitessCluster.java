@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -47,6 +48,10 @@ import org.slf4j.LoggerFactory;
 public final class VitessCluster implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(VitessCluster.class);
   private static final Duration START_TIMEOUT = Duration.ofMinutes(4);
+  /** Starts tried when a server of the cluster finds its port taken (see {@link #start(Map)}). */
+  private static final int START_ATTEMPTS = 3;
+  /** What a Vitess server or MariaDB logs when its port is taken (MariaDB capitalizes it). */
+  private static final String PORT_TAKEN = "address already in use";
   private static final Duration STOP_TIMEOUT = Duration.ofSeconds(90);
   private static final Duration VTCTLDCLIENT_TIMEOUT = Duration.ofMinutes(3);
   /** How long a workflow's create waits out the primaries' closed VReplication engines. */
@@ -103,9 +108,27 @@ public final class VitessCluster implements AutoCloseable {
 
   /**
    * Starts a cluster with these variables added to the script's environment (e.g.
-   * {@code POINTSMAN_VITESS_GRPC_TLS_DIR}) and waits until vtgate answers.
+   * {@code POINTSMAN_VITESS_GRPC_TLS_DIR}) and waits until vtgate answers. A start that failed
+   * because one of its servers found its port taken is made again, on other ports: the script
+   * picks free ports by binding them once, and another cluster starting at the same moment (test
+   * classes run side by side) can pick and take one of them before this cluster's server binds it.
    */
   public static VitessCluster start(Map<String, String> scriptEnv) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOnce(scriptEnv);
+      } catch (IllegalStateException e) {
+        if (attempt == START_ATTEMPTS || e.getMessage() == null
+            || !e.getMessage().toLowerCase(Locale.ROOT).contains(PORT_TAKEN)) {
+          throw e;
+        }
+        log.warn("the Vitess cluster's start lost a port to another process (attempt {} of {}); starting it again"
+            + " on other ports", attempt, START_ATTEMPTS);
+      }
+    }
+  }
+
+  private static VitessCluster startOnce(Map<String, String> scriptEnv) {
     for (String binary : List.of("vttablet", "vtctld", "vtgate", "vtctldclient")) {
       VitessBinaries.binary(binary); // fails, naming what is missing and how to build it
     }

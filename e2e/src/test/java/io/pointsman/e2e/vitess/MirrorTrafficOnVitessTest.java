@@ -131,7 +131,7 @@ class MirrorTrafficOnVitessTest {
     // vtgate applies the rules once its watch of the cell's SrvVSchema brings them
     await().atMost(Duration.ofSeconds(30)).until(() -> mirrored(probe("first")).get(0)
         .path("MirrorTargetExecuteTime").asDouble() > 0);
-    assertThat(mirrored(probe("mirrored"))).as("vtgate's log of reads mirrored by pointsman")
+    assertThat(answeredOrLastTry("mirrored")).as("vtgate's log of reads mirrored by pointsman")
         .allSatisfy(MirrorTrafficOnVitessTest::answeredOnTheTarget);
 
     List<String> denied = new ArrayList<>();
@@ -154,7 +154,7 @@ class MirrorTrafficOnVitessTest {
         .allSatisfy(entry -> assertThat(entry.path("MirrorTargetError").asText()).as("entry " + entry).isNotEmpty());
 
     worker().mirrorTraffic("customer", WORKFLOW, primary, 100);
-    assertThat(mirrored(probe("again"))).as("vtgate's log of reads mirrored after pointsman's MirrorTraffic again")
+    assertThat(answeredOrLastTry("again")).as("vtgate's log of reads mirrored after pointsman's MirrorTraffic again")
         .allSatisfy(MirrorTrafficOnVitessTest::answeredOnTheTarget);
 
     worker().mirrorTraffic("customer", WORKFLOW, primary, 0);
@@ -171,6 +171,27 @@ class MirrorTrafficOnVitessTest {
       names.add(probe);
     }
     return names;
+  }
+
+  /**
+   * Five probe reads, each tried again (three tries at most) while its mirrored run failed: a run
+   * still going 100 ms after the read ended fails as "took too long", which a slow moment of this
+   * machine can cause once, while a target that refuses the reads fails every try. The log entry of
+   * each read's last try.
+   */
+  private static List<JsonNode> answeredOrLastTry(String name) throws SQLException {
+    List<JsonNode> last = new ArrayList<>();
+    for (int i = 1; i <= 5; i++) {
+      JsonNode entry = null;
+      for (int attempt = 1; attempt <= 3 && (entry == null || !entry.path("MirrorTargetError").asText().isEmpty());
+          attempt++) {
+        String probe = name + "-" + i + "-" + attempt + "-" + UUID.randomUUID();
+        cluster().query("commerce", "select " + queries().probe(probe) + " count(*) from customer");
+        entry = mirrored(List.of(probe)).get(0);
+      }
+      last.add(entry);
+    }
+    return last;
   }
 
   /** vtgate's log entry of each probe (it writes its log apart from answering), once all are there. */

@@ -129,7 +129,7 @@ class MirrorTrafficOnVitessTest {
     List<TabletType> primary = List.of(TabletType.PRIMARY);
     worker().mirrorTraffic("customer", WORKFLOW, primary, 100);
     // vtgate applies the rules once its watch of the cell's SrvVSchema brings them
-    await().atMost(Duration.ofSeconds(30)).until(() -> mirrored(probe("first")).get(0)
+    await().atMost(Duration.ofSeconds(30)).until(() -> logged(read("first"))
         .path("MirrorTargetExecuteTime").asDouble() > 0);
     assertThat(answeredOrLastTry("mirrored")).as("vtgate's log of reads mirrored by pointsman")
         .allSatisfy(MirrorTrafficOnVitessTest::answeredOnTheTarget);
@@ -150,7 +150,7 @@ class MirrorTrafficOnVitessTest {
     // vtgate buffers a query its tablet refuses for denied tables (to it, a MoveTables cutting
     // over), and gives up on a mirrored run 100 ms after the read itself ended: the refusal is
     // logged as "Mirror target query took too long"
-    assertThat(mirrored(probe("refused"))).as("vtgate's log of reads mirrored to primaries that deny them")
+    assertThat(readsOnce("refused")).as("vtgate's log of reads mirrored to primaries that deny them")
         .allSatisfy(entry -> assertThat(entry.path("MirrorTargetError").asText()).as("entry " + entry).isNotEmpty());
 
     worker().mirrorTraffic("customer", WORKFLOW, primary, 100);
@@ -162,15 +162,13 @@ class MirrorTrafficOnVitessTest {
     worker().assertValid("customer", WORKFLOW, "NOT_SWITCHED");
   }
 
-  /** Probes named {@code <name>-1..5}: each read once through vtgate, the commerce keyspace selected. */
-  private static List<String> probe(String name) throws SQLException {
-    List<String> names = new ArrayList<>();
+  /** Five probe reads named after {@code name}, each once; vtgate's log entry of each. */
+  private static List<JsonNode> readsOnce(String name) throws SQLException {
+    List<JsonNode> entries = new ArrayList<>();
     for (int i = 1; i <= 5; i++) {
-      String probe = name + "-" + i + "-" + UUID.randomUUID();
-      cluster().query("commerce", "select " + queries().probe(probe) + " count(*) from customer");
-      names.add(probe);
+      entries.add(logged(read(name + "-" + i)));
     }
-    return names;
+    return entries;
   }
 
   /**
@@ -185,23 +183,26 @@ class MirrorTrafficOnVitessTest {
       JsonNode entry = null;
       for (int attempt = 1; attempt <= 3 && (entry == null || !entry.path("MirrorTargetError").asText().isEmpty());
           attempt++) {
-        String probe = name + "-" + i + "-" + attempt + "-" + UUID.randomUUID();
-        cluster().query("commerce", "select " + queries().probe(probe) + " count(*) from customer");
-        entry = mirrored(List.of(probe)).get(0);
+        entry = logged(read(name + "-" + i + "-" + attempt));
       }
       last.add(entry);
     }
     return last;
   }
 
-  /** vtgate's log entry of each probe (it writes its log apart from answering), once all are there. */
-  private static List<JsonNode> mirrored(List<String> probes) {
-    List<JsonNode> entries = new ArrayList<>();
-    for (String probe : probes) {
-      entries.add(await().atMost(Duration.ofSeconds(30)).until(() -> queries().entries(probe), e -> !e.isEmpty())
-          .get(0));
-    }
-    return entries;
+  /**
+   * One read of a moved table through vtgate, the commerce keyspace selected, carrying a probe
+   * comment that names it (made unique here); returns that name.
+   */
+  private static String read(String name) throws SQLException {
+    String probe = name + "-" + UUID.randomUUID();
+    cluster().query("commerce", "select " + queries().probe(probe) + " count(*) from customer");
+    return probe;
+  }
+
+  /** vtgate's log entry of the probe read, once there (vtgate writes its log apart from answering). */
+  private static JsonNode logged(String probe) {
+    return await().atMost(Duration.ofSeconds(30)).until(() -> queries().entries(probe), e -> !e.isEmpty()).get(0);
   }
 
   private static void answeredOnTheTarget(JsonNode entry) {

@@ -142,9 +142,10 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
     }
     TabletPrimary p = fence.raiseOn(shard, locks, "deleting workflow " + workflow);
     deleteOn(p, workflow);
+    // the primary the delete was fenced on takes the inserts too, without resolving it again
     Map<String, Set<Integer>> known = new HashMap<>();
     known.put(workflow, new HashSet<>());
-    return insertOn(shard, streams, locks, known);
+    return insertOn(p, fence.ask(shard, locks, "creating streams of " + workflow), streams, known);
   }
 
   @Override
@@ -265,40 +266,35 @@ public final class TabletStreams extends TabletPort implements StreamsPort {
    */
   @Override
   public List<Integer> insert(ShardRef shard, List<NewStream> streams, LockSet locks) {
-    return insertOn(shard, streams, locks, null);
+    String workflows = streams.stream().map(NewStream::workflow).distinct().collect(Collectors.joining(","));
+    // etcd is asked about the locks while the primary is resolved and its streams read
+    TabletFence.Asked asked = fence.ask(shard, locks, "creating streams of " + workflows);
+    TabletPrimary p = primaries.resolve(shard);
+    Map<String, Set<Integer>> known = new HashMap<>();
+    for (NewStream s : streams) {
+      known.computeIfAbsent(s.workflow(), wf -> new HashSet<>(sourcesById(p, wf).keySet()));
+    }
+    return insertOn(p, asked, streams, known);
   }
 
   /**
    * Inserts the streams through VReplicationExec after the fence, each once: an insert whose outcome
    * is unknown is settled by reading back whether a stream of its source and position appeared
    * beside the ids known before it; the inserts the tablet confirmed are all read back once at the
-   * end. {@code known}: each workflow's stream ids already known here (null: read them first).
+   * end. {@code known}: each workflow's stream ids on {@code p} before the inserts (added to here).
    */
-  private List<Integer> insertOn(ShardRef shard, List<NewStream> streams, LockSet locks,
+  private List<Integer> insertOn(TabletPrimary p, TabletFence.Asked asked, List<NewStream> streams,
       Map<String, Set<Integer>> known) {
-    String workflows = streams.stream().map(NewStream::workflow).distinct().collect(Collectors.joining(","));
-    // etcd is asked about the locks while the primary is resolved
-    TabletFence.Asked asked = fence.ask(shard, locks, "creating streams of " + workflows);
-    TabletPrimary p = primaries.resolve(shard);
     for (NewStream s : streams) {
       if (!s.dbName().equals(p.dbName())) {
         throw PointsmanException.invalidArgument("a stream of " + s.workflow() + " writing to " + s.dbName()
             + " cannot run on " + p + ", which serves " + p.dbName());
       }
     }
-    Map<String, Set<Integer>> ids = known;
-    if (ids == null) {
-      ids = new HashMap<>();
-      for (NewStream s : streams) {
-        if (!ids.containsKey(s.workflow())) {
-          ids.put(s.workflow(), new HashSet<>(sourcesById(p, s.workflow()).keySet()));
-        }
-      }
-    }
     fence.raise(p, asked);
     List<Integer> inserted = new ArrayList<>();
     for (NewStream s : streams) {
-      Set<Integer> before = ids.get(s.workflow());
+      Set<Integer> before = known.get(s.workflow());
       long id = Outcomes.settleUnknown("creating a stream of " + s.workflow() + " on " + p,
           () -> client.vreplicationExec(p.endpoint(), insertStatement(s)).insertId(),
           () -> newStream(p, s, before) != null,

@@ -76,8 +76,8 @@ final class Report {
         this process (the reads again under the locks, the checks, the prepared barrier, the shard locks, the
         planned primaries, a fence epoch per step), with no Temporal, no history, no heartbeats and no
         compensation (`DirectSwitch`). One second of load separates switches. Before its first block each
-        migration runs one cycle through both executors, unmeasured and without load, so that class loading
-        and JIT compilation, which a long-running worker has long paid for, are not in the first switch.
+        migration runs %d cycles through both executors, unmeasured and without load, so that class loading
+        and JIT compilation, which a long-running worker has long paid for, are not in the first block.
 
         - **W**: the longest gap between two consecutive acknowledged writes, among the gaps that overlap the
           switch (from the start request to the workflow's result). At rate r the gap without any switch is
@@ -90,7 +90,7 @@ final class Report {
         - Figures are p50 / p99 / max over the switches listed, by nearest rank: with fewer than 100
           switches p99 is the largest of them, so it equals max.
 
-        """);
+        """.formatted(SwitchSeries.WARM_UP_CYCLES));
   }
 
   /** The targets of issue 8, each with what this run measured against it. */

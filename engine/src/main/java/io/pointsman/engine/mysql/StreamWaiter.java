@@ -3,14 +3,15 @@ package io.pointsman.engine.mysql;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
+import io.pointsman.engine.concurrent.PollSchedule;
 import java.time.Duration;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Waits for a stream to reach a position, as Vitess's {@code VReplicationWaitForPos}: polls the
- * stream's {@code pos}, returns as soon as it has reached the wanted position, fails early when
+ * Waits for a stream to reach a position, as Vitess's {@code VReplicationWaitForPos}: reads the
+ * stream's {@code pos} on a {@link PollSchedule}, returns as soon as it has reached the wanted position, fails early when
  * the stream is Stopped or in Error (it would never get there), and fails with
  * DEADLINE_EXCEEDED naming the stream, the wanted and the reached positions when time runs out.
  */
@@ -27,20 +28,21 @@ public final class StreamWaiter {
    * Waits until stream {@code streamId} on the endpoint has applied {@code wanted}.
    *
    * @param timeout how long to wait at most (measured on the monotonic clock)
-   * @param pollInterval how often to read the stream
+   * @param polls the pauses between two reads of the stream
    * @return the position the stream had reached
    * @throws PointsmanException NOT_FOUND if the stream does not exist; FAILED_PRECONDITION when it
    *     stopped or failed first, with its message; DEADLINE_EXCEEDED at the timeout;
    *     INVALID_ARGUMENT when the stream's position and {@code wanted} are of different flavors
    */
   public Position waitForPosition(PrimaryEndpoint endpoint, int streamId, Position wanted, Duration timeout,
-      Duration pollInterval) {
+      PollSchedule polls) {
     Objects.requireNonNull(wanted, "wanted");
-    if (timeout.isNegative() || pollInterval.isNegative() || pollInterval.isZero()) {
-      throw PointsmanException.invalidArgument("wait timeout must not be negative and poll interval must be positive");
+    Objects.requireNonNull(polls, "polls");
+    if (timeout.isNegative()) {
+      throw PointsmanException.invalidArgument("wait timeout must not be negative, got " + timeout);
     }
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
+    for (int reads = 1; ; reads++) {
       Stream s = streams.read(endpoint, streamId).orElseThrow(() -> PointsmanException.notFound(
           "stream " + streamId + " does not exist on " + endpoint));
       // The position first: a stream that stops by itself at its stop position has arrived.
@@ -60,13 +62,13 @@ public final class StreamWaiter {
             + "; it is " + s.state().column() + " at " + s.pos()
             + (s.message().isEmpty() ? "" : " (message: " + s.message() + ")"));
       }
-      sleep(Math.min(left, pollInterval.toNanos()), streamId);
+      sleep(polls, reads, deadline, streamId);
     }
   }
 
-  private static void sleep(long nanos, int streamId) {
+  private static void sleep(PollSchedule polls, int reads, long deadline, int streamId) {
     try {
-      Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+      polls.sleepAfter(reads, deadline);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw PointsmanException.unavailable("interrupted while waiting for stream " + streamId, e);

@@ -9,6 +9,7 @@ import io.pointsman.api.model.MigrationInfo;
 import io.pointsman.api.model.MigrationType;
 import io.pointsman.api.model.StreamMigration;
 import io.pointsman.engine.concurrent.FanOut;
+import io.pointsman.engine.concurrent.PollSchedule;
 import io.pointsman.engine.mysql.BinlogSource;
 import io.pointsman.engine.mysql.Journal;
 import io.pointsman.engine.mysql.NewStream;
@@ -40,7 +41,8 @@ import java.util.function.Function;
 public final class StreamMigrator {
   /** The message of the streams it stops, Vitess's. */
   static final String FOR_CUTOVER = "for cutover";
-  private static final Duration POLL = Duration.ofMillis(25);
+  /** The pauses between two reads of the streams it waits to see stopped: from 1 ms up to 25. */
+  private static final PollSchedule POLLS = PollSchedule.upTo(Duration.ofMillis(25));
 
   /** Where a shard of the migration is served, checked against the planned primaries. */
   @FunctionalInterface
@@ -218,7 +220,7 @@ public final class StreamMigrator {
   /** Waits until every planned stream is Stopped at its source shard's furthest position. */
   private Map<Long, Stream> awaitStopped(MigrationInfo w, Map<String, List<MigratedStream>> byShard,
       Map<String, Position> furthest, long deadline, Shards shards) {
-    while (true) {
+    for (int reads = 1; ; reads++) {
       Map<Long, Stream> now = read(w, byShard, shards);
       Optional<Stream> notYet = now.values().stream()
           .filter(s -> s.state() != StreamState.STOPPED || !s.pos().equals(furthest.get(sourceKey(s)))).findFirst();
@@ -231,7 +233,7 @@ public final class StreamMigrator {
             + " on " + w.sourceKeyspace() + " did not stop at " + furthest.get(sourceKey(s)).encode()
             + " in time: it is " + s.state().column() + " at " + s.pos().encode());
       }
-      sleep();
+      sleep(reads, deadline);
     }
   }
 
@@ -257,9 +259,9 @@ public final class StreamMigrator {
     return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
   }
 
-  private static void sleep() {
+  private static void sleep(int reads, long deadline) {
     try {
-      Thread.sleep(POLL.toMillis());
+      POLLS.sleepAfter(reads, deadline);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw PointsmanException.unavailable("interrupted while waiting for migrated streams to stop", e);

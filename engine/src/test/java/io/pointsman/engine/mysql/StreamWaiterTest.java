@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
+import io.pointsman.engine.concurrent.PollSchedule;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class StreamWaiterTest {
-  private static final Duration POLL = Duration.ofMillis(20);
+  private static final PollSchedule POLL = PollSchedule.upTo(Duration.ofMillis(20));
 
   private MySqlTestSupport db;
   private VReplicationStreams streams;

@@ -1,14 +1,15 @@
 package io.pointsman.engine.primary.direct;
 
 import io.pointsman.api.gtid.Position;
+import io.pointsman.engine.concurrent.PollSchedule;
 import io.pointsman.engine.primary.PositionsPort;
 import io.pointsman.engine.primary.ShardRef;
 import java.time.Duration;
 
 /** {@link PositionsPort} by reading the primary's GTID position and polling its stream rows. */
 final class DirectPositions extends DirectPort implements PositionsPort {
-  /** How often a wait reads the stream's row: short, as the wait is inside the write window. */
-  private static final Duration POLL = Duration.ofMillis(10);
+  /** How often a wait reads the stream's row: from 1 ms up to 10, as the wait is inside the write window. */
+  private static final PollSchedule POLLS = PollSchedule.upTo(Duration.ofMillis(10));
 
   DirectPositions(Shared shared) {
     super(shared);
@@ -21,6 +22,6 @@ final class DirectPositions extends DirectPort implements PositionsPort {
 
   @Override
   public Position waitFor(ShardRef shard, int streamId, Position wanted, Duration timeout) {
-    return waiter.waitForPosition(at(shard), streamId, wanted, timeout, POLL);
+    return waiter.waitForPosition(at(shard), streamId, wanted, timeout, POLLS);
   }
 }

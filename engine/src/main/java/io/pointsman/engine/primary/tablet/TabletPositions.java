@@ -3,6 +3,7 @@ package io.pointsman.engine.primary.tablet;
 import io.pointsman.api.errors.ErrorCode;
 import io.pointsman.api.errors.PointsmanException;
 import io.pointsman.api.gtid.Position;
+import io.pointsman.engine.concurrent.PollSchedule;
 import io.pointsman.engine.mysql.StreamState;
 import io.pointsman.engine.primary.PositionsPort;
 import io.pointsman.engine.primary.ShardRef;
@@ -15,8 +16,8 @@ import java.util.Objects;
  * missing or stopped stream and at the caller's deadline.
  */
 public final class TabletPositions extends TabletPort implements PositionsPort {
-  /** How often a wait reads the stream's row. */
-  private static final Duration POLL = Duration.ofMillis(25);
+  /** How often a wait reads the stream's row: from 1 ms up to 25, each read being a tablet call. */
+  private static final PollSchedule POLLS = PollSchedule.upTo(Duration.ofMillis(25));
 
   TabletPositions(Shared shared) {
     super(shared);
@@ -40,7 +41,7 @@ public final class TabletPositions extends TabletPort implements PositionsPort {
     }
     TabletPrimary p = primaries.resolve(shard);
     long deadline = System.nanoTime() + timeout.toNanos();
-    while (true) {
+    for (int reads = 1; ; reads++) {
       StreamRows.Row row = StreamRows.byId(client, p, streamId).orElseThrow(() -> PointsmanException.notFound(
           "stream " + streamId + " does not exist on " + p));
       // the position first: a stream that stops by itself at its stop position has arrived
@@ -60,7 +61,7 @@ public final class TabletPositions extends TabletPort implements PositionsPort {
             + (row.message().isEmpty() ? "" : " (message: " + row.message() + ")"));
       }
       try {
-        Thread.sleep(Math.max(1, Math.min(POLL.toMillis(), left / 1_000_000)));
+        POLLS.sleepAfter(reads, deadline);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw PointsmanException.unavailable("interrupted while waiting for stream " + streamId + " on " + p, e);

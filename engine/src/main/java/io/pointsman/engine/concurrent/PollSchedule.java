@@ -36,9 +36,11 @@ public record PollSchedule(Duration first, Duration cap) {
     if (reads < 1) {
       throw PointsmanException.invalidArgument("reads are counted from 1, got " + reads);
     }
-    // doubling past 2^20 cannot stay under any cap a wait would use, and cannot overflow
-    int doublings = Math.min(reads - 1, 20);
-    Duration d = first.multipliedBy(1L << doublings);
+    Duration d = first;
+    // at most as many doublings as it takes to pass the cap, whatever the count of reads
+    for (int i = 1; i < reads && d.compareTo(cap) < 0; i++) {
+      d = d.multipliedBy(2);
+    }
     return d.compareTo(cap) > 0 ? cap : d;
   }
 

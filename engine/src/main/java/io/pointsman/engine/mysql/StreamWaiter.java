@@ -11,9 +11,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Waits for a stream to reach a position, as Vitess's {@code VReplicationWaitForPos}: reads the
- * stream's {@code pos} on a {@link PollSchedule}, returns as soon as it has reached the wanted position, fails early when
- * the stream is Stopped or in Error (it would never get there), and fails with
- * DEADLINE_EXCEEDED naming the stream, the wanted and the reached positions when time runs out.
+ * stream's {@code pos} on a {@link PollSchedule}, returns as soon as it has reached the wanted
+ * position, fails early when the stream is Stopped or in Error (it would never get there), and
+ * fails with DEADLINE_EXCEEDED naming the stream, the wanted and the reached positions when time
+ * runs out.
  */
 public final class StreamWaiter {
   private static final Logger log = LoggerFactory.getLogger(StreamWaiter.class);

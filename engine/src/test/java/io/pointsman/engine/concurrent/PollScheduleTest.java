@@ -38,6 +38,9 @@ class PollScheduleTest {
 
     assertThat(polls.pause(64)).isEqualTo(Duration.ofSeconds(2));
     assertThat(polls.pause(Integer.MAX_VALUE)).isEqualTo(Duration.ofSeconds(2));
+    // a cap far above the first pause is still reached, not stopped short by a bound on doublings
+    PollSchedule wide = new PollSchedule(Duration.ofNanos(1), Duration.ofDays(3650));
+    assertThat(wide.pause(Integer.MAX_VALUE)).isEqualTo(Duration.ofDays(3650));
   }
 
   @Test

@@ -341,8 +341,8 @@ final class Report {
         + "Temporal's come from "
         + "the workflow's progress query (whole milliseconds; the time between steps is not in them).\n\n");
     for (Block b : blocks) {
-      Map<String, List<Long>> temporal = stepNanos(b, TEMPORAL);
-      Map<String, List<Long>> direct = stepNanos(b, DIRECT);
+      Map<String, List<Long>> temporal = stepNanos(b.by(TEMPORAL));
+      Map<String, List<Long>> direct = stepNanos(b.by(DIRECT));
       md.append("**").append(b.migration().label()).append(", ").append(rate(b.rate())).append(" writes/s**\n\n")
           .append("| step | Temporal p50 | direct p50 |\n|---|---|---|\n");
       LinkedHashMap<String, Boolean> names = new LinkedHashMap<>();
@@ -426,9 +426,10 @@ final class Report {
     return b.isEmpty() ? Optional.empty() : Optional.of(Stats.ofDurations(b));
   }
 
-  private static Map<String, List<Long>> stepNanos(Block b, String executor) {
+  /** Each step's durations in nanoseconds over the switches given, by step name in the order steps first ran. */
+  static Map<String, List<Long>> stepNanos(List<SwitchMeasurement> switches) {
     Map<String, List<Long>> out = new LinkedHashMap<>();
-    for (SwitchMeasurement m : b.by(executor)) {
+    for (SwitchMeasurement m : switches) {
       for (StepTiming step : m.run().steps()) {
         out.computeIfAbsent(step.name(), k -> new ArrayList<>()).add(step.took().toNanos());
       }

@@ -3,8 +3,6 @@ package io.pointsman.bench;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Locale;
@@ -62,25 +60,20 @@ final class VitessReport {
    * time (most steps are tablet calls in a row), so that a change to one step can be read there.
    */
   private static void steps(StringBuilder md, String ours, List<VitessSeries.Block> blocks) {
-    boolean any = blocks.stream().anyMatch(b -> b.by(Report.TEMPORAL).stream().anyMatch(m -> !m.run().steps().isEmpty()));
-    if (!any) {
+    List<Map<String, List<Long>>> byBlock = blocks.stream().map(b -> Report.stepNanos(b.by(Report.TEMPORAL))).toList();
+    if (byBlock.stream().allMatch(Map::isEmpty)) {
       return;
     }
     md.append("\n### Where ").append(ours).append("'s switch spends its time on Vitess\n\n")
         .append("Each step of its switches above, in the order they first ran, from the workflow's progress query ")
         .append("(whole milliseconds); a step that runs more than once in a switch counts each time. ")
         .append("vtctldclient reports no steps.\n\n");
-    for (VitessSeries.Block b : blocks) {
-      Map<String, List<Long>> byStep = new LinkedHashMap<>();
-      for (SwitchMeasurement m : b.by(Report.TEMPORAL)) {
-        for (StepTiming step : m.run().steps()) {
-          byStep.computeIfAbsent(step.name(), k -> new ArrayList<>()).add(step.took().toNanos());
-        }
-      }
+    for (int i = 0; i < blocks.size(); i++) {
+      Map<String, List<Long>> byStep = byBlock.get(i);
       if (byStep.isEmpty()) {
         continue;
       }
-      md.append(String.format(Locale.ROOT, "**%.0f writes/s**%n%n", b.rate()))
+      md.append(String.format(Locale.ROOT, "**%.0f writes/s**%n%n", blocks.get(i).rate()))
           .append("| step | runs | p50 / max (ms) |\n|---|---|---|\n");
       byStep.forEach((name, nanos) -> {
         Stats st = Stats.ofNanos(nanos);

@@ -1,26 +1,25 @@
 package io.pointsman.sandbox.streams;
 
+import io.pointsman.engine.concurrent.PollSchedule;
 import java.time.Duration;
 
-/** Exponential backoff between retries, doubling from an initial delay up to a cap. Not thread-safe. */
+/**
+ * Exponential backoff between retries, doubling from an initial delay up to a cap (the pauses of a
+ * {@link PollSchedule}), counted from the last reset. Not thread-safe.
+ */
 final class Backoff {
-  private final Duration initial;
-  private final Duration max;
-  private Duration next;
+  private final PollSchedule delays;
+  private int retries;
 
   Backoff(Duration initial, Duration max) {
-    this.initial = initial;
-    this.max = max;
-    this.next = initial;
+    this.delays = new PollSchedule(initial, max);
   }
 
   Duration next() {
-    Duration d = next;
-    next = next.multipliedBy(2).compareTo(max) > 0 ? max : next.multipliedBy(2);
-    return d;
+    return delays.pause(++retries);
   }
 
   void reset() {
-    next = initial;
+    retries = 0;
   }
 }

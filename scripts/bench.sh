@@ -2,7 +2,7 @@
 # The benchmarks: builds pointsman, then runs the bench module on sandboxes of its own (etcd and
 # MariaDB primaries on loopback, dev-mode Temporal) and writes BENCHMARKS.md. Installs etcd-server
 # and mariadb-server with apt-get when they are missing, as scripts/test.sh does.
-#   ./scripts/bench.sh                 the full run (about 45 minutes on 2 cores), BENCHMARKS.md
+#   ./scripts/bench.sh                 the full run (20–25 minutes on 2 cores), BENCHMARKS.md
 #   ./scripts/bench.sh --smoke --out /tmp/smoke.md   a few minutes of everything (CI runs this as a test)
 #   ./scripts/bench.sh --vitess [--rates 100,500] [--cycles 10] [--tablet-write-barrier] --out /tmp/vitess.md
 #                                      the anchor: vtctldclient and pointsman switching one MoveTables'

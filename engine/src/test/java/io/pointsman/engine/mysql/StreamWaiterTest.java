@@ -77,6 +77,26 @@ class StreamWaiterTest {
     assertThat(reached.atLeast(wanted)).isTrue();
   }
 
+  /**
+   * The pauses are the schedule's, from its short first one: a wait that slept its cap between
+   * reads (the cap here is half a minute) would notice a stream arriving a moment after the wait
+   * began only half a minute later. In the write window a catch-up mostly ends within milliseconds.
+   */
+  @Test
+  void readsAgainOnTheSchedulesShortFirstPausesNotItsCap() throws Exception {
+    PollSchedule slowCap = new PollSchedule(Duration.ofMillis(1), Duration.ofSeconds(30));
+    Position wanted = Position.parse("MariaDB/0-1-300,1-5-100");
+    // The wait's first read comes at once; the stream reaches `wanted` only some 300 updates later.
+    Future<Position> wait = executor.submit(
+        () -> waiter.waitForPosition(db.endpoint, id, wanted, Duration.ofSeconds(60), slowCap));
+
+    advance(2, 300);
+
+    // a third of the cap: a pause at the cap after the first read would still be sleeping
+    Position reached = wait.get(10, TimeUnit.SECONDS);
+    assertThat(reached.atLeast(wanted)).isTrue();
+  }
+
   @Test
   void aPositionAlreadyReachedReturnsAtOnceEvenIfTheStreamStoppedThere() throws Exception {
     advance(2, 50);

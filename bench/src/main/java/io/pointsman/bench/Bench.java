@@ -119,7 +119,8 @@ final class Bench {
     }
 
     String report(String command, Machine machine) {
-      String report = Report.render(command, machine, temporal, started, took, windows, locks, scale);
+      String report = Report.render(command, machine, temporal, started, took, windows, locks, scale,
+          Issue22Targets.markdown(windows, scale, floor, lag));
       report = lag.isEmpty() ? report : report + StreamLag.markdown(lag);
       report = floor.map(f -> Floor.markdown(f, windows)).map(report::concat).orElse(report);
       report = barrierCost.map(c -> c.markdown()).map(report::concat).orElse(report);

@@ -22,11 +22,13 @@ final class Report {
 
   private final StringBuilder md = new StringBuilder();
 
+  /** @param targets a section to follow the summary (issue 22's targets); empty for none */
   static String render(String command, Machine machine, String temporal, Instant started, Duration took,
-      List<Block> windows, Optional<LockBench.Figures> locks, List<Block> scale) {
+      List<Block> windows, Optional<LockBench.Figures> locks, List<Block> scale, String targets) {
     Report r = new Report();
     r.header(command, machine, temporal, started, took);
     r.summary(windows, locks, scale);
+    r.md.append(targets);
     if (!windows.isEmpty()) {
       r.windowTable(windows);
       r.durability(windows);
@@ -446,15 +448,15 @@ final class Report {
     return s.p50Count() + " / " + s.maxCount();
   }
 
-  private static double ratio(Duration a, Duration b) {
+  static double ratio(Duration a, Duration b) {
     return b.isZero() ? Double.NaN : (double) a.toNanos() / b.toNanos();
   }
 
-  private static String format(double ratio) {
+  static String format(double ratio) {
     return Double.isNaN(ratio) ? "–" : String.format(Locale.ROOT, "%.2f", ratio);
   }
 
-  private static String rate(double perSecond) {
+  static String rate(double perSecond) {
     return String.format(Locale.ROOT, "%.0f", perSecond);
   }
 

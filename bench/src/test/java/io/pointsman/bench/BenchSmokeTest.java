@@ -77,7 +77,9 @@ class BenchSmokeTest {
         "## Where a write switch spends its time", "## Scale", "## Temporal cost",
         "## Where Temporal's time goes", "## CPU a switch takes", "## Stream runner lag",
         "## What a dormant barrier costs a write", "## What a local activity costs the SDK",
-        "## The floor", "× floor", "MoveTables of 2 tables",
+        "## The floor", "× floor", "MoveTables of 2 tables", "## Issue 22's targets",
+        "| W p50 Temporal / direct ≤ 1.2 | MoveTables of 2 tables at "
+            + Report.rate(BenchPlan.smoke().rates().get(0)) + " writes/s: ",
         "Reshard -80,80- → 4 shards", "Reshard 0 → 2 shards", "MoveTables of 10 tables");
     for (Block b : result.windows()) {
       assertThat(report).contains(b.migration().label() + " at " + (int) b.rate() + " writes/s: p99 W")

@@ -98,6 +98,9 @@ final class Report {
   /** The targets of issue 8, each with what this run measured against it. */
   private void summary(List<Block> windows, Optional<LockBench.Figures> locks, List<Block> scale) {
     md.append("## Summary\n\n");
+    if (!windows.isEmpty()) {
+      md.append("The targets in brackets are issue 8's; issue 22's follow in a section of their own.\n\n");
+    }
     for (Block b : windows) {
       List<SwitchMeasurement> t = b.by(TEMPORAL);
       List<SwitchMeasurement> d = b.by(DIRECT);

@@ -73,7 +73,7 @@ final class VitessReport {
       if (byStep.isEmpty()) {
         continue;
       }
-      md.append(String.format(Locale.ROOT, "**%.0f writes/s**%n%n", blocks.get(i).rate()))
+      md.append("**").append(Report.rate(blocks.get(i).rate())).append(" writes/s**\n\n")
           .append("| step | runs | p50 / max (ms) |\n|---|---|---|\n");
       byStep.forEach((name, nanos) -> {
         Stats st = Stats.ofNanos(nanos);

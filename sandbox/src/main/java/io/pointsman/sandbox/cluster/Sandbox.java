@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,10 +47,14 @@ import org.slf4j.LoggerFactory;
 public final class Sandbox implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Sandbox.class);
   private static final String ETCD_NAME = "etcd";
+  /** How many ports the sandbox tries for one server whose chosen port other processes keep taking. */
+  private static final int PORT_CHOICES = 3;
 
   private enum Lifecycle { STARTING, UP, DETACHED, DOWN }
 
   private final SandboxOptions options;
+  /** Where free loopback ports come from when the options leave a port to the sandbox (0). */
+  private final IntSupplier freePorts;
   private final SandboxStateFile stateFile;
   /** The MariaDB servers this instance started, by tablet alias, in start order. */
   private final Map<String, MariaDbProcess> startedPrimaries = new LinkedHashMap<>();
@@ -62,8 +67,9 @@ public final class Sandbox implements AutoCloseable {
   private ConnectionPools pools;
   private Thread shutdownHook;
 
-  private Sandbox(SandboxOptions options) {
+  private Sandbox(SandboxOptions options, IntSupplier freePorts) {
     this.options = options;
+    this.freePorts = freePorts;
     this.stateFile = new SandboxStateFile(options.dataDir());
   }
 
@@ -75,7 +81,12 @@ public final class Sandbox implements AutoCloseable {
    *     sandbox from the same data folder still runs; UNAVAILABLE when a server does not come up
    */
   public static Sandbox up(SandboxOptions options) {
-    Sandbox sandbox = new Sandbox(options);
+    return up(options, LoopbackPorts::freePort);
+  }
+
+  /** {@link #up(SandboxOptions)} with the free ports handed out by {@code freePorts}: a test's seam. */
+  static Sandbox up(SandboxOptions options, IntSupplier freePorts) {
+    Sandbox sandbox = new Sandbox(options, freePorts);
     try {
       sandbox.start();
       return sandbox;
@@ -393,7 +404,7 @@ public final class Sandbox implements AutoCloseable {
       log.info("using etcd at {}", endpoint);
       return endpoint;
     }
-    int clientPort = options.etcdClientPort() == 0 ? LoopbackPorts.freePort() : options.etcdClientPort();
+    int clientPort = options.etcdClientPort() == 0 ? freePorts.getAsInt() : options.etcdClientPort();
     String endpoint = "http://127.0.0.1:" + clientPort;
     if (LoopbackPorts.isListening(clientPort) && options.reuseRunning()) {
       if (!EtcdServerProcess.isHealthy(endpoint)) {
@@ -404,14 +415,42 @@ public final class Sandbox implements AutoCloseable {
       return endpoint;
     }
     int peerPort = options.etcdPeerPort() == 0 ? freePortOtherThan(clientPort) : options.etcdPeerPort();
-    EtcdServerOptions etcdOptions = new EtcdServerOptions(options.dataDir().resolve(ETCD_NAME), clientPort, peerPort,
-        null, options.startTimeout(), options.stopTimeout());
-    startedEtcd = EtcdServerProcess.start(etcdOptions);
+    startedEtcd = startEtcd(clientPort, peerPort);
     return startedEtcd.endpoint();
   }
 
+  /**
+   * Starts etcd; when a port the sandbox chose was taken by another process between the choice and
+   * etcd's bind, chooses again (the ports given in the options stay).
+   */
+  private EtcdServerProcess startEtcd(int clientPort, int peerPort) {
+    int client = clientPort;
+    int peer = peerPort;
+    for (int choice = 1; ; choice++) {
+      EtcdServerOptions o = new EtcdServerOptions(options.dataDir().resolve(ETCD_NAME), client, peer, null,
+          options.startTimeout(), options.stopTimeout());
+      StartupLog startLog = StartupLog.mark(o.log());
+      try {
+        return EtcdServerProcess.start(o);
+      } catch (PointsmanException e) {
+        if (!startLog.reportsPortTaken()) {
+          throw e;
+        }
+        String ports = "port " + client + " or " + peer;
+        boolean chosen = options.etcdClientPort() == 0 || options.etcdPeerPort() == 0;
+        if (!chosen || choice == PORT_CHOICES) {
+          throw portTaken("etcd", ports, chosen, choice, e);
+        }
+        client = options.etcdClientPort() == 0 ? freePortOtherThan(peer) : client;
+        peer = options.etcdPeerPort() == 0 ? freePortOtherThan(client) : peer;
+        log.warn("etcd could not bind {}: another process took it; starting it on client port {}, peer port {}",
+            ports, client, peer);
+      }
+    }
+  }
+
   private void startOrReusePrimaries() {
-    List<MariaDbProcess> launched = new ArrayList<>();
+    List<LaunchedPrimary> launched = new ArrayList<>();
     List<Integer> taken = new ArrayList<>();
     for (ShardPrimary primary : options.primaries()) {
       int port = options.basePort() == 0
@@ -428,25 +467,73 @@ public final class Sandbox implements AutoCloseable {
         running.add(new RunningPrimary(primary, alias, port, true));
         continue;
       }
-      MariaDbOptions o = MariaDbOptions.builder()
-          .folder(options.dataDir().resolve("mysql").resolve(primary.folderName()))
-          .port(port)
-          .serverId(primary.uid())
-          .credentials(options.credentials())
-          .startTimeout(options.startTimeout())
-          .stopTimeout(options.stopTimeout())
-          .build();
-      MariaDbProcess p = MariaDbProcess.launch(o);
-      startedPrimaries.put(alias.toString(), p);
-      launched.add(p);
-      remember(new SandboxState.ManagedProcess(alias.toString(), SandboxState.Kind.MARIADB, p.pid(), port,
-          o.folder().toString()));
+      launched.add(launchPrimary(running.size(), primary, port));
       running.add(new RunningPrimary(primary, alias, port, false));
     }
     // Launch all, then wait: the servers start up side by side.
-    for (MariaDbProcess p : launched) {
-      p.awaitReady();
+    for (LaunchedPrimary l : launched) {
+      awaitPrimary(l, taken);
     }
+  }
+
+  /** A primary's mariadbd launched on a port, the mark of its log at launch, its place in {@link #running}. */
+  private record LaunchedPrimary(int index, ShardPrimary primary, int port, MariaDbProcess process,
+      StartupLog startLog) {}
+
+  private LaunchedPrimary launchPrimary(int index, ShardPrimary primary, int port) {
+    TabletAlias alias = primary.alias(options.cell());
+    MariaDbOptions o = MariaDbOptions.builder()
+        .folder(options.dataDir().resolve("mysql").resolve(primary.folderName()))
+        .port(port)
+        .serverId(primary.uid())
+        .credentials(options.credentials())
+        .startTimeout(options.startTimeout())
+        .stopTimeout(options.stopTimeout())
+        .build();
+    StartupLog startLog = StartupLog.mark(o.log());
+    MariaDbProcess p = MariaDbProcess.launch(o);
+    startedPrimaries.put(alias.toString(), p);
+    remember(new SandboxState.ManagedProcess(alias.toString(), SandboxState.Kind.MARIADB, p.pid(), port,
+        o.folder().toString()));
+    return new LaunchedPrimary(index, primary, port, p, startLog);
+  }
+
+  /**
+   * Waits for a launched primary. A port the sandbox chose was free when chosen, but another process
+   * (a test JVM beside this one, in CI) may take it before mariadbd binds it, a few hundred
+   * milliseconds later; the primary then starts again on another port (a given port stays).
+   */
+  private void awaitPrimary(LaunchedPrimary first, List<Integer> taken) {
+    LaunchedPrimary l = first;
+    for (int choice = 1; ; choice++) {
+      try {
+        l.process().awaitReady();
+        return;
+      } catch (PointsmanException e) {
+        if (!l.startLog().reportsPortTaken()) {
+          throw e;
+        }
+        boolean chosen = options.basePort() == 0;
+        if (!chosen || choice == PORT_CHOICES) {
+          throw portTaken("the MariaDB of " + l.primary(), "port " + l.port(), chosen, choice, e);
+        }
+        int port = freePortOtherThan(taken.stream().mapToInt(Integer::intValue).toArray());
+        taken.add(port);
+        log.warn("the MariaDB of {} could not bind port {}: another process took it; starting it on port {}",
+            l.primary(), l.port(), port);
+        l = launchPrimary(l.index(), l.primary(), port);
+        running.set(l.index(), new RunningPrimary(l.primary(), l.primary().alias(options.cell()), port, false));
+      }
+    }
+  }
+
+  private static PointsmanException portTaken(String server, String ports, boolean chosen, int choices,
+      PointsmanException cause) {
+    String why = chosen
+        ? " after " + choices + " choices of port"
+        : "; it was given in the options: free it, or leave the port to the sandbox (0)";
+    return PointsmanException.unavailable(ports + " was taken by another process while " + server
+        + " started on it" + why, cause);
   }
 
   private boolean canLogIn(int port) {
@@ -548,9 +635,9 @@ public final class Sandbox implements AutoCloseable {
   }
 
   /** A free port that is none of {@code taken}: ports given in the options, which LoopbackPorts does not know of. */
-  private static int freePortOtherThan(int... taken) {
+  private int freePortOtherThan(int... taken) {
     for (int attempt = 0; attempt < 20; attempt++) {
-      int port = LoopbackPorts.freePort();
+      int port = freePorts.getAsInt();
       boolean clash = false;
       for (int t : taken) {
         clash |= t == port;

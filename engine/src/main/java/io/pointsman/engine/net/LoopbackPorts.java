@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.IntSupplier;
 
 /**
  * Ports on 127.0.0.1 for servers this project starts itself: the sandbox's etcd and MariaDB, a
@@ -29,27 +30,37 @@ public final class LoopbackPorts {
   private LoopbackPorts() {}
 
   /**
-   * A port nothing listens on right now, at random between 10000 and 19999 and not handed out before
-   * by this process: below the kernel's ephemeral range. A port from that range (a bind to port 0)
+   * A port nothing listens on right now, at random between 10000 and 19999, not handed out before
+   * by this process nor claimed by another process on this machine that takes its ports here
+   * ({@link PortClaims}): below the kernel's ephemeral range. A port from that range (a bind to port 0)
    * may become the local port of some outgoing connection before its server binds it, or while its
    * server is stopped: CI runs lost etcd's port so twice, once while a test had etcd down and once
    * between the choice and etcd's first start, with another test JVM busy beside it.
    */
   public static int freePort() {
+    return freePort(() -> LOWEST + ThreadLocalRandom.current().nextInt(Math.max(1, FREE_HIGHEST - LOWEST + 1)));
+  }
+
+  /** {@link #freePort()} trying the candidates given, in their order: a test's seam. */
+  static int freePort(IntSupplier candidates) {
     for (int attempt = 0; attempt < 200; attempt++) {
-      int port = LOWEST + ThreadLocalRandom.current().nextInt(Math.max(1, FREE_HIGHEST - LOWEST + 1));
-      if (HANDED_OUT.contains(port)) {
+      int port = candidates.getAsInt();
+      if (HANDED_OUT.contains(port) || !bindable(port) || !PortClaims.claim(port)) {
         continue;
       }
-      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-        HANDED_OUT.add(port);
-        return port;
-      } catch (IOException taken) {
-        // in use: another try
-      }
+      HANDED_OUT.add(port);
+      return port;
     }
     throw PointsmanException.unavailable("no free loopback port between " + LOWEST + " and " + FREE_HIGHEST
         + " after 200 tries", null);
+  }
+
+  private static boolean bindable(int port) {
+    try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      return true;
+    } catch (IOException taken) {
+      return false;
+    }
   }
 
   /** The first port of the kernel's ephemeral range (32768 when it cannot be read). */

@@ -2,11 +2,21 @@ package io.pointsman.engine.net;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class LoopbackPortsTest {
 
@@ -29,5 +39,49 @@ class LoopbackPortsTest {
         assertThat(LoopbackPorts.isListening(port)).isTrue();
       }
     }
+  }
+
+  /**
+   * Test JVMs run side by side and choose from the same range: a port another process took from
+   * LoopbackPorts is not handed out here while that process lives, and is once it has ended.
+   */
+  @Test
+  @Timeout(value = 60, unit = TimeUnit.SECONDS)
+  void aPortAnotherProcessTookIsNotHandedOutWhileThatProcessLives() throws Exception {
+    Process other = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", System.getProperty("java.class.path"), PortClaimingProcess.class.getName())
+        .redirectErrorStream(true)
+        .start();
+    int theirs;
+    try {
+      theirs = claimedBy(other);
+      List<Integer> tried = new ArrayList<>();
+      int mine = LoopbackPorts.freePort(recording(tried, theirs));
+      assertThat(tried.get(0)).isEqualTo(theirs);
+      assertThat(mine).isNotEqualTo(theirs);
+    } finally {
+      other.getOutputStream().close();
+      assertThat(other.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(LoopbackPorts.freePort(() -> theirs)).isEqualTo(theirs);
+  }
+
+  /** {@code first}, then random ports of the range, each recorded as tried. */
+  private static IntSupplier recording(List<Integer> tried, int first) {
+    return () -> {
+      int port = tried.isEmpty() ? first : ThreadLocalRandom.current().nextInt(10_000, 19_000);
+      tried.add(port);
+      return port;
+    };
+  }
+
+  private static int claimedBy(Process other) throws Exception {
+    BufferedReader out = new BufferedReader(new InputStreamReader(other.getInputStream(), StandardCharsets.UTF_8));
+    for (String line = out.readLine(); line != null; line = out.readLine()) {
+      if (line.startsWith(PortClaimingProcess.PREFIX)) {
+        return Integer.parseInt(line.substring(PortClaimingProcess.PREFIX.length()).trim());
+      }
+    }
+    throw new AssertionError("the other process ended without taking a port (exit " + other.waitFor() + ")");
   }
 }

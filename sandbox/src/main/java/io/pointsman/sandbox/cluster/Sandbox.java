@@ -90,7 +90,8 @@ public final class Sandbox implements AutoCloseable {
     try {
       sandbox.start();
       return sandbox;
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // An Error too: the servers started so far are processes of their own that outlive this JVM.
       try {
         sandbox.down();
       } catch (RuntimeException cleanup) {

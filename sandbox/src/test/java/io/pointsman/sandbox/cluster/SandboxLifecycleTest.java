@@ -18,7 +18,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.Test;
+
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -118,6 +121,28 @@ class SandboxLifecycleTest extends SandboxFolderTest {
             .withoutReshardTargets().build()))
         .hasMessageContaining("longer than 107 bytes");
     assertThat(ServerProcesses.using(deep)).isEmpty();
+  }
+
+  /**
+   * An Error on the way up (an assertion in a test's seam here; out of memory elsewhere) stops what
+   * was started before it, as a failure does: etcd and the first primary had been launched.
+   */
+  @Test
+  void anErrorWhileComingUpStopsWhatHadBeenStarted() {
+    AtomicInteger portsGiven = new AtomicInteger();
+    AssertionError boom = new AssertionError("no port for the second primary");
+    IntSupplier ports = () -> {
+      if (portsGiven.incrementAndGet() == 4) { // etcd's two, the first primary's, then this
+        throw boom;
+      }
+      return LoopbackPorts.freePort();
+    };
+    assertThatThrownBy(() -> Sandbox.up(SandboxOptions.builder().dataDir(dataDir).basePort(0).etcdPorts(0, 0)
+            .withoutReshardTargets().build(), ports))
+        .isSameAs(boom);
+    assertThat(portsGiven).hasValue(4);
+    assertThat(ServerProcesses.using(dataDir)).as("servers left running").isEmpty();
+    assertThat(new SandboxStateFile(dataDir).read()).isEmpty();
   }
 
   private SandboxOptions.Builder options(int basePort, int etcdPort) {

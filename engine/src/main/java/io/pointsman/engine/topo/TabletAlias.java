@@ -7,6 +7,9 @@ import java.util.Optional;
 
 /** Vitess's TabletAlias: a cell and a uid, printed as {@code <cell>-<uid %010d>}. */
 public record TabletAlias(@JsonProperty("cell") String cell, @JsonProperty("uid") long uid) {
+  /** The digits of the largest uid, 4294967295. */
+  private static final int UID_DIGITS = 10;
+
   public TabletAlias {
     Names.cell(cell);
     if (uid < 0 || uid > 0xFFFF_FFFFL) {
@@ -36,8 +39,13 @@ public record TabletAlias(@JsonProperty("cell") String cell, @JsonProperty("uid"
     }
   }
 
+  /**
+   * Padded by hand: topology keys and primary lookups print aliases in every step, and String.format
+   * was 2% of a bench run's sampled CPU (JFR), more than any other single pointsman method.
+   */
   @Override
   public String toString() {
-    return String.format("%s-%010d", cell, uid);
+    String digits = Long.toString(uid);
+    return cell + "-" + "0".repeat(UID_DIGITS - digits.length()) + digits;
   }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Issue 22's targets, each beside what this run measured and whether it was met, so that a full
@@ -100,39 +101,36 @@ final class Issue22Targets {
       return Measured.notTaken("needs the floor (it runs with the write-window blocks)");
     }
     Duration f = floor.get().total().p50();
-    List<String> figures = new ArrayList<>();
-    int met = 0;
-    for (Block b : withTemporal(windows)) {
-      if (!b.migration().label().equals(floor.get().migration())) {
-        continue;
-      }
-      double ratio = Report.ratio(Report.windows(b.by(Report.TEMPORAL)).p50(), f);
-      figures.add(where(b) + Report.format(ratio));
-      if (ratio <= FLOOR_RATIO) {
-        met++;
-      }
-    }
-    if (figures.isEmpty()) {
+    List<Block> measured = withTemporal(windows).stream()
+        .filter(b -> b.migration().label().equals(floor.get().migration())).toList();
+    if (measured.isEmpty()) {
       return Measured.notTaken("needs write-window blocks of " + floor.get().migration());
     }
-    Measured m = Measured.counted(figures, met);
+    Measured m = perBlock(measured, b -> Report.ratio(Report.windows(b.by(Report.TEMPORAL)).p50(), f), FLOOR_RATIO);
     return new Measured("floor " + Stats.millis(f) + " ms; " + m.figures(), m.result());
   }
 
   private static Measured ratios(List<Block> windows, double target, Function<List<SwitchMeasurement>, Stats> of) {
+    List<Block> measured = withTemporal(windows).stream().filter(b -> !b.by(Report.DIRECT).isEmpty()).toList();
+    if (measured.isEmpty()) {
+      return Measured.notTaken(WINDOWS);
+    }
+    return perBlock(measured,
+        b -> Report.ratio(of.apply(b.by(Report.TEMPORAL)).p50(), of.apply(b.by(Report.DIRECT)).p50()), target);
+  }
+
+  /** Each block's ratio against a target it meets when at most the target. */
+  private static Measured perBlock(List<Block> blocks, ToDoubleFunction<Block> ratioOf, double target) {
     List<String> figures = new ArrayList<>();
     int met = 0;
-    for (Block b : withTemporal(windows)) {
-      if (b.by(Report.DIRECT).isEmpty()) {
-        continue;
-      }
-      double ratio = Report.ratio(of.apply(b.by(Report.TEMPORAL)).p50(), of.apply(b.by(Report.DIRECT)).p50());
+    for (Block b : blocks) {
+      double ratio = ratioOf.applyAsDouble(b);
       figures.add(where(b) + Report.format(ratio));
       if (ratio <= target) {
         met++;
       }
     }
-    return figures.isEmpty() ? Measured.notTaken(WINDOWS) : Measured.counted(figures, met);
+    return Measured.counted(figures, met);
   }
 
   private static Measured lag(List<StreamLag.Figures> lag) {

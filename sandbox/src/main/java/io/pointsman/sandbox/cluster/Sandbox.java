@@ -19,7 +19,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -415,7 +415,7 @@ public final class Sandbox implements AutoCloseable {
       log.info("reusing the etcd running at {}", endpoint);
       return endpoint;
     }
-    int peerPort = options.etcdPeerPort() == 0 ? freePortOtherThan(clientPort) : options.etcdPeerPort();
+    int peerPort = options.etcdPeerPort() == 0 ? freePortOtherThan(List.of(clientPort)) : options.etcdPeerPort();
     startedEtcd = startEtcd(clientPort, peerPort);
     return startedEtcd.endpoint();
   }
@@ -442,8 +442,8 @@ public final class Sandbox implements AutoCloseable {
         if (!chosen || choice == PORT_CHOICES) {
           throw portTaken("etcd", ports, chosen, choice, e);
         }
-        client = options.etcdClientPort() == 0 ? freePortOtherThan(peer) : client;
-        peer = options.etcdPeerPort() == 0 ? freePortOtherThan(client) : peer;
+        client = options.etcdClientPort() == 0 ? freePortOtherThan(List.of(peer)) : client;
+        peer = options.etcdPeerPort() == 0 ? freePortOtherThan(List.of(client)) : peer;
         log.warn("etcd could not bind {}: another process took it; starting it on client port {}, peer port {}",
             ports, client, peer);
       }
@@ -455,7 +455,7 @@ public final class Sandbox implements AutoCloseable {
     List<Integer> taken = new ArrayList<>();
     for (ShardPrimary primary : options.primaries()) {
       int port = options.basePort() == 0
-          ? freePortOtherThan(taken.stream().mapToInt(Integer::intValue).toArray())
+          ? freePortOtherThan(taken)
           : options.basePort() + options.shape().portOffset(primary);
       taken.add(port);
       TabletAlias alias = primary.alias(options.cell());
@@ -477,9 +477,8 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
-  /** A primary's mariadbd launched on a port, the mark of its log at launch, its place in {@link #running}. */
-  private record LaunchedPrimary(int index, ShardPrimary primary, int port, MariaDbProcess process,
-      StartupLog startLog) {}
+  /** A primary's mariadbd as launched, the mark of its log at launch, its place in {@link #running}. */
+  private record LaunchedPrimary(int index, ShardPrimary primary, MariaDbProcess process, StartupLog startLog) {}
 
   private LaunchedPrimary launchPrimary(int index, ShardPrimary primary, int port) {
     TabletAlias alias = primary.alias(options.cell());
@@ -496,7 +495,7 @@ public final class Sandbox implements AutoCloseable {
     startedPrimaries.put(alias.toString(), p);
     remember(new SandboxState.ManagedProcess(alias.toString(), SandboxState.Kind.MARIADB, p.pid(), port,
         o.folder().toString()));
-    return new LaunchedPrimary(index, primary, port, p, startLog);
+    return new LaunchedPrimary(index, primary, p, startLog);
   }
 
   /**
@@ -516,12 +515,12 @@ public final class Sandbox implements AutoCloseable {
         }
         boolean chosen = options.basePort() == 0;
         if (!chosen || choice == PORT_CHOICES) {
-          throw portTaken("the MariaDB of " + l.primary(), "port " + l.port(), chosen, choice, e);
+          throw portTaken("the MariaDB of " + l.primary(), "port " + l.process().port(), chosen, choice, e);
         }
-        int port = freePortOtherThan(taken.stream().mapToInt(Integer::intValue).toArray());
+        int port = freePortOtherThan(taken);
         taken.add(port);
         log.warn("the MariaDB of {} could not bind port {}: another process took it; starting it on port {}",
-            l.primary(), l.port(), port);
+            l.primary(), l.process().port(), port);
         l = launchPrimary(l.index(), l.primary(), port);
         running.set(l.index(), new RunningPrimary(l.primary(), l.primary().alias(options.cell()), port, false));
       }
@@ -636,19 +635,14 @@ public final class Sandbox implements AutoCloseable {
   }
 
   /** A free port that is none of {@code taken}: ports given in the options, which LoopbackPorts does not know of. */
-  private int freePortOtherThan(int... taken) {
+  private int freePortOtherThan(Collection<Integer> taken) {
     for (int attempt = 0; attempt < 20; attempt++) {
       int port = freePorts.getAsInt();
-      boolean clash = false;
-      for (int t : taken) {
-        clash |= t == port;
-      }
-      if (!clash) {
+      if (!taken.contains(port)) {
         return port;
       }
     }
-    throw PointsmanException.unavailable("no free loopback port apart from " + Arrays.toString(taken)
-        + " after 20 tries", null);
+    throw PointsmanException.unavailable("no free loopback port apart from " + taken + " after 20 tries", null);
   }
 
   private static RuntimeException addFailure(RuntimeException first, RuntimeException next) {

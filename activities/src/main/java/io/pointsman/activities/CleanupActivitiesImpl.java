@@ -59,20 +59,14 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
           hb.checkCancelled();
         }
         if (info.migrationType() == MigrationType.TABLES) {
-          for (String shard : info.sourceShards()) {
-            ShardRef source = source(info, shard);
-            // Writes stay denied until the tables are gone, as in Vitess (the denied tables go last).
-            TablesPort tables = services.primary(source).tables();
-            List<String> done = renameTables ? tables.rename(source, info.tables(), locks)
-                : tables.drop(source, info.tables(), locks);
-            log.info("{} on {}/{}: {}", renameTables ? "renamed" : "dropped", info.sourceKeyspace(), shard,
-                Shown.list(done));
-            hb.checkCancelled();
+          if (!info.sourceIgnored()) {
+            dropSourceTables(info, renameTables, locks, hb);
+            topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
           }
-          removeFromVSchema(info.sourceKeyspace(), info.tables(), locks);
-          topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
           topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
-          refresh(info.sourceKeyspace(), info.sourceShards());
+          if (!info.sourceIgnored()) {
+            refresh(info.sourceKeyspace(), info.sourceShards());
+          }
           refresh(info.targetKeyspace(), info.targetShards());
           topology.rebuildSrvVSchema(List.of(), locks);
           return;
@@ -80,6 +74,21 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         deleteSourceShards(info, locks);
       }
     });
+  }
+
+  /** The moved tables dropped (or renamed) on the source primaries, then taken out of the source VSchema. */
+  private void dropSourceTables(MigrationInfo info, boolean renameTables, LockSet locks, Heartbeater hb) {
+    for (String shard : info.sourceShards()) {
+      ShardRef source = source(info, shard);
+      // Writes stay denied until the tables are gone, as in Vitess (the denied tables go last).
+      TablesPort tables = services.primary(source).tables();
+      List<String> done = renameTables ? tables.rename(source, info.tables(), locks)
+          : tables.drop(source, info.tables(), locks);
+      log.info("{} on {}/{}: {}", renameTables ? "renamed" : "dropped", info.sourceKeyspace(), shard,
+          Shown.list(done));
+      hb.checkCancelled();
+    }
+    removeFromVSchema(info.sourceKeyspace(), info.tables(), locks);
   }
 
   @Override
@@ -92,8 +101,9 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         }
         // A switch that failed before its journal and could not undo its barrier leaves the
         // sources refusing writes. Cancel runs only while the writes are not switched (and no
-        // journal exists), so the sources are where writes go: they must take them again.
-        for (String shard : info.sourceShards()) {
+        // journal exists), so the sources are where writes go: they must take them again. A
+        // source that is ignored is left as it is, barrier and denied tables included.
+        for (String shard : info.sourceIgnored() ? List.<String>of() : info.sourceShards()) {
           ShardRef source = source(info, shard);
           services.primary(source).writeGate().allow(source, scope(info), locks, BARRIER_TIMEOUT);
           hb.checkCancelled();
@@ -125,9 +135,13 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
         }
         if (info.migrationType() == MigrationType.TABLES) {
           topology.removeDeniedTables(info.targetKeyspace(), info.targetShards(), info.tables(), locks);
-          topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
+          if (!info.sourceIgnored()) {
+            topology.removeDeniedTables(info.sourceKeyspace(), info.sourceShards(), info.tables(), locks);
+          }
           refresh(info.targetKeyspace(), info.targetShards());
-          refresh(info.sourceKeyspace(), info.sourceShards());
+          if (!info.sourceIgnored()) {
+            refresh(info.sourceKeyspace(), info.sourceShards());
+          }
         } else {
           topology.removeIdleTabletControls(info, locks);
         }
@@ -221,8 +235,11 @@ public final class CleanupActivitiesImpl implements CleanupActivities {
     }
   }
 
-  /** The reverse workflow's streams on the source shards that still exist. */
+  /** The reverse workflow's streams on the source shards that still exist; none when the source is ignored. */
   private void deleteReverseStreams(MigrationInfo info, LockSet locks) {
+    if (info.sourceIgnored()) {
+      return;
+    }
     for (String shard : info.sourceShards()) {
       if (sourceShardExists(info, shard)) {
         ShardRef source = source(info, shard);

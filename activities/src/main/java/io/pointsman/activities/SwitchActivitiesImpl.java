@@ -97,6 +97,11 @@ public final class SwitchActivitiesImpl implements SwitchActivities {
   }
 
   @Override
+  public MigrationInfo buildTrafficSwitcherIgnoringSource(String targetKeyspace, String workflow) {
+    return ActivityFailures.translate(() -> reader.readIgnoringSource(targetKeyspace, workflow));
+  }
+
+  @Override
   public WorkflowState getWorkflowState(MigrationInfo info, List<String> cells) {
     return ActivityFailures.translate(() -> topology.state(info, cells));
   }

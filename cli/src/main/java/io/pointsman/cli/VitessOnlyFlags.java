@@ -6,8 +6,8 @@ import picocli.CommandLine.Option;
 
 /**
  * vtctldclient's {@code --shards} and {@code --ignore-source-keyspace} of MoveTables Complete and
- * Cancel, same names and defaults. pointsman takes them at their defaults only: set, the request
- * decoder refuses them with the reason and nothing starts.
+ * Cancel, same names and defaults. pointsman takes {@code --shards} at its default only: set, the
+ * request decoder refuses it with the reason and nothing starts.
  */
 final class VitessOnlyFlags {
   @Option(names = "--shards", split = ",", paramLabel = "SHARDS",
@@ -16,7 +16,8 @@ final class VitessOnlyFlags {
   List<String> shards = new ArrayList<>();
 
   @Option(names = "--ignore-source-keyspace",
-      description = "vtctldclient's way past a source keyspace that is gone. Not supported: pointsman completes and "
-          + "cancels through the source keyspace; true is refused (default: false).")
+      description = "Complete or cancel without reading, locking or changing the source keyspace, for one that was "
+          + "deleted or cannot be reached: its tables, denied tables and reverse streams are left as they are, and "
+          + "only the target keyspace is locked. Use it only when the source is truly gone (default: false).")
   boolean ignoreSourceKeyspace;
 }

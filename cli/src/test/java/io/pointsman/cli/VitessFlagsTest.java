@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * vtctldclient's --force, --shards, --initialize-target-sequences, --ignore-source-keyspace and
- * --delete-batch-size: taken by name with vtctldclient's defaults; set to what pointsman cannot do
+ * --delete-batch-size: taken by name with vtctldclient's defaults; --ignore-source-keyspace reaches
+ * MoveTables Complete and Cancel as their request's field; the others, set to what pointsman cannot do
  * (or, for --initialize-target-sequences, on a command vtctldclient does not give it), a usage error
  * that names the flag and why, before Temporal is contacted (exit 2, nothing started).
  */
@@ -47,6 +48,21 @@ class VitessFlagsTest {
   }
 
   @Test
+  void ignoreSourceKeyspaceReachesCompleteAndCancelOfMoveTablesAndNotReshard() {
+    MoveTablesCompleteCommand complete = CliRun.parse(MoveTablesCompleteCommand.class, "MoveTables", "-w", "wf",
+        "--target-keyspace", "ks", "Complete", "--ignore-source-keyspace", "--keep-data");
+    assertThat(complete.request()).isEqualTo(CompleteRequest.of("wf", "ks").with(true, false, false, false)
+        .ignoringSourceKeyspace());
+    MoveTablesCancelCommand cancel = CliRun.parse(MoveTablesCancelCommand.class, "MoveTables", "-w", "wf",
+        "--target-keyspace", "ks", "Cancel", "--ignore-source-keyspace");
+    assertThat(cancel.request()).isEqualTo(CancelRequest.of("wf", "ks").ignoringSourceKeyspace());
+    CliRun reshard = CliRun.of("--temporal-address", "127.0.0.1:1", "Reshard", "-w", "cust2cust", "--target-keyspace",
+        "customer", "Complete", "--ignore-source-keyspace");
+    assertThat(reshard.exitCode()).as("Reshard Complete has no such flag in vtctldclient").isEqualTo(2);
+    assertThat(reshard.err()).contains("--ignore-source-keyspace");
+  }
+
+  @Test
   void setToWhatPointsmanCannotDoEachIsAUsageErrorNamingTheFlag() {
     for (List<String> args : List.of(
         List.of("SwitchTraffic", "--shards", "-80", "invalid value for --shards: cannot be honoured (-80)"),
@@ -55,9 +71,9 @@ class VitessFlagsTest {
         List.of("ReverseTraffic", "--initialize-target-sequences",
             "invalid value for --initialize-target-sequences: it applies to MoveTables SwitchTraffic only"),
         List.of("Complete", "--shards", "80-", "invalid value for --shards: cannot be honoured (80-)"),
-        List.of("Complete", "--ignore-source-keyspace", "invalid value for --ignore-source-keyspace: cannot be"),
+        List.of("Complete", "--ignore-source-keyspace", "--journal-grace", "1h",
+            "invalid value for --journal-grace: cannot be honoured with ignoreSourceKeyspace"),
         List.of("Cancel", "--shards", "-80", "invalid value for --shards: cannot be honoured (-80)"),
-        List.of("Cancel", "--ignore-source-keyspace", "invalid value for --ignore-source-keyspace: cannot be"),
         List.of("Cancel", "--delete-batch-size", "0", "invalid value for --delete-batch-size: must be at least 1"))) {
       String expected = args.get(args.size() - 1);
       CliRun r = run(args.subList(0, args.size() - 1).toArray(String[]::new));

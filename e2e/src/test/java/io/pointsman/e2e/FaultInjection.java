@@ -259,6 +259,12 @@ public final class FaultInjection implements UnaryOperator<SwitchActivities> {
     }
 
     @Override
+    public MigrationInfo buildTrafficSwitcherIgnoringSource(String targetKeyspace, String workflow) {
+      return call("buildTrafficSwitcherIgnoringSource", null,
+          () -> real.buildTrafficSwitcherIgnoringSource(targetKeyspace, workflow));
+    }
+
+    @Override
     public WorkflowState getWorkflowState(MigrationInfo info, List<String> cells) {
       return call("getWorkflowState", null, () -> real.getWorkflowState(info, cells));
     }

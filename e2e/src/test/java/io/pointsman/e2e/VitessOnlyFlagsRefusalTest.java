@@ -18,8 +18,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * vtctldclient's flags that pointsman takes by name but cannot act on when set ({@code --shards},
- * {@code --force}, {@code --ignore-source-keyspace}, and {@code --initialize-target-sequences} on
- * ReverseTraffic, which vtctldclient does not give it): a request
+ * {@code --force}, {@code --initialize-target-sequences} on ReverseTraffic, which vtctldclient does
+ * not give it, and {@code --ignore-source-keyspace} with a journal grace, which needs the source): a request
  * carrying one, started as the UI or a script would start it, fails at once naming the field and
  * why, runs no activity, and leaves etcd and every primary exactly as they were.
  */
@@ -43,11 +43,9 @@ class VitessOnlyFlagsRefusalTest {
         "initializeTargetSequences applies to MoveTables SwitchTraffic only (as in vtctldclient), not to"
             + " ReverseTraffic");
     refused(Pointsman.COMPLETE_MIGRATION, Map.of("shards", List.of("80-")), "'shards' cannot be honoured (80-)");
-    refused(Pointsman.COMPLETE_MIGRATION, Map.of("ignoreSourceKeyspace", true),
-        "'ignoreSourceKeyspace' cannot be honoured");
+    refused(Pointsman.COMPLETE_MIGRATION, Map.of("ignoreSourceKeyspace", true, "journalGrace", "1h"),
+        "'journalGrace' cannot be honoured with ignoreSourceKeyspace");
     refused(Pointsman.CANCEL_MIGRATION, Map.of("shards", List.of("-80")), "'shards' cannot be honoured (-80)");
-    refused(Pointsman.CANCEL_MIGRATION, Map.of("ignoreSourceKeyspace", true),
-        "'ignoreSourceKeyspace' cannot be honoured");
     WorldSnapshot after = WorldSnapshot.take(world());
     assertThat(after.differencesTo(before)).as("nothing changed").isEmpty();
     assertThat(after.topology()).isEqualTo(before.topology());

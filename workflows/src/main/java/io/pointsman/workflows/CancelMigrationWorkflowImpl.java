@@ -38,8 +38,8 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
     CleanupActivities cleanup = Cleanup.cleanupStub();
     SwitchActivities switcher = Cleanup.switchStub();
     SwitchActivities reads = Cleanup.readStub();
-    return new Cleanup(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow(), settings, progress,
-        new Cleanup.Plan() {
+    return new Cleanup(Pointsman.CANCEL_MIGRATION, request.targetKeyspace(), request.workflow(),
+        request.ignoreSourceKeyspace(), settings, progress, new Cleanup.Plan() {
           @Override
           public void check(MigrationInfo info, WorkflowState state) {
             if (state.writesSwitched()) {
@@ -48,8 +48,9 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
             }
             // Past the journal a switch only goes forward: its sources are denied and a rerun
             // resumes from the journal. Dropping the target tables then would leave no side to write to.
+            // The journal is on the source: a source ignored is not read, as vtctldclient does not.
             if (Workflow.getVersion(REFUSE_UNDER_JOURNAL, Workflow.DEFAULT_VERSION, 1) >= 1
-                && reads.checkJournals(info)) {
+                && !info.sourceIgnored() && reads.checkJournals(info)) {
               throw Cleanup.precondition("cannot cancel workflow " + info.qualifiedName() + " because a switch of"
                   + " its writes wrote its journal (the point of no return) and did not finish; rerun SwitchTraffic,"
                   + " which resumes from the journal. Nothing was changed");
@@ -58,8 +59,8 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
 
           @Override
           public List<String> describe(MigrationInfo info, WorkflowState state) {
-            List<String> lines = new ArrayList<>();
-            for (Cleanup.SwitchedReads r : Cleanup.switchedReads(state)) {
+            List<String> lines = new ArrayList<>(Cleanup.sourceIgnoredLine(info));
+            for (Cleanup.SwitchedReads r : readsToSendBack(info, state)) {
               lines.add("Switch reads of tablet type " + r.tabletType() + " back to keyspace " + info.sourceKeyspace()
                   + " in cells [" + String.join(",", r.cells()) + "]");
             }
@@ -77,7 +78,8 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
             }
             if (info.migrationType() == MigrationType.TABLES) {
               lines.add("Denied tables records on " + info.tables() + " will be removed from " + info.targetKeyspace()
-                  + " " + info.targetShards());
+                  + " " + info.targetShards() + (info.sourceIgnored() ? "" : " and " + info.sourceKeyspace() + " "
+                  + info.sourceShards()));
               if (!request.keepRoutingRules()) {
                 lines.add("Routing rules for participating tables will be deleted");
               }
@@ -89,7 +91,7 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
           public void execute(MigrationInfo info, WorkflowState state, Steps steps, LockKeeper locks,
               boolean streamsLast) {
             // Vitess leaves Reshard reads switched after Cancel; send them back first.
-            for (Cleanup.SwitchedReads r : Cleanup.switchedReads(state)) {
+            for (Cleanup.SwitchedReads r : readsToSendBack(info, state)) {
               steps.run("switchReads", r.tabletType() + " back to " + info.sourceKeyspace() + " in cells " + r.cells(),
                   () -> switcher.switchReads(info, List.of(r.tabletType()), r.cells(), Direction.BACKWARD,
                       locks.locks()));
@@ -109,8 +111,18 @@ public class CancelMigrationWorkflowImpl extends ActionWorkflow implements Cance
             }
           }
 
+          /**
+           * The reads switched to the target, to send back to the source before anything goes; none
+           * when the source is ignored: reads are not sent to a keyspace that may be gone, and the rules
+           * that send them to the target go with the rest (unless kept), as with vtctldclient.
+           */
+          private List<Cleanup.SwitchedReads> readsToSendBack(MigrationInfo info, WorkflowState state) {
+            return info.sourceIgnored() ? List.of() : Cleanup.switchedReads(state);
+          }
+
           private void deleteStreams(MigrationInfo info, Steps steps, LockKeeper locks) {
-            steps.run("deleteWorkflow", "delete " + info.workflow() + " and " + info.reverseWorkflow() + " streams",
+            steps.run("deleteWorkflow", Cleanup.streamsDetail(info,
+                "delete " + info.workflow() + " and " + info.reverseWorkflow() + " streams"),
                 () -> cleanup.deleteStreams(info, locks.locks()));
           }
 

@@ -66,17 +66,25 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
 
   private final String targetKeyspace;
   private final String workflow;
+  /** Read the workflow without its source keyspace (vtctldclient's --ignore-source-keyspace). */
+  private final boolean ignoreSourceKeyspace;
   private final Plan plan;
   /** The reads before the locks and under them before the first change. */
   private final SwitchActivities reads = ReadStubs.of(SwitchActivities.class);
   private final CleanupActivities recordReads = cleanupReadStub();
   private final CleanupActivities records = cleanupStub();
 
-  Cleanup(String action, String targetKeyspace, String workflow, RunSettings settings, ProgressTracker progress,
-      Plan plan) {
+  /**
+   * @param ignoreSourceKeyspace read, lock and change nothing of the source keyspace: the switcher is
+   *     read by buildTrafficSwitcherIgnoringSource, so it is marked sourceIgnored, locks the target
+   *     keyspace alone, and every step leaves the source as it is
+   */
+  Cleanup(String action, String targetKeyspace, String workflow, boolean ignoreSourceKeyspace, RunSettings settings,
+      ProgressTracker progress, Plan plan) {
     super(action, progress, settings);
     this.targetKeyspace = targetKeyspace;
     this.workflow = workflow;
+    this.ignoreSourceKeyspace = ignoreSourceKeyspace;
     this.plan = plan;
   }
 
@@ -111,8 +119,7 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
         return resume(left, unlocked);
       }
     }
-    MigrationInfo info = unlocked.run("buildTrafficSwitcher", targetKeyspace + "." + workflow,
-        () -> reads.buildTrafficSwitcher(targetKeyspace, workflow));
+    MigrationInfo info = buildTrafficSwitcher(unlocked, targetKeyspace + "." + workflow);
     WorkflowState state = unlocked.run("getWorkflowState", "all cells", () -> reads.getWorkflowState(info, List.of()));
     plan.check(info, state);
     plan.checkByReading(info, unlocked, info.sourceKeyspace() + " " + info.sourceShards());
@@ -250,8 +257,7 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
    */
   private MigrationInfo readUnderTheLocks(Steps steps) {
     try {
-      return steps.run("buildTrafficSwitcher", "again under the locks",
-          () -> reads.buildTrafficSwitcher(targetKeyspace, workflow));
+      return buildTrafficSwitcher(steps, "again under the locks");
     } catch (RuntimeException e) {
       if (ErrorCode.NOT_FOUND.name().equals(Failures.applicationType(e))) {
         throw ApplicationFailure.newNonRetryableFailure("workflow " + workflow + " no longer exists in keyspace "
@@ -260,6 +266,27 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
       }
       throw e;
     }
+  }
+
+  /** The workflow as its streams and the topology say, without the source keyspace when asked to ignore it. */
+  private MigrationInfo buildTrafficSwitcher(Steps steps, String detail) {
+    if (ignoreSourceKeyspace) {
+      return steps.run("buildTrafficSwitcher", detail + ", ignoring the source keyspace",
+          () -> reads.buildTrafficSwitcherIgnoringSource(targetKeyspace, workflow));
+    }
+    return steps.run("buildTrafficSwitcher", detail, () -> reads.buildTrafficSwitcher(targetKeyspace, workflow));
+  }
+
+  /** A streams step's detail: {@code both} as ever, or the target's streams alone when the source is ignored. */
+  static String streamsDetail(MigrationInfo info, String both) {
+    return info.sourceIgnored() ? "delete " + info.workflow() + " streams on " + info.targetKeyspace() + "; "
+        + info.reverseWorkflow() + " on " + info.sourceKeyspace() + " ignored" : both;
+  }
+
+  /** The dry run's line for a source keyspace ignored, or none. */
+  static List<String> sourceIgnoredLine(MigrationInfo info) {
+    return info.sourceIgnored() ? List.of("Source keyspace " + info.sourceKeyspace() + " is ignored: nothing of it"
+        + " is read, locked or changed (its tables, denied tables and reverse streams stay as they are)") : List.of();
   }
 
   /** Fails the workflow with a precondition error Vitess users recognise. */

@@ -30,8 +30,8 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
       return new MigrateFinalize(Pointsman.COMPLETE_MIGRATION, migrate, true, false, settings, progress).run();
     }
     CleanupActivities cleanup = Cleanup.cleanupStub();
-    return new Cleanup(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow(), settings, progress,
-        new Cleanup.Plan() {
+    return new Cleanup(Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(), request.workflow(),
+        request.ignoreSourceKeyspace(), settings, progress, new Cleanup.Plan() {
           @Override
           public void check(MigrationInfo info, WorkflowState state) {
             if (!state.writesSwitched() || !state.readsFullySwitched()) {
@@ -53,12 +53,17 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
 
           @Override
           public List<String> describe(MigrationInfo info, WorkflowState state) {
-            List<String> lines = new ArrayList<>();
-            lines.add("Delete reverse vreplication streams on sources: " + info.sourceKeyspace() + " "
-                + info.sourceShards() + " workflow " + info.reverseWorkflow());
+            List<String> lines = new ArrayList<>(Cleanup.sourceIgnoredLine(info));
+            if (!info.sourceIgnored()) {
+              lines.add("Delete reverse vreplication streams on sources: " + info.sourceKeyspace() + " "
+                  + info.sourceShards() + " workflow " + info.reverseWorkflow());
+            }
             lines.add("Delete vreplication streams on targets: " + info.targetKeyspace() + " " + info.targetShards()
                 + " workflow " + info.workflow());
-            if (!request.keepData()) {
+            if (!request.keepData() && info.sourceIgnored()) {
+              lines.add("Denied tables records on " + info.tables() + " will be removed from "
+                  + info.targetKeyspace() + " " + info.targetShards());
+            } else if (!request.keepData()) {
               if (info.migrationType() == MigrationType.TABLES) {
                 lines.add((request.renameTables() ? "Renaming" : "Dropping") + " these tables from the database and"
                     + " removing them from the vschema for keyspace " + info.sourceKeyspace() + ": " + info.tables());
@@ -85,8 +90,11 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
             }
             if (!request.keepData()) {
               // dropSources deletes the reverse streams first: none may write into what it drops.
-              steps.run("dropSources", (request.renameTables() ? "rename " : "drop ") + Cleanup.what(info)
-                  + " on " + info.sourceKeyspace(), () -> cleanup.dropSources(info, request.renameTables(), locks.locks()));
+              String detail = info.sourceIgnored()
+                  ? "denied tables of " + info.tables() + " off " + info.targetKeyspace() + "; " + info.sourceKeyspace()
+                      + " ignored"
+                  : (request.renameTables() ? "rename " : "drop ") + Cleanup.what(info) + " on " + info.sourceKeyspace();
+              steps.run("dropSources", detail, () -> cleanup.dropSources(info, request.renameTables(), locks.locks()));
             }
             if (!request.keepRoutingRules()) {
               steps.run("deleteRoutingRules", "routing rules of " + info.tables(),
@@ -94,7 +102,8 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
             }
             if (streamsLast) {
               // Last: the workflow is found by its streams, so until they go a rerun can read it.
-              steps.run("dropArtifacts", "delete " + info.reverseWorkflow() + " and " + info.workflow() + " streams",
+              steps.run("dropArtifacts", Cleanup.streamsDetail(info,
+                  "delete " + info.reverseWorkflow() + " and " + info.workflow() + " streams"),
                   () -> cleanup.deleteStreams(info, locks.locks()));
             }
           }

@@ -32,6 +32,14 @@ public interface SwitchActivities {
    */
   MigrationInfo buildTrafficSwitcher(String targetKeyspace, String workflow);
 
+  /**
+   * {@link #buildTrafficSwitcher} without the source keyspace (read-only), for a Complete or Cancel
+   * asked to ignore it: reads the target's streams and shards only, and answers a switcher marked
+   * {@code sourceIgnored}. Refuses what buildTrafficSwitcher refuses that the target's streams show,
+   * and a Reshard (INVALID_ARGUMENT: its source keyspace is its target).
+   */
+  MigrationInfo buildTrafficSwitcherIgnoringSource(String targetKeyspace, String workflow);
+
   /** Which cells and types read from the target, and whether writes are switched (read-only). */
   WorkflowState getWorkflowState(MigrationInfo info, List<String> cells);
 

@@ -1,5 +1,6 @@
 package io.pointsman.api.model;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,6 +19,10 @@ import java.util.TreeMap;
  * @param plannedPrimaries the primary of each source and target shard ({@code keyspace/shard}) the
  *     write switch planned with, read under the shard locks; every MySQL or tablet change the switch
  *     makes goes only to these. Empty until {@code planPrimaries}, and in histories from before it.
+ * @param sourceIgnored read without the source keyspace, for a Complete or Cancel asked to ignore it
+ *     (vtctldclient's {@code --ignore-source-keyspace}): the source's shards are named by the target's
+ *     streams only, and no step reads, locks or changes anything of the source keyspace. Written to
+ *     history only when true, so switchers recorded before it decode, and encode, as they did.
  */
 public record MigrationInfo(
     String workflow,
@@ -30,7 +35,8 @@ public record MigrationInfo(
     List<StreamRef> streams,
     long migrationId,
     boolean frozen,
-    Map<String, PrimaryTerm> plannedPrimaries) {
+    Map<String, PrimaryTerm> plannedPrimaries,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean sourceIgnored) {
 
   public MigrationInfo {
     Objects.requireNonNull(workflow, "workflow");
@@ -46,13 +52,27 @@ public record MigrationInfo(
       List<String> tables, List<String> sourceShards, List<String> targetShards, List<StreamRef> streams,
       long migrationId, boolean frozen) {
     this(workflow, sourceKeyspace, targetKeyspace, migrationType, tables, sourceShards, targetShards, streams,
-        migrationId, frozen, Map.of());
+        migrationId, frozen, Map.of(), false);
+  }
+
+  /** A traffic switcher as planned, read with its source keyspace. */
+  public MigrationInfo(String workflow, String sourceKeyspace, String targetKeyspace, MigrationType migrationType,
+      List<String> tables, List<String> sourceShards, List<String> targetShards, List<StreamRef> streams,
+      long migrationId, boolean frozen, Map<String, PrimaryTerm> plannedPrimaries) {
+    this(workflow, sourceKeyspace, targetKeyspace, migrationType, tables, sourceShards, targetShards, streams,
+        migrationId, frozen, plannedPrimaries, false);
+  }
+
+  /** The same switcher, to be acted on without its source keyspace (see {@code sourceIgnored}). */
+  public MigrationInfo ignoringSource() {
+    return new MigrationInfo(workflow, sourceKeyspace, targetKeyspace, migrationType, tables, sourceShards,
+        targetShards, streams, migrationId, frozen, plannedPrimaries, true);
   }
 
   /** The same switcher, its every change bound to these primaries. */
   public MigrationInfo withPlannedPrimaries(Map<String, PrimaryTerm> primaries) {
     return new MigrationInfo(workflow, sourceKeyspace, targetKeyspace, migrationType, tables, sourceShards,
-        targetShards, streams, migrationId, frozen, primaries);
+        targetShards, streams, migrationId, frozen, primaries, sourceIgnored);
   }
 
   /** The primary planned for {@code keyspace/shard}, if the switch planned one. */
@@ -71,10 +91,13 @@ public record MigrationInfo(
     return reverseName(workflow);
   }
 
-  /** Every keyspace this migration touches, sorted: the keyspace locks to take. */
+  /**
+   * Every keyspace this migration touches, sorted: the keyspace locks to take. Only the target when
+   * the source is ignored, as Vitess then locks the target keyspace alone.
+   */
   public List<String> keyspaces() {
-    return sourceKeyspace.equals(targetKeyspace)
-        ? List.of(sourceKeyspace)
+    return sourceIgnored || sourceKeyspace.equals(targetKeyspace)
+        ? List.of(targetKeyspace)
         : List.of(sourceKeyspace, targetKeyspace).stream().sorted().toList();
   }
 

@@ -11,6 +11,9 @@ import java.util.Objects;
  * Input of CancelMigration, as vtctldclient's {@code MoveTables cancel}:
  * <pre>{"workflow": "commerce2customer", "targetKeyspace": "customer", "keepData": false,
  *  "keepRoutingRules": false, "dryRun": false}</pre>
+ * {@code ignoreSourceKeyspace} (vtctldclient's {@code --ignore-source-keyspace}, MoveTables only,
+ * default false): cancel without reading, locking or changing the source keyspace, for a source that
+ * was deleted or cannot be reached; written only when true.
  */
 public record CancelRequest(
     String workflow,
@@ -19,7 +22,8 @@ public record CancelRequest(
     boolean keepRoutingRules,
     boolean dryRun,
     Duration lockTtl,
-    Duration maxLockHold) {
+    Duration maxLockHold,
+    boolean ignoreSourceKeyspace) {
 
   public CancelRequest {
     Objects.requireNonNull(workflow, "workflow");
@@ -32,8 +36,19 @@ public record CancelRequest(
     return fromJson(JsonRequests.object(Map.of("workflow", workflow, "targetKeyspace", targetKeyspace)));
   }
 
+  public CancelRequest(String workflow, String targetKeyspace, boolean keepData, boolean keepRoutingRules,
+      boolean dryRun, Duration lockTtl, Duration maxLockHold) {
+    this(workflow, targetKeyspace, keepData, keepRoutingRules, dryRun, lockTtl, maxLockHold, false);
+  }
+
   public CancelRequest with(boolean keepData, boolean keepRoutingRules, boolean dryRun) {
-    return new CancelRequest(workflow, targetKeyspace, keepData, keepRoutingRules, dryRun, lockTtl, maxLockHold);
+    return new CancelRequest(workflow, targetKeyspace, keepData, keepRoutingRules, dryRun, lockTtl, maxLockHold,
+        ignoreSourceKeyspace);
+  }
+
+  /** This request cancelling without the source keyspace (see the class comment). */
+  public CancelRequest ignoringSourceKeyspace() {
+    return new CancelRequest(workflow, targetKeyspace, keepData, keepRoutingRules, dryRun, lockTtl, maxLockHold, true);
   }
 
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
@@ -45,12 +60,12 @@ public record CancelRequest(
     boolean keepRoutingRules = f.bool("keepRoutingRules", false);
     boolean dryRun = f.bool("dryRun", false);
     LockTimes locks = LockTimes.read(f);
+    boolean ignoreSource = f.bool("ignoreSourceKeyspace", false);
     // vtctldclient's flags pointsman takes at their defaults only
     VitessOnlyFields.shards(f);
-    VitessOnlyFields.ignoreSourceKeyspace(f);
     f.rejectUnknown();
     return new CancelRequest(workflow, targetKeyspace, keepData, keepRoutingRules, dryRun, locks.ttl(),
-        locks.maxHold());
+        locks.maxHold(), ignoreSource);
   }
 
   @JsonValue
@@ -60,6 +75,10 @@ public record CancelRequest(
     m.put("keepRoutingRules", keepRoutingRules);
     m.put("dryRun", dryRun);
     LockTimes.write(m, lockTtl, maxLockHold);
+    if (ignoreSourceKeyspace) {
+      // only when set, so requests without it stay as they were in recorded histories and the UI
+      m.put("ignoreSourceKeyspace", true);
+    }
     return m;
   }
 }

@@ -13,7 +13,9 @@ import java.util.Objects;
  *  "keepRoutingRules": false, "renameTables": false, "dryRun": false}</pre>
  * pointsman adds {@code journalGrace} (a duration, default 0): Complete refuses until the switch's
  * journal is at least that old, so change-stream consumers still behind it can read it first
- * (docs/journal.md).
+ * (docs/journal.md). {@code ignoreSourceKeyspace} (vtctldclient's {@code --ignore-source-keyspace},
+ * MoveTables only, default false): complete without reading, locking or changing the source keyspace,
+ * for a source that was deleted or cannot be reached; written only when true.
  */
 public record CompleteRequest(
     String workflow,
@@ -24,7 +26,8 @@ public record CompleteRequest(
     boolean dryRun,
     Duration lockTtl,
     Duration maxLockHold,
-    Duration journalGrace) {
+    Duration journalGrace,
+    boolean ignoreSourceKeyspace) {
 
   public CompleteRequest {
     journalGrace = journalGrace == null ? Duration.ZERO : journalGrace; // requests recorded before the field
@@ -37,7 +40,7 @@ public record CompleteRequest(
   public CompleteRequest(String workflow, String targetKeyspace, boolean keepData, boolean keepRoutingRules,
       boolean renameTables, boolean dryRun, Duration lockTtl, Duration maxLockHold) {
     this(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun, lockTtl, maxLockHold,
-        Duration.ZERO);
+        Duration.ZERO, false);
   }
 
   public static CompleteRequest of(String workflow, String targetKeyspace) {
@@ -46,13 +49,19 @@ public record CompleteRequest(
 
   public CompleteRequest with(boolean keepData, boolean keepRoutingRules, boolean renameTables, boolean dryRun) {
     return new CompleteRequest(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun, lockTtl,
-        maxLockHold, journalGrace);
+        maxLockHold, journalGrace, ignoreSourceKeyspace);
   }
 
   /** This request holding Complete until the journal is at least {@code grace} old. */
   public CompleteRequest withJournalGrace(Duration grace) {
     return new CompleteRequest(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun, lockTtl,
-        maxLockHold, grace);
+        maxLockHold, grace, ignoreSourceKeyspace);
+  }
+
+  /** This request completing without the source keyspace (see the class comment). */
+  public CompleteRequest ignoringSourceKeyspace() {
+    return new CompleteRequest(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun, lockTtl,
+        maxLockHold, journalGrace, true);
   }
 
   @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
@@ -66,12 +75,17 @@ public record CompleteRequest(
     boolean dryRun = f.bool("dryRun", false);
     LockTimes locks = LockTimes.read(f);
     Duration journalGrace = f.duration("journalGrace", Duration.ZERO, g -> java.util.Optional.empty());
+    boolean ignoreSource = f.bool("ignoreSourceKeyspace", false);
+    if (ignoreSource && !journalGrace.isZero()) {
+      // the grace is judged by the journal's age, and the journal is a row on the source's primaries
+      throw f.fail("journalGrace", "cannot be honoured with ignoreSourceKeyspace: the journal whose age it waits "
+          + "for is on the source keyspace's primaries, which Complete then does not read");
+    }
     // vtctldclient's flags pointsman takes at their defaults only
     VitessOnlyFields.shards(f);
-    VitessOnlyFields.ignoreSourceKeyspace(f);
     f.rejectUnknown();
     return new CompleteRequest(workflow, targetKeyspace, keepData, keepRoutingRules, renameTables, dryRun,
-        locks.ttl(), locks.maxHold(), journalGrace);
+        locks.ttl(), locks.maxHold(), journalGrace, ignoreSource);
   }
 
   @JsonValue
@@ -85,6 +99,9 @@ public record CompleteRequest(
     if (!journalGrace.isZero()) {
       // only when set, so requests without it stay as they were in recorded histories and the UI
       m.put("journalGrace", GoDurations.format(journalGrace));
+    }
+    if (ignoreSourceKeyspace) {
+      m.put("ignoreSourceKeyspace", true);
     }
     return m;
   }

@@ -29,13 +29,4 @@ final class VitessOnlyFields {
           + "pointsman does not go on past either, so it has no forced mode");
     }
   }
-
-  /** {@code ignoreSourceKeyspace} (MoveTables Complete and Cancel): must be false. */
-  static void ignoreSourceKeyspace(RequestFields f) {
-    if (f.bool("ignoreSourceKeyspace", false)) {
-      throw f.fail("ignoreSourceKeyspace", "cannot be honoured: pointsman completes and cancels through the "
-          + "source keyspace (its tables, denied tables and reverse streams); going on without a source keyspace "
-          + "that is gone is not supported");
-    }
-  }
 }

@@ -131,6 +131,36 @@ class RequestDecodingTest {
   }
 
   @Test
+  void ignoreSourceKeyspaceIsReadForCompleteAndCancelAndWrittenOnlyWhenSet() throws Exception {
+    CompleteRequest complete = JACKSON.readValue("{\"workflow\":\"wf\",\"targetKeyspace\":\"ks\","
+        + "\"ignoreSourceKeyspace\":true}", CompleteRequest.class);
+    assertThat(complete.ignoreSourceKeyspace()).isTrue();
+    assertThat(complete).isEqualTo(CompleteRequest.of("wf", "ks").ignoringSourceKeyspace());
+    assertThat(JACKSON.writeValueAsString(complete)).contains("\"ignoreSourceKeyspace\":true");
+    assertThat(JACKSON.readValue(JACKSON.writeValueAsString(complete), CompleteRequest.class)).isEqualTo(complete);
+    assertThat(JACKSON.writeValueAsString(CompleteRequest.of("wf", "ks"))).as("as recorded before the field")
+        .doesNotContain("ignoreSourceKeyspace");
+    assertThat(complete.with(true, true, false, true).ignoreSourceKeyspace()).as("kept by with").isTrue();
+
+    CancelRequest cancel = JACKSON.readValue("{\"workflow\":\"wf\",\"targetKeyspace\":\"ks\","
+        + "\"ignoreSourceKeyspace\":true,\"keepData\":true}", CancelRequest.class);
+    assertThat(cancel.ignoreSourceKeyspace()).isTrue();
+    assertThat(cancel).isEqualTo(CancelRequest.of("wf", "ks").with(true, false, false).ignoringSourceKeyspace());
+    assertThat(JACKSON.readValue(JACKSON.writeValueAsString(cancel), CancelRequest.class)).isEqualTo(cancel);
+    assertThat(JACKSON.writeValueAsString(CancelRequest.of("wf", "ks"))).doesNotContain("ignoreSourceKeyspace");
+    assertThat(CancelRequest.of("wf", "ks").ignoreSourceKeyspace()).as("vtctldclient's default").isFalse();
+  }
+
+  @Test
+  void aJournalGraceCannotBeHonouredWithoutTheSourceKeyspace() {
+    assertThat(problem("{\"workflow\":\"wf\",\"targetKeyspace\":\"ks\",\"ignoreSourceKeyspace\":true,"
+        + "\"journalGrace\":\"1h\"}", CompleteRequest.class)).contains("journalGrace")
+        .contains("cannot be honoured with ignoreSourceKeyspace").contains("source keyspace's primaries");
+    assertThat(problem("{\"workflow\":\"wf\",\"targetKeyspace\":\"ks\",\"ignoreSourceKeyspace\":\"yes\"}",
+        CancelRequest.class)).contains("field 'ignoreSourceKeyspace' must be true or false");
+  }
+
+  @Test
   void goDurationsParseAndPrint() {
     assertThat(GoDurations.parseOrNull("1h2m3s")).isEqualTo(Duration.ofSeconds(3723));
     assertThat(GoDurations.parseOrNull("1.5s")).isEqualTo(Duration.ofMillis(1500));

@@ -5,13 +5,17 @@ import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static io.pointsman.e2e.TrafficStates.READS_SWITCHED;
 import static io.pointsman.e2e.WorkflowFailures.applicationFailure;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.model.TabletType;
+import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
+import io.pointsman.e2e.WorkflowFailures;
+import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -137,6 +141,52 @@ class CancelOnVitessTest {
 
     assertNothingLeft();
     assertCommerceServes(40);
+  }
+
+  /**
+   * vtctldclient's {@code --ignore-source-keyspace}: with commerce deleted from the topology
+   * ({@code vtctldclient DeleteKeyspace --recursive}), Cancel without the flag is refused before
+   * anything changes, naming it; with it, Cancel locks customer alone and leaves nothing of the
+   * workflow on customer: vtctld lists no workflow, the copies and the routing rules are gone, and
+   * commerce stays deleted (its MariaDB keeps its tables: nothing there was touched).
+   */
+  @Test
+  @Order(5)
+  void withCommerceDeletedPointsmanCancelsIgnoringTheSourceKeyspace() throws Exception {
+    recreateTheWorkflow();
+    assertThat(keyspaces()).contains("commerce", "customer");
+    cluster().vtctldclient("DeleteKeyspace", "--recursive", "commerce");
+    assertThat(keyspaces()).doesNotContain("commerce");
+
+    ApplicationFailure refused = WorkflowFailures.typedFailure(catchThrowableOfType(
+        () -> worker().cancel("customer", WORKFLOW), WorkflowFailedException.class));
+    assertThat(refused.getType()).isEqualTo("FAILED_PRECONDITION");
+    assertThat(refused.getOriginalMessage()).contains("moves tables from keyspace commerce, which the topology no"
+        + " longer has").contains("--ignore-source-keyspace").endsWith("Nothing was changed");
+    assertThat(workflows("customer")).containsExactly(WORKFLOW);
+
+    assertThat(worker().cancel(CancelRequest.of(WORKFLOW, "customer").ignoringSourceKeyspace()).summary())
+        .isEqualTo(CANCELLED);
+
+    assertThat(workflows("customer")).as("vtctldclient Workflow list in customer").isEmpty();
+    assertThat(streamRows()).as("_vt.vreplication rows of " + WORKFLOW).isEmpty();
+    assertThat(tablesOnPrimaries("customer")).as("customer's tables after Cancel")
+        .hasSize(2).allSatisfy((alias, tables) -> assertThat(tables).doesNotContainAnyElementsOf(MOVED));
+    assertThat(routingRuleTables()).as("routing rules after Cancel").isEmpty();
+    for (String shard : List.of("customer/-80", "customer/80-")) {
+      assertThat(cluster().vtctldclientJson("GetShard", shard).path("shard").path("tablet_controls"))
+          .as("denied tables of " + shard).isEmpty();
+    }
+    assertThat(lockKeys("customer")).isEmpty();
+    assertThat(keyspaces()).as("commerce stays deleted").doesNotContain("commerce").contains("customer");
+    assertThat(tablesOn(cluster().tablet(100))).as("commerce's MariaDB, untouched").containsAll(MOVED);
+  }
+
+  private static List<String> keyspaces() {
+    List<String> names = new ArrayList<>();
+    // vtctldclient prints the keyspaces as a JSON array of {name, keyspace}
+    cluster().vtctldclientJson("GetKeyspaces").forEach(k -> names.add(k.path("name").asText()));
+    return names;
   }
 
   /** vtctldclient creates the workflow again, as {@link MoveTablesCluster} did: Cancel left commerce as it was. */

@@ -152,8 +152,13 @@ public final class PointsmanOnVitess implements AutoCloseable {
 
   /** {@code pointsman MoveTables Cancel}; returns its result once it ended. */
   public ActionResult cancel(String targetKeyspace, String workflow) {
-    return stub(CancelMigrationWorkflow.class, Pointsman.CANCEL_MIGRATION, targetKeyspace, workflow)
-        .cancel(CancelRequest.of(workflow, targetKeyspace));
+    return cancel(CancelRequest.of(workflow, targetKeyspace));
+  }
+
+  /** {@code pointsman MoveTables Cancel} with the request's flags; returns its result once it ended. */
+  public ActionResult cancel(CancelRequest request) {
+    return stub(CancelMigrationWorkflow.class, Pointsman.CANCEL_MIGRATION, request.targetKeyspace(),
+        request.workflow()).cancel(request);
   }
 
   /** {@code pointsman MoveTables show}: vtctldclient's JSON. */

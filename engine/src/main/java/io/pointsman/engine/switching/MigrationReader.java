@@ -54,8 +54,37 @@ public final class MigrationReader {
    */
   public MigrationInfo readSwitchable(String targetKeyspace, String workflow) {
     Scan scan = scan(targetKeyspace, workflow);
-    UnsupportedWorkflows.check(scan.info(), scan.streams(), this::shards);
+    MigrationInfo info = scan.info();
+    // The streams' own refusals (a Migrate's source is in another cluster) come before this one.
+    UnsupportedWorkflows.check(info, scan.streams(), keyspace -> {
+      if (keyspace.equals(info.sourceKeyspace()) && !keyspace.equals(targetKeyspace)
+          && store.get(store.keys().keyspace(keyspace)).isEmpty()) {
+        throw PointsmanException.failedPrecondition("workflow " + info.qualifiedName() + " moves tables from"
+            + " keyspace " + keyspace + ", which the topology no longer has; switching traffic needs it. If it was"
+            + " deleted for good, Complete or Cancel can still finish the workflow on " + targetKeyspace + " alone"
+            + " with ignoreSourceKeyspace (--ignore-source-keyspace). Nothing was changed");
+      }
+      return shards(keyspace);
+    });
     return scan.info();
+  }
+
+  /**
+   * {@link #readSwitchable} without reading anything of the source keyspace, for a Complete or
+   * Cancel asked to ignore it (a source deleted or out of reach): the target's streams name the source
+   * shards, and the switcher is marked {@link MigrationInfo#sourceIgnored}. Only a MoveTables can
+   * ignore its source; a Reshard's source keyspace is its target.
+   */
+  public MigrationInfo readIgnoringSource(String targetKeyspace, String workflow) {
+    Scan scan = scan(targetKeyspace, workflow);
+    if (scan.info().migrationType() != MigrationType.TABLES) {
+      throw PointsmanException.invalidArgument("workflow " + scan.info().qualifiedName() + " is a Reshard of "
+          + targetKeyspace + ": ignoreSourceKeyspace (--ignore-source-keyspace) is for MoveTables, whose source is"
+          + " another keyspace; a Reshard's source keyspace is its target, which Complete and Cancel must read."
+          + " Nothing was changed");
+    }
+    UnsupportedWorkflows.checkIgnoringSource(scan.info(), scan.streams(), this::shards);
+    return scan.info().ignoringSource();
   }
 
   private Map<String, Shard> shards(String keyspace) {

@@ -46,6 +46,33 @@ public final class UnsupportedWorkflows {
    * @param shards a keyspace's shards by name, every shard of it
    */
   public static void check(MigrationInfo info, List<Stream> streams, Function<String, Map<String, Shard>> shards) {
+    String name = checkStreams(info, streams);
+    if (info.migrationType() == MigrationType.TABLES) {
+      checkTables(name, info, streams, shards);
+    } else {
+      checkShards(name, info, shards);
+    }
+  }
+
+  /**
+   * {@link #check} of a MoveTables acted on without its source keyspace: what the target's streams
+   * and shards show (a Migrate, a multi-tenant or partial MoveTables, wildcard tables; before writes
+   * are switched, target shards the streams miss), never reading the source keyspace's shards.
+   */
+  public static void checkIgnoringSource(MigrationInfo info, List<Stream> streams,
+      Function<String, Map<String, Shard>> shards) {
+    String name = checkStreams(info, streams);
+    List<String> allTarget = serving(shards.apply(info.targetKeyspace()));
+    if (!info.frozen() && !allTarget.equals(info.targetShards())) {
+      throw PointsmanException.failedPrecondition(name + " runs on target shards " + info.targetShards() + " of "
+          + info.targetKeyspace() + "'s serving " + allTarget + ": pointsman acts on a MoveTables only over every"
+          + " serving shard of its target keyspace; for a partial MoveTables use vtctldclient" + NOTHING_CHANGED);
+    }
+    checkWildcards(name, streams);
+  }
+
+  /** The refusals the streams alone decide; answers the workflow's name for the messages. */
+  private static String checkStreams(MigrationInfo info, List<Stream> streams) {
     String name = "workflow " + info.qualifiedName();
     Optional<String> external = streams.stream().map(Stream::source)
         .map(s -> !s.externalCluster().isEmpty() ? "external cluster " + s.externalCluster()
@@ -68,11 +95,7 @@ public final class UnsupportedWorkflows {
           + info.targetShards() + "); pointsman does not switch partial MoveTables yet: use vtctldclient"
           + NOTHING_CHANGED);
     }
-    if (info.migrationType() == MigrationType.TABLES) {
-      checkTables(name, info, streams, shards);
-    } else {
-      checkShards(name, info, shards);
-    }
+    return name;
   }
 
   /** Vitess requires a MoveTables to run on every shard of both keyspaces and names its tables. */
@@ -103,6 +126,11 @@ public final class UnsupportedWorkflows {
           + " over every serving shard of both keyspaces (a target shard without a primary has no streams to read);"
           + " for a partial MoveTables use vtctldclient" + NOTHING_CHANGED);
     }
+    checkWildcards(name, streams);
+  }
+
+  /** Vitess does not switch a MoveTables whose rules match tables by wildcard. */
+  private static void checkWildcards(String name, List<Stream> streams) {
     TreeSet<String> wildcards = new TreeSet<>();
     for (Stream s : streams) {
       s.source().filter().rules().stream().filter(r -> r.isWildcard() && !r.isExclude())

@@ -137,6 +137,49 @@ class UnsupportedWorkflowsTest {
     assertThat(UnsupportedWorkflows.coverage(List.of("0"), Map.of())).isEqualTo("-");
   }
 
+  @Test
+  void ignoringTheSourceTheCheckNeverAsksForTheSourceKeyspacesShards() {
+    List<String> asked = new java.util.ArrayList<>();
+    Function<String, Map<String, Shard>> gone = ks -> {
+      asked.add(ks);
+      if (ks.equals("commerce")) {
+        throw new AssertionError("the source keyspace's shards were read");
+      }
+      return TOPO.get(ks);
+    };
+    MigrationInfo info = moveTables(List.of("-80", "80-", "-40", "40-80", "80-c0", "c0-"));
+    assertThatCode(() -> UnsupportedWorkflows.checkIgnoringSource(info,
+        streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "", "customer"), gone)).doesNotThrowAnyException();
+    assertThat(asked).containsExactly("customer");
+  }
+
+  @Test
+  void ignoringTheSourceWhatTheTargetShowsIsStillRefused() {
+    Function<String, Map<String, Shard>> topo = TOPO::get;
+    List<Stream> plain = streams(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "", "customer");
+    PointsmanException partial = catchThrowableOfType(() -> UnsupportedWorkflows.checkIgnoringSource(
+        moveTables(List.of("-80")), streams(WorkflowType.MOVE_TABLES, WorkflowSubType.PARTIAL, "", "customer"), topo),
+        PointsmanException.class);
+    assertThat(partial.getMessage()).contains("is a partial MoveTables (shards [-80])");
+    PointsmanException subset = catchThrowableOfType(() -> UnsupportedWorkflows.checkIgnoringSource(
+        moveTables(List.of("-80", "80-")), plain, topo), PointsmanException.class);
+    assertThat(subset.code()).isEqualTo(ErrorCode.FAILED_PRECONDITION);
+    assertThat(subset.getMessage()).contains("runs on target shards [-80, 80-] of customer's serving [-40, -80, 40-80,"
+        + " 80-, 80-c0, c0-]").endsWith("nothing was changed");
+    assertThatCode(() -> UnsupportedWorkflows.checkIgnoringSource(moveTables("customer", List.of("-80", "80-"), true),
+        plain, topo)).as("frozen: only Complete is left, which may follow new target shards")
+        .doesNotThrowAnyException();
+    List<Stream> wildcard = List.of(stream(WorkflowType.MOVE_TABLES, WorkflowSubType.NONE, "",
+        BinlogSource.of("commerce", "0", BinlogSource.Filter.of(new BinlogSource.Rule("/.*", "")))));
+    PointsmanException wild = catchThrowableOfType(() -> UnsupportedWorkflows.checkIgnoringSource(
+        moveTables(List.of("-80", "80-", "-40", "40-80", "80-c0", "c0-")), wildcard, topo), PointsmanException.class);
+    assertThat(wild.getMessage()).contains("[/.*]").contains("wildcard");
+    PointsmanException migrate = catchThrowableOfType(() -> UnsupportedWorkflows.checkIgnoringSource(
+        moveTables(List.of("-80", "80-", "-40", "40-80", "80-c0", "c0-")),
+        streams(WorkflowType.MIGRATE, WorkflowSubType.NONE, "", "customer"), topo), PointsmanException.class);
+    assertThat(migrate.code()).isEqualTo(ErrorCode.INVALID_ARGUMENT);
+  }
+
   private static PointsmanException refused(MigrationInfo info, List<Stream> streams) {
     return catchThrowableOfType(() -> check(info, streams), PointsmanException.class);
   }

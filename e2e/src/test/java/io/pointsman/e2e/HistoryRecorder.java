@@ -131,6 +131,28 @@ class HistoryRecorder {
   }
 
   /**
+   * Complete and Cancel with ignoreSourceKeyspace (buildTrafficSwitcherIgnoringSource, the target
+   * keyspace locked alone, Cancel's journal check skipped). Recorded on its own:
+   * {@code -Dtest=HistoryRecorder#recordsTheRunsThatIgnoreTheSourceKeyspace}; the source keyspace
+   * is still there, which the commands do not depend on.
+   */
+  @Test
+  void recordsTheRunsThatIgnoreTheSourceKeyspace() throws Exception {
+    Files.createDirectories(out);
+    try (SwitchWorld world = SwitchWorld.moveTables()) {
+      world.createMoveTables();
+      run(world, "cancel-ignoring-source", CancelMigrationWorkflow.class, Pointsman.CANCEL_MIGRATION,
+          w -> w.cancel(CancelRequest.of(WF, TARGET).ignoringSourceKeyspace()));
+      world.createMoveTables();
+      run(world, "switch-traffic-before-ignoring-source", SwitchTrafficWorkflow.class, Pointsman.SWITCH_TRAFFIC,
+          w -> w.switchTraffic(SwitchTrafficRequest.of(WF, TARGET)));
+      Files.delete(out.resolve("switch-traffic-before-ignoring-source.json"));
+      run(world, "complete-ignoring-source", CompleteMigrationWorkflow.class, Pointsman.COMPLETE_MIGRATION,
+          w -> w.complete(CompleteRequest.of(WF, TARGET).ignoringSourceKeyspace()));
+    }
+  }
+
+  /**
    * The paths that decide again under the locks (markers plan-under-locks, check-under-locks):
    * a second SwitchTraffic and a Cancel read the state while a switch holds the locks, queue, and
    * find it switched once they hold them; the switch is a no-op, the Cancel is refused.

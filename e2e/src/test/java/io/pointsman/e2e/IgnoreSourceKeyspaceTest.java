@@ -23,11 +23,15 @@ import io.pointsman.api.workflows.CompleteMigrationWorkflow;
 import io.pointsman.api.workflows.Pointsman;
 import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.engine.topo.TabletAlias;
+import io.pointsman.e2e.FaultInjection.When;
+import io.pointsman.sandbox.cluster.MoveTablesSpec;
+import io.pointsman.sandbox.cluster.SandboxShape;
 import io.pointsman.sandbox.cluster.ServerStop;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -43,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * Cancel while the source's primary is down, and Complete after the source keyspace was deleted from
  * the topology, each finishing on the target alone: the target's streams, tables (Cancel), denied
  * tables and the routing rules go; the source keyspace is neither locked nor written, in etcd or on
- * its primary. Without the flag, Complete of a workflow whose source keyspace is gone is refused
+ * its primary; a Complete that failed on its source is finished by a rerun with the flag. Without
+ * the flag, Complete of a workflow whose source keyspace is gone is refused
  * before anything changes, naming the flag. (Cancel without it, while the source's primary is down,
  * fails as UNAVAILABLE naming that primary once the reads' retries are spent, about 50 s here: not
  * asserted, for the time.)
@@ -58,8 +63,10 @@ class IgnoreSourceKeyspaceTest {
   private static final List<String> TARGETS = List.of("-80", "80-");
   private static final List<String> MOVED = List.of("customer", "corder");
 
+  private static final FaultInjection faults = new FaultInjection();
   @RegisterExtension
-  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables().build();
+  static final SwitchWorldExtension WORLD = SwitchWorldExtension.moveTables()
+      .shape(SandboxShape.DEFAULT.withExtraTables(1)).faults(faults).resetFaultsAfterEach().build();
 
   private static SwitchWorld world() {
     return WORLD.world();
@@ -70,6 +77,7 @@ class IgnoreSourceKeyspaceTest {
   void cancelIgnoringASourceWhosePrimaryIsDownCleansTheTargetAndLeavesTheSourceAlone() throws Exception {
     world().createMoveTables();
     long sourceShardRevision = sourceShardRevision();
+    List<String> sourceTables = tables(world(), SOURCE, "0");
     world().sandbox.stopPrimary(SOURCE, "0", ServerStop.GRACEFUL);
     try {
       CancelMigrationWorkflow dry = world().workflow(CancelMigrationWorkflow.class,
@@ -85,13 +93,9 @@ class IgnoreSourceKeyspaceTest {
           .noneMatch(l -> l.contains("Lock keyspace commerce"));
       assertThat(streams(world(), KS, "-80", WF)).as("the dry run changed nothing").isNotEmpty();
 
-      List<String> seen;
-      ActionResult cancelled;
-      long from = etcdRevision() + 1;
-      try (DryRunSnapshot.EtcdEvents events = new DryRunSnapshot.EtcdEvents(world(), from)) {
-        cancelled = cancel(CancelRequest.of(WF, KS).ignoringSourceKeyspace());
-        seen = events.settle(world());
-      }
+      Watched run = watched(() -> cancel(CancelRequest.of(WF, KS).ignoringSourceKeyspace()));
+      ActionResult cancelled = run.result();
+      List<String> seen = run.events();
 
       assertThat(cancelled.summary())
           .isEqualTo("Successfully cancelled the commerce2customer workflow in the customer keyspace");
@@ -104,13 +108,55 @@ class IgnoreSourceKeyspaceTest {
       world().sandbox.startPrimary(SOURCE, "0");
     }
     assertThat(sourceShardRevision()).as("commerce/0's shard record").isEqualTo(sourceShardRevision);
-    assertThat(tables(world(), SOURCE, "0")).containsExactlyInAnyOrder("product", "customer", "corder");
+    assertThat(tables(world(), SOURCE, "0")).isEqualTo(sourceTables).contains("product", "customer", "corder");
     assertThat(rows(world(), SOURCE, "0", "customer")).isEqualTo(5);
     assertThat(triggers(world(), SOURCE, "0")).isEmpty();
   }
 
+  /**
+   * A Complete that failed on the source (as when its primary went away) left its record; rerun with
+   * ignoreSourceKeyspace, it finishes on the target alone, not again through the source the record
+   * names: the source keeps its table, denial and reverse streams. A workflow of its own (t0001).
+   */
   @Test
   @Order(2)
+  void aCompleteThatFailedOnTheSourceIsFinishedByARerunIgnoringIt() throws Exception {
+    String table = "t0001";
+    String wf = "move_" + table;
+    world().createMoveTables(new MoveTablesSpec(wf, SOURCE, KS, List.of(table), true));
+    assertThat(world().workflow(SwitchTrafficWorkflow.class, id(Pointsman.SWITCH_TRAFFIC, KS, wf))
+        .switchTraffic(SwitchTrafficRequest.of(wf, KS)).currentState()).isEqualTo(ALL_SWITCHED);
+    faults.failOnce("dropSources", When.BEFORE);
+    CompleteMigrationWorkflow first = world().workflow(CompleteMigrationWorkflow.class,
+        id(Pointsman.COMPLETE_MIGRATION, KS, wf));
+
+    ApplicationFailure cause = typedFailure(catchThrowableOfType(() -> first.complete(CompleteRequest.of(wf, KS)),
+        WorkflowFailedException.class));
+    assertThat(cause.getOriginalMessage()).contains(FaultInjection.message("dropSources", When.BEFORE));
+    assertThat(world().store().get(world().store().keys().unfinishedCleanup(KS, wf))).as("the record left")
+        .isPresent();
+
+    ActionResult rerun = world().workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION, KS, wf))
+        .complete(CompleteRequest.of(wf, KS).ignoringSourceKeyspace());
+
+    assertThat(rerun.summary()).isEqualTo("Successfully completed the " + wf + " workflow in the customer keyspace");
+    assertThat(world().store().get(world().store().keys().unfinishedCleanup(KS, wf))).isEmpty();
+    for (String shard : TARGETS) {
+      assertThat(streams(world(), KS, shard, wf)).isEmpty();
+      assertThat(world().store().getRequired(world().store().keys().shard(KS, shard)).value()
+          .deniedTables(TabletType.PRIMARY)).doesNotContain(table);
+    }
+    assertThat(world().store().get(world().store().keys().routingRules()).map(v -> v.value().asMap().keySet())
+        .orElse(java.util.Set.of())).noneMatch(k -> k.contains(table));
+    assertThat(tables(world(), SOURCE, "0")).as("the ignored source's table").contains(table);
+    assertThat(streams(world(), SOURCE, "0", wf + "_reverse")).as("the ignored source's reverse streams")
+        .isNotEmpty();
+    assertThat(world().store().getRequired(world().store().keys().shard(SOURCE, "0")).value()
+        .deniedTables(TabletType.PRIMARY)).as("the ignored source's denial").contains(table);
+  }
+
+  @Test
+  @Order(3)
   void completeIgnoringASourceKeyspaceDeletedFromTheTopologyFinishesOnTheTarget() throws Exception {
     world().createMoveTables();
     SwitchTrafficRequest all = SwitchTrafficRequest.of(WF, KS);
@@ -129,13 +175,9 @@ class IgnoreSourceKeyspaceTest {
         + " (--ignore-source-keyspace). Nothing was changed");
     assertThat(streams(world(), KS, "-80", WF)).as("the failed Complete left the workflow").isNotEmpty();
 
-    List<String> seen;
-    ActionResult done;
-    long from = etcdRevision() + 1;
-    try (DryRunSnapshot.EtcdEvents events = new DryRunSnapshot.EtcdEvents(world(), from)) {
-      done = complete(CompleteRequest.of(WF, KS).ignoringSourceKeyspace());
-      seen = events.settle(world());
-    }
+    Watched run = watched(() -> complete(CompleteRequest.of(WF, KS).ignoringSourceKeyspace()));
+    ActionResult done = run.result();
+    List<String> seen = run.events();
 
     assertThat(done.summary())
         .isEqualTo("Successfully completed the commerce2customer workflow in the customer keyspace");
@@ -164,6 +206,16 @@ class IgnoreSourceKeyspaceTest {
   private static ActionResult complete(CompleteRequest request) {
     return world().workflow(CompleteMigrationWorkflow.class, id(Pointsman.COMPLETE_MIGRATION, KS, WF))
         .complete(request);
+  }
+
+  /** An action's result and every etcd event under the world's roots while it ran. */
+  private record Watched(ActionResult result, List<String> events) {}
+
+  private static Watched watched(Callable<ActionResult> action) throws Exception {
+    try (DryRunSnapshot.EtcdEvents events = new DryRunSnapshot.EtcdEvents(world(), etcdRevision() + 1)) {
+      ActionResult result = action.call();
+      return new Watched(result, events.settle(world()));
+    }
   }
 
   /** etcd's revision now; read from etcd alone, as the source's primary may be down. */

@@ -5,6 +5,7 @@ import static io.pointsman.e2e.E2eChecks.primary;
 import static io.pointsman.e2e.E2eChecks.streams;
 import static io.pointsman.e2e.E2eChecks.tables;
 import static io.pointsman.e2e.E2eChecks.triggers;
+import static io.pointsman.e2e.WorkflowFailures.typedFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A Reshard Cancel that failed once its target tables were dropped is finished by a rerun: the
  * rerun finds no tables left on the target shards and has nothing to drop there, rather than
- * naming the workflow's whole-keyspace filter ({@code /.*}) as a table.
+ * naming the workflow's whole-keyspace filter ({@code /.*}) as a table. Cancel with
+ * ignoreSourceKeyspace is refused for a Reshard, fresh or resuming, changing nothing.
  */
 @Timeout(600)
 class ReshardCancelRerunTest {
@@ -55,6 +57,14 @@ class ReshardCancelRerunTest {
   @Test
   void aCancelFailingAfterItDroppedTheTargetTablesIsFinishedByARerun() throws Exception {
     world().createReshard();
+    // A Reshard's source keyspace is its target: there is no source to ignore, fresh or resumed.
+    WorldSnapshot before = WorldSnapshot.take(world());
+    ApplicationFailure ignoring = typedFailure(catchThrowableOfType(() -> cancel(CancelRequest.of(WF, KS)
+        .ignoringSourceKeyspace()), WorkflowFailedException.class));
+    assertThat(ignoring.getType()).isEqualTo("INVALID_ARGUMENT");
+    assertThat(ignoring.getOriginalMessage()).startsWith("workflow customer.cust2cust is a Reshard of customer:"
+        + " ignoreSourceKeyspace (--ignore-source-keyspace) is for MoveTables").endsWith("Nothing was changed");
+    assertThat(WorldSnapshot.take(world()).differencesTo(before)).as("nothing changed").isEmpty();
     faults.failOnce("dropTargets", When.AFTER);
 
     WorkflowFailedException failed = catchThrowableOfType(() -> cancel(), WorkflowFailedException.class);
@@ -64,6 +74,13 @@ class ReshardCancelRerunTest {
     for (String shard : TARGETS) {
       assertThat(tables(world(), KS, shard)).as("tables left on target %s", shard).isEmpty();
     }
+
+    ApplicationFailure resumedIgnoring = typedFailure(catchThrowableOfType(() -> cancel(CancelRequest.of(WF, KS)
+        .ignoringSourceKeyspace()), WorkflowFailedException.class));
+    assertThat(resumedIgnoring.getType()).isEqualTo("INVALID_ARGUMENT");
+    assertThat(resumedIgnoring.getOriginalMessage()).startsWith("workflow customer.cust2cust is a Reshard:");
+    assertThat(world().store().get(world().store().keys().unfinishedCleanup(KS, WF))).as("the record kept")
+        .isPresent();
 
     ActionResult rerun = cancel();
 
@@ -82,7 +99,10 @@ class ReshardCancelRerunTest {
   }
 
   private static ActionResult cancel() {
-    return world().workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, KS, WF))
-        .cancel(CancelRequest.of(WF, KS));
+    return cancel(CancelRequest.of(WF, KS));
+  }
+
+  private static ActionResult cancel(CancelRequest request) {
+    return world().workflow(CancelMigrationWorkflow.class, id(Pointsman.CANCEL_MIGRATION, KS, WF)).cancel(request);
   }
 }

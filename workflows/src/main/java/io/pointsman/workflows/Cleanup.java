@@ -136,11 +136,14 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
    * action's to finish.
    */
   private Found resume(UnfinishedCleanup left, Steps steps) {
-    MigrationInfo info = left.info();
+    MigrationInfo recorded = left.info();
     if (!left.action().equals(action)) {
-      throw precondition("a " + left.action() + " of workflow " + info.qualifiedName() + " began and did not"
+      throw precondition("a " + left.action() + " of workflow " + recorded.qualifiedName() + " began and did not"
           + " finish; rerun " + left.action() + " to finish it. Nothing was changed");
     }
+    // A run that failed on its source (gone since) is finished without it when the rerun says so;
+    // the record would otherwise send every rerun back to the source.
+    MigrationInfo info = ignoreSourceKeyspace && !recorded.sourceIgnored() ? ignoring(recorded) : recorded;
     progress.phase("resuming an unfinished " + action);
     WorkflowState state = plan.readsStateWhenResuming()
         ? steps.run("getWorkflowState", "all cells", () -> reads.getWorkflowState(info, List.of()))
@@ -281,6 +284,16 @@ final class Cleanup extends LockedAction<Cleanup.Found> {
   static String streamsDetail(MigrationInfo info, String both) {
     return info.sourceIgnored() ? "delete " + info.workflow() + " streams on " + info.targetKeyspace() + "; "
         + info.reverseWorkflow() + " on " + info.sourceKeyspace() + " ignored" : both;
+  }
+
+  /** The recorded switcher to finish without its source; only a MoveTables has a source of its own. */
+  private static MigrationInfo ignoring(MigrationInfo recorded) {
+    if (recorded.migrationType() != MigrationType.TABLES) {
+      throw ApplicationFailure.newNonRetryableFailure("workflow " + recorded.qualifiedName() + " is a Reshard:"
+          + " ignoreSourceKeyspace (--ignore-source-keyspace) is for MoveTables, whose source is another keyspace."
+          + " Nothing was changed", ErrorCode.INVALID_ARGUMENT.name());
+    }
+    return recorded.ignoringSource();
   }
 
   /** The dry run's line for a source keyspace ignored, or none. */

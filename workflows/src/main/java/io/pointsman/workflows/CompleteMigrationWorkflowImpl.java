@@ -91,9 +91,10 @@ public class CompleteMigrationWorkflowImpl extends ActionWorkflow implements Com
             if (!request.keepData()) {
               // dropSources deletes the reverse streams first: none may write into what it drops.
               String detail = info.sourceIgnored()
-                  ? "denied tables of " + info.tables() + " off " + info.targetKeyspace() + "; " + info.sourceKeyspace()
-                      + " ignored"
-                  : (request.renameTables() ? "rename " : "drop ") + Cleanup.what(info) + " on " + info.sourceKeyspace();
+                  ? "denied tables of " + info.tables() + " off " + info.targetKeyspace() + "; "
+                      + info.sourceKeyspace() + " ignored"
+                  : (request.renameTables() ? "rename " : "drop ") + Cleanup.what(info) + " on "
+                      + info.sourceKeyspace();
               steps.run("dropSources", detail, () -> cleanup.dropSources(info, request.renameTables(), locks.locks()));
             }
             if (!request.keepRoutingRules()) {

@@ -146,8 +146,13 @@ public final class PointsmanOnVitess implements AutoCloseable {
 
   /** {@code pointsman MoveTables Complete}; returns its result once it ended. */
   public ActionResult complete(String targetKeyspace, String workflow) {
-    return stub(CompleteMigrationWorkflow.class, Pointsman.COMPLETE_MIGRATION, targetKeyspace, workflow)
-        .complete(CompleteRequest.of(workflow, targetKeyspace));
+    return complete(CompleteRequest.of(workflow, targetKeyspace));
+  }
+
+  /** {@code pointsman MoveTables Complete} with the request's flags; returns its result once it ended. */
+  public ActionResult complete(CompleteRequest request) {
+    return stub(CompleteMigrationWorkflow.class, Pointsman.COMPLETE_MIGRATION, request.targetKeyspace(),
+        request.workflow()).complete(request);
   }
 
   /** {@code pointsman MoveTables Cancel}; returns its result once it ended. */

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.request.CompleteRequest;
@@ -27,7 +29,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * vtctldclient's {@code MoveTables Complete --ignore-source-keyspace} on a real Vitess 24 cluster:
  * pointsman switched commerce2customer's traffic, then commerce was deleted from the topology
- * ({@code vtctldclient DeleteKeyspace --recursive}). Complete without the flag is refused before
+ * ({@code vtctldclient DeleteKeyspace --recursive}). Show and Status still answer, from customer's
+ * tablets. Complete without the flag is refused before
  * anything changes, naming it; with it, pointsman completes the workflow through customer's tablets
  * alone: vtctld lists no workflow, no routing rule is left, customer's shards deny nothing, and vtgate
  * reads and writes the moved tables in customer. commerce stays deleted, and its MariaDB keeps its
@@ -38,6 +41,8 @@ class CompleteIgnoringSourceOnVitessTest {
   private static final String WORKFLOW = "commerce2customer";
   private static final String REVERSE = WORKFLOW + "_reverse";
   private static final List<String> MOVED = List.of("corder", "customer");
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   @RegisterExtension
   static final OnVitessExtension VITESS = OnVitessExtension.of(() -> MoveTablesCluster.start(WORKFLOW));
@@ -50,6 +55,12 @@ class CompleteIgnoringSourceOnVitessTest {
         .until(() -> cluster().allStreams("MoveTables", "commerce", REVERSE, 2, "Running"));
     cluster().vtctldclient("DeleteKeyspace", "--recursive", "commerce");
     assertThat(keyspaces()).containsExactly("customer");
+    // what an operator looks at first, as with vtctldclient's show and status: read from customer alone
+    JsonNode shown = JSON.readTree(worker().show("customer", WORKFLOW));
+    assertThat(shown.path("workflows").path(0).path("name").asText()).isEqualTo(WORKFLOW);
+    JsonNode status = JSON.readTree(worker().status("customer", WORKFLOW));
+    assertThat(status.path("traffic_state").asText()).isEqualTo("All Reads Switched. Writes Switched");
+    assertThat(status.path("shard_streams").has("customer/-80")).isTrue();
 
     ApplicationFailure refused = WorkflowFailures.typedFailure(catchThrowableOfType(
         () -> worker().complete(CompleteRequest.of(WORKFLOW, "customer")), WorkflowFailedException.class));

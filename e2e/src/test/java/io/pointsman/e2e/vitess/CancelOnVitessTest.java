@@ -9,24 +9,17 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.CancelRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.e2e.WorkflowFailures;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -95,15 +88,15 @@ class CancelOnVitessTest {
     assertThat(refused.getOriginalMessage()).isEqualTo("cannot cancel workflow customer." + WORKFLOW
         + " because its writes have been switched; run ReverseTraffic first");
     assertThat(snapshot()).isEqualTo(before);
-    assertThat(lockKeys("customer")).isEmpty();
-    assertThat(lockKeys("commerce")).isEmpty();
+    assertThat(worker().lockKeys("customer")).isEmpty();
+    assertThat(worker().lockKeys("commerce")).isEmpty();
     assertThat(cluster().trafficState("MoveTables", "customer", WORKFLOW)).isEqualTo(ALL_SWITCHED);
     worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
     // the target still takes the writes, and the reverse stream still carries them back to commerce
     cluster().execute("customer", "insert into customer(customer_id, email) values (20, 'switched@example.com')");
     customers.add("20");
     await("the write carried back to commerce").atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(300))
-        .until(() -> onTablet(cluster().tablet(100), "select email from customer where customer_id = 20")
+        .until(() -> cluster().onTablet(cluster().tablet(100), "select email from customer where customer_id = 20")
             .equals(List.of("switched@example.com")));
   }
 
@@ -116,7 +109,7 @@ class CancelOnVitessTest {
   void afterPointsmanReversesTheSwitchCancelRemovesBothWorkflows() throws Exception {
     assertThat(worker().reverseTraffic("customer", WORKFLOW, ALL).currentState()).isEqualTo(NOT_SWITCHED);
     worker().assertValid("customer", WORKFLOW, "NOT_SWITCHED");
-    assertThat(workflows("commerce")).containsExactly(REVERSE);
+    assertThat(cluster().workflows("commerce")).containsExactly(REVERSE);
 
     assertThat(worker().cancel("customer", WORKFLOW).summary()).isEqualTo(CANCELLED);
 
@@ -154,21 +147,21 @@ class CancelOnVitessTest {
   @Order(5)
   void withCommerceDeletedPointsmanCancelsIgnoringTheSourceKeyspace() throws Exception {
     recreateTheWorkflow();
-    assertThat(keyspaces()).contains("commerce", "customer");
+    assertThat(cluster().keyspaces()).contains("commerce", "customer");
     cluster().vtctldclient("DeleteKeyspace", "--recursive", "commerce");
-    assertThat(keyspaces()).doesNotContain("commerce");
+    assertThat(cluster().keyspaces()).doesNotContain("commerce");
 
     ApplicationFailure refused = WorkflowFailures.typedFailure(catchThrowableOfType(
         () -> worker().cancel("customer", WORKFLOW), WorkflowFailedException.class));
     assertThat(refused.getType()).isEqualTo("FAILED_PRECONDITION");
     assertThat(refused.getOriginalMessage()).contains("moves tables from keyspace commerce, which the topology no"
         + " longer has").contains("--ignore-source-keyspace").endsWith("Nothing was changed");
-    assertThat(workflows("customer")).containsExactly(WORKFLOW);
+    assertThat(cluster().workflows("customer")).containsExactly(WORKFLOW);
 
     assertThat(worker().cancel(CancelRequest.of(WORKFLOW, "customer").ignoringSourceKeyspace()).summary())
         .isEqualTo(CANCELLED);
 
-    assertThat(workflows("customer")).as("vtctldclient Workflow list in customer").isEmpty();
+    assertThat(cluster().workflows("customer")).as("vtctldclient Workflow list in customer").isEmpty();
     assertThat(streamRows()).as("_vt.vreplication rows of " + WORKFLOW).isEmpty();
     assertThat(tablesOnPrimaries("customer")).as("customer's tables after Cancel")
         .hasSize(2).allSatisfy((alias, tables) -> assertThat(tables).doesNotContainAnyElementsOf(MOVED));
@@ -177,16 +170,9 @@ class CancelOnVitessTest {
       assertThat(cluster().vtctldclientJson("GetShard", shard).path("shard").path("tablet_controls"))
           .as("denied tables of " + shard).isEmpty();
     }
-    assertThat(lockKeys("customer")).isEmpty();
-    assertThat(keyspaces()).as("commerce stays deleted").doesNotContain("commerce").contains("customer");
+    assertThat(worker().lockKeys("customer")).isEmpty();
+    assertThat(cluster().keyspaces()).as("commerce stays deleted").doesNotContain("commerce").contains("customer");
     assertThat(tablesOn(cluster().tablet(100))).as("commerce's MariaDB, untouched").containsAll(MOVED);
-  }
-
-  private static List<String> keyspaces() {
-    List<String> names = new ArrayList<>();
-    // vtctldclient prints the keyspaces as a JSON array of {name, keyspace}
-    cluster().vtctldclientJson("GetKeyspaces").forEach(k -> names.add(k.path("name").asText()));
-    return names;
   }
 
   /** vtctldclient creates the workflow again, as {@link MoveTablesCluster} did: Cancel left commerce as it was. */
@@ -202,8 +188,8 @@ class CancelOnVitessTest {
    * the reverse workflow a switch created on commerce.
    */
   private static void assertNothingLeft() throws Exception {
-    assertThat(workflows("customer")).as("vtctldclient Workflow list in customer").isEmpty();
-    assertThat(workflows("commerce")).as("vtctldclient Workflow list in commerce").isEmpty();
+    assertThat(cluster().workflows("customer")).as("vtctldclient Workflow list in customer").isEmpty();
+    assertThat(cluster().workflows("commerce")).as("vtctldclient Workflow list in commerce").isEmpty();
     JsonNode shown = cluster().vtctldclientJson("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
         "show", "--include-logs=false").path("workflows");
     assertThat(shown.isArray()).as("vtctldclient MoveTables show after Cancel: " + shown).isTrue();
@@ -229,19 +215,19 @@ class CancelOnVitessTest {
   private static void assertCommerceServes(long newCustomer) throws Exception {
     VitessCluster.Tablet commerce = cluster().tablet(100);
     assertThat(tablesOn(commerce)).containsAll(MOVED);
-    assertThat(onTablet(commerce, "select customer_id from customer order by customer_id"))
+    assertThat(cluster().onTablet(commerce, "select customer_id from customer order by customer_id"))
         .containsExactlyElementsOf(customers);
-    assertThat(onTablet(commerce, "select order_id from corder order by order_id")).containsExactly("1", "2");
+    assertThat(cluster().onTablet(commerce, "select order_id from corder order by order_id")).containsExactly("1", "2");
     assertThat(cluster().query("commerce", "select customer_id from customer order by customer_id"))
         .extracting(row -> row.get(0)).containsExactlyElementsOf(customers);
-    long price = Long.parseLong(onTablet(commerce, "select price from corder where order_id = 1").get(0));
+    long price = Long.parseLong(cluster().onTablet(commerce, "select price from corder where order_id = 1").get(0));
     cluster().execute("commerce",
         "insert into customer(customer_id, email) values (" + newCustomer + ", 'new@example.com')",
         "update corder set price = price + 1 where order_id = 1");
     customers.add(String.valueOf(newCustomer));
-    assertThat(onTablet(commerce, "select email from customer where customer_id = " + newCustomer))
+    assertThat(cluster().onTablet(commerce, "select email from customer where customer_id = " + newCustomer))
         .containsExactly("new@example.com");
-    assertThat(onTablet(commerce, "select price from corder where order_id = 1"))
+    assertThat(cluster().onTablet(commerce, "select price from corder where order_id = 1"))
         .containsExactly(String.valueOf(price + 1));
     assertThat(cluster().query("commerce", "select email from customer where customer_id = " + newCustomer))
         .containsExactly(List.of("new@example.com"));
@@ -267,7 +253,7 @@ class CancelOnVitessTest {
   private static List<String> streamRows() throws Exception {
     List<String> rows = new ArrayList<>();
     for (VitessCluster.Tablet t : cluster().tablets()) {
-      for (String row : onTablet(t, "select concat_ws(' | ', id, workflow, state, message, source)"
+      for (String row : cluster().onTablet(t, "select concat_ws(' | ', id, workflow, state, message, source)"
           + " from _vt.vreplication where workflow in ('" + WORKFLOW + "', '" + REVERSE + "') order by id")) {
         rows.add(t.alias() + ": " + row);
       }
@@ -287,20 +273,8 @@ class CancelOnVitessTest {
   }
 
   private static List<String> tablesOn(VitessCluster.Tablet t) throws Exception {
-    return onTablet(t, "select table_name from information_schema.tables where table_schema = database()"
+    return cluster().onTablet(t, "select table_name from information_schema.tables where table_schema = database()"
         + " and table_type = 'BASE TABLE' order by table_name");
-  }
-
-  /** A one-column query straight on the MariaDB under a tablet. */
-  private static List<String> onTablet(VitessCluster.Tablet t, String sql) throws Exception {
-    try (Connection c = cluster().tabletDba(t); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery(sql)) {
-      List<String> out = new ArrayList<>();
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-      return out;
-    }
   }
 
   /** The tables the routing rules name, e.g. {@code customer@replica} and {@code commerce.customer}. */
@@ -318,20 +292,6 @@ class CancelOnVitessTest {
       }
     }
     return "";
-  }
-
-  /** {@code vtctldclient Workflow --keyspace <ks> list}: the names of the keyspace's workflows. */
-  private static List<String> workflows(String keyspace) {
-    List<String> names = new ArrayList<>();
-    cluster().vtctldclientJson("Workflow", "--keyspace", keyspace, "list").forEach(n -> names.add(n.asText()));
-    return names;
-  }
-
-  /** The keys under a keyspace's lock directory in etcd: one per holder or waiter. */
-  private static List<String> lockKeys(String keyspace) throws Exception {
-    ByteSequence prefix = ByteSequence.from("/vitess/global/keyspaces/" + keyspace + "/locks/", StandardCharsets.UTF_8);
-    return worker().etcd().getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
-        .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getKey().toString(StandardCharsets.UTF_8)).toList();
   }
 
   private static VitessCluster cluster() {

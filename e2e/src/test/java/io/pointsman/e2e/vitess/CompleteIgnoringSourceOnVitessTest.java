@@ -7,21 +7,13 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.request.CompleteRequest;
 import io.pointsman.api.request.SwitchTrafficRequest;
 import io.pointsman.e2e.WorkflowFailures;
 import io.temporal.client.WorkflowFailedException;
 import io.temporal.failure.ApplicationFailure;
-import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -54,7 +46,7 @@ class CompleteIgnoringSourceOnVitessTest {
     await("reverse streams Running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(500))
         .until(() -> cluster().allStreams("MoveTables", "commerce", REVERSE, 2, "Running"));
     cluster().vtctldclient("DeleteKeyspace", "--recursive", "commerce");
-    assertThat(keyspaces()).containsExactly("customer");
+    assertThat(cluster().keyspaces()).containsExactly("customer");
     // what an operator looks at first, as with vtctldclient's show and status: read from customer alone
     JsonNode shown = JSON.readTree(worker().show("customer", WORKFLOW));
     assertThat(shown.path("workflows").path(0).path("name").asText()).isEqualTo(WORKFLOW);
@@ -67,60 +59,28 @@ class CompleteIgnoringSourceOnVitessTest {
     assertThat(refused.getType()).isEqualTo("FAILED_PRECONDITION");
     assertThat(refused.getOriginalMessage()).contains("moves tables from keyspace commerce, which the topology no"
         + " longer has").contains("--ignore-source-keyspace").endsWith("Nothing was changed");
-    assertThat(workflows()).containsExactly(WORKFLOW);
+    assertThat(cluster().workflows("customer")).containsExactly(WORKFLOW);
 
     assertThat(worker().complete(CompleteRequest.of(WORKFLOW, "customer").ignoringSourceKeyspace()).summary())
         .isEqualTo("Successfully completed the " + WORKFLOW + " workflow in the customer keyspace");
 
-    assertThat(workflows()).as("vtctldclient Workflow list in customer").isEmpty();
+    assertThat(cluster().workflows("customer")).as("vtctldclient Workflow list in customer").isEmpty();
     assertThat(cluster().vtctldclientJson("GetRoutingRules").path("rules")).as("routing rules").isEmpty();
     for (String shard : List.of("customer/-80", "customer/80-")) {
       assertThat(cluster().vtctldclientJson("GetShard", shard).path("shard").path("tablet_controls"))
           .as("denied tables of " + shard).isEmpty();
     }
-    assertThat(lockKeys()).as("customer's locks").isEmpty();
+    assertThat(worker().lockKeys("customer")).as("customer's locks").isEmpty();
     // vtgate serves the moved tables from customer, reads and writes
     cluster().execute("customer", "insert into customer(customer_id, email) values (50, 'after@example.com')");
     assertThat(cluster().query("customer", "select email from customer where customer_id = 50"))
         .containsExactly(List.of("after@example.com"));
-    assertThat(keyspaces()).as("commerce stays deleted").containsExactly("customer");
+    assertThat(cluster().keyspaces()).as("commerce stays deleted").containsExactly("customer");
     VitessCluster.Tablet commerce = cluster().tablet(100);
-    assertThat(onTablet(commerce, "select table_name from information_schema.tables where table_schema ="
+    assertThat(cluster().onTablet(commerce, "select table_name from information_schema.tables where table_schema ="
         + " database()")).as("commerce's MariaDB, untouched").containsAll(MOVED);
-    assertThat(onTablet(commerce, "select count(*) from _vt.vreplication where workflow = '" + REVERSE + "'"))
+    assertThat(cluster().onTablet(commerce, "select count(*) from _vt.vreplication where workflow = '" + REVERSE + "'"))
         .as("the reverse streams on commerce's MariaDB, untouched").containsExactly("2");
-  }
-
-  private static List<String> keyspaces() {
-    List<String> names = new ArrayList<>();
-    // vtctldclient prints the keyspaces as a JSON array of {name, keyspace}
-    cluster().vtctldclientJson("GetKeyspaces").forEach(k -> names.add(k.path("name").asText()));
-    return names;
-  }
-
-  /** {@code vtctldclient Workflow --keyspace customer list}. */
-  private static List<String> workflows() {
-    List<String> names = new ArrayList<>();
-    cluster().vtctldclientJson("Workflow", "--keyspace", "customer", "list").forEach(n -> names.add(n.asText()));
-    return names;
-  }
-
-  private static List<String> lockKeys() throws Exception {
-    ByteSequence prefix = ByteSequence.from("/vitess/global/keyspaces/customer/locks/", StandardCharsets.UTF_8);
-    return worker().etcd().getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
-        .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getKey().toString(StandardCharsets.UTF_8)).toList();
-  }
-
-  /** A one-column query straight on the MariaDB under a tablet. */
-  private static List<String> onTablet(VitessCluster.Tablet t, String sql) throws Exception {
-    try (Connection c = cluster().tabletDba(t); Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery(sql)) {
-      List<String> out = new ArrayList<>();
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-      return out;
-    }
   }
 
   private static VitessCluster cluster() {

@@ -1,6 +1,8 @@
 package io.pointsman.e2e.vitess;
 
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
 import io.pointsman.e2e.ValidatorChecks;
 import io.pointsman.activities.CleanupActivitiesImpl;
 import io.pointsman.activities.FailoverToolActivitiesImpl;
@@ -47,9 +49,11 @@ import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import io.temporal.worker.WorkerFactoryOptions;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 
 /**
@@ -210,6 +214,13 @@ public final class PointsmanOnVitess implements AutoCloseable {
   /** The cluster's etcd, as the worker sees it. */
   public Client etcd() {
     return etcd;
+  }
+
+  /** The keys under a keyspace's lock directory in the cluster's etcd: one per holder or waiter. */
+  public List<String> lockKeys(String keyspace) throws Exception {
+    ByteSequence prefix = ByteSequence.from("/vitess/global/keyspaces/" + keyspace + "/locks/", StandardCharsets.UTF_8);
+    return etcd.getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
+        .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getKey().toString(StandardCharsets.UTF_8)).toList();
   }
 
   public WorkflowClient client() {

@@ -5,8 +5,6 @@ import static io.pointsman.e2e.TrafficStates.NOT_SWITCHED;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.options.GetOption;
 import io.pointsman.api.model.ActionResult;
 import io.pointsman.api.model.TabletType;
 import io.pointsman.api.request.SwitchTrafficRequest;
@@ -15,7 +13,6 @@ import io.pointsman.api.workflows.SwitchTrafficWorkflow;
 import io.pointsman.e2e.FaultInjection;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -55,19 +52,19 @@ class PointsmanOnVitessTest {
         Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, "customer", WORKFLOW));
     WorkflowClient.start(wf::switchTraffic, SwitchTrafficRequest.of(WORKFLOW, "customer"));
     await("pointsman inside the write window").atMost(Duration.ofMinutes(2)).until(held::reached);
-    assertThat(lockKeys("customer")).as("pointsman's keyspace lock").hasSize(1);
+    assertThat(worker().lockKeys("customer")).as("pointsman's keyspace lock").hasSize(1);
 
     CompletableFuture<String> vtctld = CompletableFuture.supplyAsync(() -> cluster().vtctldclient(
         "SetKeyspaceDurabilityPolicy", "--durability-policy=none", "customer"));
     await("vtctld queued behind pointsman's lock").atMost(Duration.ofSeconds(30))
-        .until(() -> lockKeys("customer").size() == 2);
+        .until(() -> worker().lockKeys("customer").size() == 2);
     assertThat(vtctld).as("vtctld's command while pointsman holds the keyspace").isNotDone();
 
     held.release();
     ActionResult result = WorkflowStub.fromTyped(wf).getResult(ActionResult.class);
     assertThat(result.currentState()).isEqualTo(ALL_SWITCHED);
     vtctld.get(60, TimeUnit.SECONDS);
-    assertThat(lockKeys("customer")).isEmpty();
+    assertThat(worker().lockKeys("customer")).isEmpty();
 
     assertThat(vtctldState()).isEqualTo(ALL_SWITCHED);
     worker().assertValid("customer", WORKFLOW, "ALL_SWITCHED");
@@ -75,13 +72,6 @@ class PointsmanOnVitessTest {
     cluster().execute("customer", "insert into customer(customer_id, email) values (700, 'after@example.com')");
     assertThat(cluster().query("customer", "select email from customer where customer_id = 700"))
         .containsExactly(List.of("after@example.com"));
-  }
-
-  /** The keys under a keyspace's lock directory in etcd: one per holder or waiter, vtctld's and pointsman's alike. */
-  private static List<String> lockKeys(String keyspace) throws Exception {
-    ByteSequence prefix = ByteSequence.from("/vitess/global/keyspaces/" + keyspace + "/locks/", StandardCharsets.UTF_8);
-    return worker().etcd().getKVClient().get(prefix, GetOption.builder().isPrefix(true).withKeysOnly(true).build())
-        .get(10, TimeUnit.SECONDS).getKvs().stream().map(kv -> kv.getKey().toString(StandardCharsets.UTF_8)).toList();
   }
 
   @Test

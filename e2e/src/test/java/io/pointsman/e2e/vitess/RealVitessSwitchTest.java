@@ -397,11 +397,11 @@ class RealVitessSwitchTest {
       assertThatThrownBy(() -> cluster().vtctldclient("MoveTables", "--workflow", WORKFLOW, "--target-keyspace", "customer",
           "status", "--format", "json")).hasMessageContaining("no streams found");
       assertThat(cluster().vtctldclientJson("GetRoutingRules").path("rules")).as("routing rules after Complete").isEmpty();
-      assertThat(workflows("customer")).as("workflows left in customer").isEmpty();
+      assertThat(cluster().workflows("customer")).as("workflows left in customer").isEmpty();
       assertThatThrownBy(() -> pointsman().status("customer", WORKFLOW)).as("pointsman's status after Complete")
           .isInstanceOf(WorkflowFailedException.class);
     }
-    assertThat(workflows("commerce")).as(step.name() + " workflows in commerce")
+    assertThat(cluster().workflows("commerce")).as(step.name() + " workflows in commerce")
         .isEqualTo(step.reverseExists() ? List.of(REVERSE) : List.of());
   }
 
@@ -413,13 +413,6 @@ class RealVitessSwitchTest {
       }
     }
     return Optional.empty();
-  }
-
-  /** {@code vtctldclient Workflow --keyspace <ks> list}: the names of the keyspace's workflows. */
-  private static List<String> workflows(String keyspace) {
-    List<String> names = new ArrayList<>();
-    cluster().vtctldclientJson("Workflow", "--keyspace", keyspace, "list").forEach(n -> names.add(n.asText()));
-    return names;
   }
 
   private static VitessCluster cluster() {

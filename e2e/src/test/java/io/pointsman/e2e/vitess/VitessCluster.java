@@ -435,6 +435,31 @@ public final class VitessCluster implements AutoCloseable {
     return DriverManager.getConnection(url, "vt_dba", env("POINTSMAN_VITESS_DB_PASSWORD"));
   }
 
+  /** A one-column query straight on the MariaDB under a tablet, as {@link #tabletDba} connects. */
+  public List<String> onTablet(Tablet t, String sql) throws SQLException {
+    try (Connection c = tabletDba(t); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      List<String> out = new ArrayList<>();
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+      return out;
+    }
+  }
+
+  /** {@code vtctldclient Workflow --keyspace <keyspace> list}: the names of the keyspace's workflows. */
+  public List<String> workflows(String keyspace) {
+    List<String> names = new ArrayList<>();
+    vtctldclientJson("Workflow", "--keyspace", keyspace, "list").forEach(n -> names.add(n.asText()));
+    return names;
+  }
+
+  /** {@code vtctldclient GetKeyspaces}: the names of the topology's keyspaces (a JSON array of {name, keyspace}). */
+  public List<String> keyspaces() {
+    List<String> names = new ArrayList<>();
+    vtctldclientJson("GetKeyspaces").forEach(k -> names.add(k.path("name").asText()));
+    return names;
+  }
+
   /** Runs statements through vtgate, each on its own (vtgate autocommit). */
   public void execute(String keyspace, String... statements) throws SQLException {
     try (Connection c = vtgate(keyspace); Statement st = c.createStatement()) {

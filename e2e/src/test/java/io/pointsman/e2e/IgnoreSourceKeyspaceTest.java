@@ -44,14 +44,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * vtctldclient's {@code --ignore-source-keyspace} (the request's ignoreSourceKeyspace): MoveTables
- * Cancel while the source's primary is down, and Complete after the source keyspace was deleted from
- * the topology, each finishing on the target alone: the target's streams, tables (Cancel), denied
- * tables and the routing rules go; the source keyspace is neither locked nor written, in etcd or on
- * its primary; a Complete that failed on its source is finished by a rerun with the flag. Without
- * the flag, Complete of a workflow whose source keyspace is gone is refused
- * before anything changes, naming the flag. (Cancel without it, while the source's primary is down,
- * fails as UNAVAILABLE naming that primary once the reads' retries are spent, about 50 s here: not
- * asserted, for the time.)
+ * Cancel while the source's primary is down (reads switched, and not sent back), and Complete after
+ * the source keyspace was deleted from the topology, each finishing on the target alone: the
+ * target's streams, tables (Cancel), denied tables and the routing rules go; the source keyspace is
+ * neither locked nor written, in etcd or on its primary. A Complete that failed on its source is
+ * finished by a rerun with the flag. Without the flag, Complete of a workflow whose source keyspace
+ * is gone is refused before anything changes, naming the flag. (Cancel without it, while the
+ * source's primary is down, fails as UNAVAILABLE naming that primary once the reads' retries are
+ * spent, about 50 s here: not asserted, for the time.)
  */
 @Timeout(600)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -203,7 +203,7 @@ class IgnoreSourceKeyspaceTest {
     assertThat(world().store().get(world().store().keys().routingRules())).isEmpty();
     assertThat(world().store().getRequired(world().store().keys().srvVSchema(E2eChecks.CELL)).value().routingRules()
         .rules()).isEmpty();
-    assertThat(world().store().get(world().store().keys().unfinishedCleanup(KS, WF))).as("the failed run's record")
+    assertThat(world().store().get(world().store().keys().unfinishedCleanup(KS, WF))).as("no unfinished record")
         .isEmpty();
     // The source's primary still runs outside the topology; the ignored source kept all it had.
     assertThat(streams(world(), SOURCE, "0", WF + "_reverse")).hasSize(2);

@@ -144,9 +144,10 @@ class HistoryRecorder {
       run(world, "cancel-ignoring-source", CancelMigrationWorkflow.class, Pointsman.CANCEL_MIGRATION,
           w -> w.cancel(CancelRequest.of(WF, TARGET).ignoringSourceKeyspace()));
       world.createMoveTables();
-      run(world, "switch-traffic-before-ignoring-source", SwitchTrafficWorkflow.class, Pointsman.SWITCH_TRAFFIC,
-          w -> w.switchTraffic(SwitchTrafficRequest.of(WF, TARGET)));
-      Files.delete(out.resolve("switch-traffic-before-ignoring-source.json"));
+      // the switch Complete needs, not recorded: switch-traffic records its like
+      world.client().newWorkflowStub(SwitchTrafficWorkflow.class,
+          options(Pointsman.workflowId(Pointsman.SWITCH_TRAFFIC, TARGET, WF) + "-before-ignoring-source"))
+          .switchTraffic(SwitchTrafficRequest.of(WF, TARGET));
       run(world, "complete-ignoring-source", CompleteMigrationWorkflow.class, Pointsman.COMPLETE_MIGRATION,
           w -> w.complete(CompleteRequest.of(WF, TARGET).ignoringSourceKeyspace()));
     }

@@ -66,7 +66,7 @@ public final class MigrationReader {
       }
       return shards(keyspace);
     });
-    return scan.info();
+    return info;
   }
 
   /**
